@@ -1,0 +1,66 @@
+//! `kafkit generate`: writes `completions/` and `man/` from the clap definitions.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap_complete::Shell;
+
+/// Arguments of the hidden `generate` command.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The directory that receives `completions/` and `man/`.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub out_dir: PathBuf,
+}
+
+/// Writes bash, zsh and fish completions and one man page per command.
+pub fn run(args: &Args) -> Result<()> {
+    write_all(&args.out_dir)
+}
+
+/// Writes every generated file under `root` (`completions/…`, `man/…`).
+pub fn write_all(root: &Path) -> Result<()> {
+    for (path, bytes) in render()? {
+        let path = root.join(path);
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Every generated file, as (relative path, contents), in a fixed order.
+pub fn render() -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut files = Vec::new();
+    for (shell, name) in [
+        (Shell::Bash, "kafkit.bash"),
+        (Shell::Zsh, "_kafkit"),
+        (Shell::Fish, "kafkit.fish"),
+    ] {
+        let mut cmd = super::command();
+        let mut buf = Vec::new();
+        clap_complete::generate(shell, &mut cmd, "kafkit", &mut buf);
+        files.push((Path::new("completions").join(name), buf));
+    }
+    let cmd = super::command();
+    man_pages(&cmd, "kafkit", &mut files)?;
+    Ok(files)
+}
+
+fn man_pages(cmd: &clap::Command, name: &str, files: &mut Vec<(PathBuf, Vec<u8>)>) -> Result<()> {
+    if cmd.is_hide_set() {
+        return Ok(());
+    }
+    let page = cmd.clone().name(name.to_string());
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(page)
+        .render(&mut buf)
+        .context("rendering a man page")?;
+    files.push((Path::new("man").join(format!("{name}.1")), buf));
+    for sub in cmd.get_subcommands() {
+        man_pages(sub, &format!("{name}-{}", sub.get_name()), files)?;
+    }
+    Ok(())
+}

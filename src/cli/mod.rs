@@ -1,0 +1,122 @@
+//! The command line: one file per command, each with its clap `Args` and a `run` function.
+//!
+//! Each command reads top to bottom: arguments, validation, one call into the library, output.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::output::OutputFormat;
+
+pub mod generate;
+
+/// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
+#[derive(Debug, Parser)]
+#[command(name = "kafkit", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command accepts, before or after the subcommand name.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GlobalArgs {
+    /// The data directory, laid out like a broker's `log.dirs`.
+    #[arg(
+        long,
+        global = true,
+        env = "KAFKIT_DATA_DIR",
+        default_value = "./kafka-logs",
+        value_name = "DIR"
+    )]
+    pub data_dir: PathBuf,
+    /// How results are printed: Kafka's text, or JSON Lines for scripts.
+    #[arg(long, global = true, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+}
+
+/// The commands, named after Kafka's shell tools.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
+    #[command(hide = true)]
+    Generate(generate::Args),
+}
+
+/// An error that carries its own exit code and is printed as it is, without a chain.
+///
+/// Kafka's tools print usage errors and execution errors in set words; commands return this to
+/// print exactly those words.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Exit {
+    /// What to print on stderr (nothing when empty).
+    pub message: String,
+    /// The process exit code.
+    pub code: u8,
+}
+
+impl Exit {
+    /// An error with Kafka's exit code 1.
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            code: 1,
+        }
+    }
+}
+
+/// Parses the command line, runs the command and maps the outcome to an exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => report(&err),
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let Cli { global, command } = cli;
+    match command {
+        Command::Generate(args) => generate::run(&args),
+    }
+    .map(|()| drop(global))
+}
+
+/// Prints an error on stderr and returns its exit code. A closed pipe is a normal end.
+fn report(err: &anyhow::Error) -> ExitCode {
+    if is_broken_pipe(err) {
+        return ExitCode::SUCCESS;
+    }
+    if let Some(exit) = err.downcast_ref::<Exit>() {
+        if !exit.message.is_empty() {
+            let _ = writeln!(io::stderr(), "{}", exit.message);
+        }
+        return ExitCode::from(exit.code);
+    }
+    let mut text = String::from("kafkit: error: ");
+    text.push_str(&err.to_string());
+    for cause in err.chain().skip(1) {
+        text.push_str("\n  caused by: ");
+        text.push_str(&cause.to_string());
+    }
+    let _ = writeln!(io::stderr(), "{text}");
+    ExitCode::from(1)
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// The clap command tree, for completions and man pages.
+pub fn command() -> clap::Command {
+    Cli::command()
+}

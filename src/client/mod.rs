@@ -1,0 +1,1 @@
+//! The producer side (partitioners, batching) and the consumer side (fetching, offsets).

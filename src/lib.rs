@@ -1,0 +1,44 @@
+//! # kafkit
+//!
+//! Apache Kafka's command-line tools, rebuilt in Rust over local Kafka-format data
+//! directories: no JVM, no broker. The binary is glue; this library is the product.
+//!
+//! ## The model
+//!
+//! Kafka stores data as a hierarchy, and every module of this crate is named after one level of
+//! it:
+//!
+//! ```text
+//! data directory (log.dirs)          meta.properties, recovery-point-offset-checkpoint, .lock
+//! └── topic                          a name, an id, a partition count, configs
+//!     └── partition  <topic>-<p>/    an ordered, append-only log; partition.metadata
+//!         └── segment                <base offset>.log + .index + .timeindex (+ .snapshot, .txnindex)
+//!             └── batch              a header (offsets, timestamps, producer, CRC) + records,
+//!                 │                  compressed together
+//!                 └── record         offset delta, timestamp delta, key, value, headers
+//! ```
+//!
+//! * [`record`] turns bytes into batches and records and back (magic 0, 1 and 2, every codec).
+//!   It knows nothing of files.
+//! * [`log`] is one partition on disk: segments, their offset and time indexes, appending,
+//!   rolling, reading by offset or timestamp, and crash recovery.
+//! * [`datadir`] is a whole data directory: topics, their metadata and configs, name rules,
+//!   the directory lock and the checkpoint files.
+//! * [`client`] is what the console producer and consumer do on top: partitioners, batching,
+//!   fetching.
+//! * [`assign`] holds Kafka's consumer-group assignors as pure functions over plain data.
+//! * [`output`] decides how results look: Kafka-exact text lines, JSON Lines, tables.
+//!
+//! Arrows point one way: `cli -> client/assign/output -> log/datadir -> record`.
+#![warn(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+pub mod assign;
+pub mod client;
+pub mod datadir;
+pub mod log;
+pub mod output;
+pub mod record;
+
+#[doc(hidden)]
+pub mod cli;

@@ -1,0 +1,14 @@
+//! How results are shown: Kafka-exact text lines, JSON Lines, tables and progress bars.
+//!
+//! This is the only module that decides how a batch or a record looks on screen, so `consume`
+//! and `dump-log-segments` print the same thing the same way.
+
+/// The two output forms every command offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// Kafka's own text, line for line.
+    #[default]
+    Text,
+    /// JSON Lines: one typed object per line (see `docs/json.md`).
+    Json,
+}

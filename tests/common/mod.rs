@@ -1,0 +1,95 @@
+//! Shared helpers: a temporary data directory and a runner for the `kafkit` binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::io::Write;
+
+/// The root of the repository (where `Cargo.toml` is).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/kafka-fixtures`, or `None` with a visible note when it is absent.
+pub fn fixtures() -> Option<PathBuf> {
+    shared_dir("kafka-fixtures")
+}
+
+/// `../shared/spec/vectors`, or `None` with a visible note when it is absent.
+pub fn vectors() -> Option<PathBuf> {
+    shared_dir("spec/vectors")
+}
+
+fn shared_dir(rel: &str) -> Option<PathBuf> {
+    let dir = repo_root().join("..").join("shared").join(rel);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: {} is absent (tests that need ../shared/{rel} did not run)", dir.display());
+        None
+    }
+}
+
+/// A fresh temporary directory, removed when dropped.
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("kafkit-test-").tempdir().expect("temp dir")
+}
+
+/// The outcome of one run of the binary.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub raw_stdout: Vec<u8>,
+}
+
+impl Run {
+    fn from(out: Output) -> Self {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            raw_stdout: out.stdout,
+        }
+    }
+
+    /// Asserts a zero exit and returns stdout.
+    #[track_caller]
+    pub fn ok(&self) -> &str {
+        assert_eq!(self.code, 0, "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        &self.stdout
+    }
+
+    /// Asserts a non-zero exit and returns stderr.
+    #[track_caller]
+    pub fn fails(&self) -> &str {
+        assert_ne!(self.code, 0, "expected failure\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        &self.stderr
+    }
+}
+
+/// Runs `kafkit` with `args` against the data directory `data_dir`.
+pub fn kafkit(data_dir: &Path, args: &[&str]) -> Run {
+    kafkit_stdin(data_dir, args, b"")
+}
+
+/// Runs `kafkit` with `args`, feeding `stdin`.
+pub fn kafkit_stdin(data_dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args(args)
+        .env("KAFKIT_DATA_DIR", data_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kafkit");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait kafkit");
+    writer.join().expect("stdin writer");
+    Run::from(out)
+}

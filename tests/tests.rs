@@ -1,0 +1,4 @@
+//! kafkit's integration tests: one test binary, one module per area.
+
+mod common;
+mod generated;
