@@ -1,0 +1,3 @@
+//! The record format (`kafkit::record`): vectors, real segments, round trips, corruption.
+
+mod basics;
