@@ -2,4 +2,5 @@
 
 mod basics;
 mod dump;
+mod fixtures;
 mod vectors;
