@@ -3,4 +3,5 @@
 mod basics;
 mod dump;
 mod fixtures;
+mod roundtrip;
 mod vectors;
