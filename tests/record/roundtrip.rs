@@ -121,43 +121,12 @@ fn build(b: &Batch) -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
+    /// Each generated batch is built and read back once per codec.
     #[test]
     fn batches_round_trip(b in batch()) {
-        let bytes = build(&b);
-        let mut it = batches(&bytes);
-        let raw = it.next().unwrap().unwrap();
-        prop_assert!(it.next().is_none());
-        prop_assert_eq!(it.position(), bytes.len());
-        prop_assert!(raw.is_valid());
-        prop_assert_eq!(raw.compression().unwrap(), b.codec);
-        let h = raw.header().unwrap();
-        let n = b.records.len() as i64;
-        prop_assert_eq!(h.base_offset, b.base_offset);
-        prop_assert_eq!(h.records_count as i64, n);
-        prop_assert_eq!(raw.last_offset(), b.base_offset + (n - 1).max(0));
-        prop_assert_eq!(h.partition_leader_epoch, b.leader_epoch);
-        prop_assert_eq!(h.is_transactional(), b.transactional);
-        prop_assert!(!h.is_control());
-        let (pid, epoch, seq) = b.producer.unwrap_or((-1, -1, -1));
-        prop_assert_eq!((h.producer_id, h.producer_epoch, h.base_sequence), (pid, epoch, seq));
-        let max = b.records.iter().map(|r| r.timestamp).max().unwrap_or(-1).max(-1);
-        prop_assert_eq!(h.max_timestamp, b.log_append_time.unwrap_or(max));
-        prop_assert_eq!(h.base_timestamp, b.records.first().map_or(-1, |r| r.timestamp));
-        let records = raw.records().unwrap();
-        prop_assert_eq!(records.len(), b.records.len());
-        for (i, (got, want)) in records.iter().zip(&b.records).enumerate() {
-            prop_assert_eq!(got.offset, b.base_offset + i as i64);
-            prop_assert_eq!(got.timestamp, b.log_append_time.unwrap_or(want.timestamp));
-            prop_assert_eq!(&got.key, &want.key);
-            prop_assert_eq!(&got.value, &want.value);
-            prop_assert_eq!(&got.headers, &want.headers);
-            let i = i as i32;
-            let want_seq = if seq < 0 { -1 } else if seq > i32::MAX - i { i - (i32::MAX - seq) - 1 } else { seq + i };
-            prop_assert_eq!(got.sequence, want_seq);
+        for codec in Compression::ALL {
+            check_round_trip(&Batch { codec, ..b.clone() })?;
         }
-        // The streaming form yields the same records.
-        let streamed: Result<Vec<_>, _> = raw.record_iter().unwrap().collect();
-        prop_assert_eq!(streamed.unwrap(), records);
     }
 
     #[test]
@@ -320,4 +289,61 @@ fn append_with_offset_allows_gaps_and_refuses_going_back() {
     assert_eq!((raw.base_offset(), raw.last_offset()), (10, 20));
     let offsets: Vec<i64> = raw.records().unwrap().iter().map(|r| r.offset).collect();
     assert_eq!(offsets, [12, 20]);
+}
+
+fn check_round_trip(b: &Batch) -> Result<(), TestCaseError> {
+    let bytes = build(b);
+    let mut it = batches(&bytes);
+    let raw = it.next().unwrap().unwrap();
+    prop_assert!(it.next().is_none());
+    prop_assert_eq!(it.position(), bytes.len());
+    prop_assert!(raw.is_valid());
+    prop_assert_eq!(raw.compression().unwrap(), b.codec);
+    let h = raw.header().unwrap();
+    let n = b.records.len() as i64;
+    prop_assert_eq!(h.base_offset, b.base_offset);
+    prop_assert_eq!(h.records_count as i64, n);
+    prop_assert_eq!(raw.last_offset(), b.base_offset + (n - 1).max(0));
+    prop_assert_eq!(h.partition_leader_epoch, b.leader_epoch);
+    prop_assert_eq!(h.is_transactional(), b.transactional);
+    prop_assert!(!h.is_control());
+    let (pid, epoch, seq) = b.producer.unwrap_or((-1, -1, -1));
+    prop_assert_eq!(
+        (h.producer_id, h.producer_epoch, h.base_sequence),
+        (pid, epoch, seq)
+    );
+    let max = b
+        .records
+        .iter()
+        .map(|r| r.timestamp)
+        .max()
+        .unwrap_or(-1)
+        .max(-1);
+    prop_assert_eq!(h.max_timestamp, b.log_append_time.unwrap_or(max));
+    prop_assert_eq!(
+        h.base_timestamp,
+        b.records.first().map_or(-1, |r| r.timestamp)
+    );
+    let records = raw.records().unwrap();
+    prop_assert_eq!(records.len(), b.records.len());
+    for (i, (got, want)) in records.iter().zip(&b.records).enumerate() {
+        prop_assert_eq!(got.offset, b.base_offset + i as i64);
+        prop_assert_eq!(got.timestamp, b.log_append_time.unwrap_or(want.timestamp));
+        prop_assert_eq!(&got.key, &want.key);
+        prop_assert_eq!(&got.value, &want.value);
+        prop_assert_eq!(&got.headers, &want.headers);
+        let i = i as i32;
+        let want_seq = if seq < 0 {
+            -1
+        } else if seq > i32::MAX - i {
+            i - (i32::MAX - seq) - 1
+        } else {
+            seq + i
+        };
+        prop_assert_eq!(got.sequence, want_seq);
+    }
+    // The streaming form yields the same records.
+    let streamed: Result<Vec<_>, _> = raw.record_iter().unwrap().collect();
+    prop_assert_eq!(streamed.unwrap(), records);
+    Ok(())
 }
