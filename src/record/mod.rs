@@ -8,6 +8,26 @@
 //!
 //! Every reader here takes untrusted bytes: nothing panics, and every error is a
 //! [`RecordError`] naming the byte position where reading failed.
+//!
+//! ```
+//! use kafkit::record::{batches, BatchBuilder, Compression, Header, TimestampType};
+//!
+//! let mut builder = BatchBuilder::new(0, Compression::Lz4, TimestampType::CreateTime);
+//! builder.append(1_700_000_000_000, Some(b"key"), Some(b"value"), &[Header::new("h", None)]);
+//! builder.append(1_700_000_000_005, None, None, &[]); // a tombstone
+//! let segment = builder.build()?;
+//!
+//! let mut scan = batches(&segment);
+//! for batch in scan.by_ref() {
+//!     let batch = batch?;
+//!     assert!(batch.is_valid());
+//!     for record in batch.records()? {
+//!         println!("{} {} {:?}", record.offset, record.timestamp, record.value);
+//!     }
+//! }
+//! assert_eq!(scan.position(), segment.len()); // no trailing bytes
+//! # Ok::<(), kafkit::record::RecordError>(())
+//! ```
 #![deny(clippy::indexing_slicing)]
 
 mod batch;
