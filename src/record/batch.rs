@@ -401,6 +401,35 @@ impl<'a> RawBatch<'a> {
         self.is_v2() && self.attributes() & CONTROL_FLAG_MASK != 0
     }
 
+    /// v2: the producer id; legacy: -1.
+    pub fn producer_id(&self) -> i64 {
+        self.header()
+            .map_or(super::NO_PRODUCER_ID, |h| h.producer_id)
+    }
+
+    /// v2: the producer epoch; legacy: -1.
+    pub fn producer_epoch(&self) -> i16 {
+        self.header()
+            .map_or(super::NO_PRODUCER_EPOCH, |h| h.producer_epoch)
+    }
+
+    /// v2: the first record's sequence; legacy: -1.
+    pub fn base_sequence(&self) -> i32 {
+        self.header()
+            .map_or(super::NO_SEQUENCE, |h| h.base_sequence)
+    }
+
+    /// v2: the last record's sequence (see [`BatchHeader::last_sequence`]); legacy: -1.
+    pub fn last_sequence(&self) -> i32 {
+        self.header()
+            .map_or(super::NO_SEQUENCE, |h| h.last_sequence())
+    }
+
+    /// v2: the delete horizon if attribute bit 6 is set; legacy: none.
+    pub fn delete_horizon_ms(&self) -> Option<i64> {
+        self.header().and_then(|h| h.delete_horizon_ms())
+    }
+
     /// Every header field of a magic 2 batch; `None` for legacy entries.
     pub fn header(&self) -> Option<BatchHeader> {
         if self.is_v2() {

@@ -42,6 +42,16 @@ fn built_batch_scans_and_decodes() {
     assert_eq!(h.last_sequence(), 6);
     assert_eq!(h.producer_id, 7);
     assert_eq!(h.partition_leader_epoch, -1);
+    assert_eq!(
+        (
+            batch.producer_id(),
+            batch.producer_epoch(),
+            batch.base_sequence(),
+            batch.last_sequence()
+        ),
+        (7, 1, 5, 6)
+    );
+    assert_eq!(batch.delete_horizon_ms(), None);
     let records = batch.records().unwrap();
     assert_eq!(records.len(), 2);
     assert_eq!(records[0].offset, 100);
