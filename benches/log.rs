@@ -16,9 +16,14 @@ fn producer_batch(compression: Compression) -> Vec<u8> {
     let mut b = BatchBuilder::new(0, compression, TimestampType::CreateTime);
     for i in 0..RECORDS_PER_BATCH {
         let value = format!("{i:0>width$}", width = VALUE_BYTES);
-        b.append(1_700_000_000_000 + i as i64, None, Some(value.as_bytes()), &[]);
+        b.append(
+            1_700_000_000_000 + i as i64,
+            None,
+            Some(value.as_bytes()),
+            &[],
+        );
     }
-    b.build()
+    b.build().expect("build")
 }
 
 fn append(c: &mut Criterion) {
@@ -27,20 +32,30 @@ fn append(c: &mut Criterion) {
     for compression in [Compression::None, Compression::Lz4] {
         let batch = producer_batch(compression);
         group.throughput(Throughput::Elements((RECORDS_PER_BATCH * BATCHES) as u64));
-        group.bench_function(format!("{}x{}B records, {}", RECORDS_PER_BATCH * BATCHES, VALUE_BYTES, compression.name()), |bench| {
-            bench.iter_batched(
-                || tempfile::tempdir().expect("tempdir"),
-                |dir| {
-                    let mut log = Log::open(&dir.path().join("bench-0"), LogConfig::default(), 0, 0, 0).expect("open");
-                    for _ in 0..BATCHES {
-                        log.append(&batch, 0).expect("append");
-                    }
-                    log.close().expect("close");
-                    dir
-                },
-                BatchSize::PerIteration,
-            );
-        });
+        group.bench_function(
+            format!(
+                "{}x{}B records, {}",
+                RECORDS_PER_BATCH * BATCHES,
+                VALUE_BYTES,
+                compression.name()
+            ),
+            |bench| {
+                bench.iter_batched(
+                    || tempfile::tempdir().expect("tempdir"),
+                    |dir| {
+                        let mut log =
+                            Log::open(&dir.path().join("bench-0"), LogConfig::default(), 0, 0, 0)
+                                .expect("open");
+                        for _ in 0..BATCHES {
+                            log.append(&batch, 0).expect("append");
+                        }
+                        log.close().expect("close");
+                        dir
+                    },
+                    BatchSize::PerIteration,
+                );
+            },
+        );
     }
     group.finish();
 }

@@ -14,9 +14,14 @@ fn batch(n: usize, value_len: usize, ts: i64) -> Vec<u8> {
     let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
     for i in 0..n {
         let value = vec![b'a' + (i % 26) as u8; value_len];
-        b.append(ts + i as i64, Some(format!("k{i}").as_bytes()), Some(&value), &[]);
+        b.append(
+            ts + i as i64,
+            Some(format!("k{i}").as_bytes()),
+            Some(&value),
+            &[],
+        );
     }
-    b.build()
+    b.build().expect("build")
 }
 
 fn config() -> LogConfig {
@@ -30,15 +35,23 @@ fn scan(path: &Path) -> Vec<(u64, u64, i64, i64)> {
     let mut it = batches(&bytes);
     for b in it.by_ref() {
         let b = b.expect("batch");
-        out.push((b.position() as u64, b.size_in_bytes() as u64, b.last_offset(), b.max_timestamp()));
+        out.push((
+            b.position() as u64,
+            b.size_in_bytes() as u64,
+            b.last_offset(),
+            b.max_timestamp(),
+        ));
     }
     out
 }
 
+/// (offset, position) entries of a `.index` and (timestamp, offset) entries of a `.timeindex`.
+type Indexes = (Vec<(i64, u32)>, Vec<(i64, i64)>);
+
 /// Kafka's rule, computed independently from the batches of a segment: an entry
 /// (last offset, position) when more than `interval` bytes lie between the last entry's
 /// position and this batch's position; time-index entries carry the max timestamp so far.
-fn expected_entries(batches: &[(u64, u64, i64, i64)], interval: u64) -> (Vec<(i64, u32)>, Vec<(i64, i64)>) {
+fn expected_entries(batches: &[(u64, u64, i64, i64)], interval: u64) -> Indexes {
     let mut offsets = Vec::new();
     let mut times: Vec<(i64, i64)> = Vec::new();
     let mut last_entry = 0u64;
@@ -62,13 +75,22 @@ fn expected_entries(batches: &[(u64, u64, i64, i64)], interval: u64) -> (Vec<(i6
     (offsets, times)
 }
 
-fn index_entries(dir: &Path, base: i64) -> (Vec<(i64, u32)>, Vec<(i64, i64)>) {
+fn index_entries(dir: &Path, base: i64) -> Indexes {
     let name = format!("{base:020}");
     let oi = OffsetIndex::open_read_only(&dir.join(format!("{name}.index")), base).expect("index");
-    let ti = TimeIndex::open_read_only(&dir.join(format!("{name}.timeindex")), base).expect("timeindex");
+    let ti =
+        TimeIndex::open_read_only(&dir.join(format!("{name}.timeindex")), base).expect("timeindex");
     (
-        oi.all_entries().expect("entries").iter().map(|e| (e.offset, e.position)).collect(),
-        ti.all_entries().expect("entries").iter().map(|e| (e.timestamp, e.offset)).collect(),
+        oi.all_entries()
+            .expect("entries")
+            .iter()
+            .map(|e| (e.offset, e.position))
+            .collect(),
+        ti.all_entries()
+            .expect("entries")
+            .iter()
+            .map(|e| (e.timestamp, e.offset))
+            .collect(),
     )
 }
 
@@ -80,12 +102,18 @@ fn index_entries_of_a_multi_megabyte_partition_follow_kafkas_rule() {
     // Batches of uneven sizes (1..40 records of 10..300 bytes) and out-of-order timestamps, ~4 MB.
     let mut seed = 7u64;
     let mut next = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (seed >> 33) as usize
     };
     let mut total = 0;
     while total < 4_000_000 {
-        let b = batch(1 + next() % 40, 10 + next() % 290, 1_700_000_000_000 + (next() % 100_000) as i64);
+        let b = batch(
+            1 + next() % 40,
+            10 + next() % 290,
+            1_700_000_000_000 + (next() % 100_000) as i64,
+        );
         total += b.len();
         log.append(&b, 1_000).expect("append");
     }
@@ -97,13 +125,26 @@ fn index_entries_of_a_multi_megabyte_partition_follow_kafkas_rule() {
     let found = scan(&log_file);
     assert_eq!(found.last().unwrap().2 + 1, leo);
     let (want_offsets, want_times) = expected_entries(&found, 4096);
-    assert!(want_offsets.len() > 500, "a 4 MB segment has hundreds of entries");
+    assert!(
+        want_offsets.len() > 500,
+        "a 4 MB segment has hundreds of entries"
+    );
     let (offsets, times) = index_entries(&dir, 0);
     assert_eq!(offsets, want_offsets);
     assert_eq!(times, want_times);
     // Trimmed on close: exactly the entries, no preallocated tail.
-    assert_eq!(fs::metadata(dir.join("00000000000000000000.index")).unwrap().len(), 8 * offsets.len() as u64);
-    assert_eq!(fs::metadata(dir.join("00000000000000000000.timeindex")).unwrap().len(), 12 * times.len() as u64);
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.index"))
+            .unwrap()
+            .len(),
+        8 * offsets.len() as u64
+    );
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.timeindex"))
+            .unwrap()
+            .len(),
+        12 * times.len() as u64
+    );
 
     // Recovery rebuilds the very same indexes from the .log alone.
     fs::remove_file(dir.join("00000000000000000000.index")).unwrap();
@@ -120,10 +161,25 @@ fn active_indexes_are_preallocated_and_trimmed_on_close() {
     let dir = tmp.path().join("t-0");
     let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
     log.append(&batch(3, 10, 5), 0).expect("append");
-    assert_eq!(fs::metadata(dir.join("00000000000000000000.index")).unwrap().len(), 10_485_760);
-    assert_eq!(fs::metadata(dir.join("00000000000000000000.timeindex")).unwrap().len(), 10_485_756);
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.index"))
+            .unwrap()
+            .len(),
+        10_485_760
+    );
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.timeindex"))
+            .unwrap()
+            .len(),
+        10_485_756
+    );
     log.close().expect("close");
-    assert_eq!(fs::metadata(dir.join("00000000000000000000.index")).unwrap().len(), 0);
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.index"))
+            .unwrap()
+            .len(),
+        0
+    );
     // One batch: no offset entry, and the closing time-index entry (max ts 7 at offset 2).
     let (offsets, times) = index_entries(&dir, 0);
     assert!(offsets.is_empty());
@@ -149,7 +205,12 @@ fn a_torn_tail_is_truncated_on_reopen_and_nothing_before_it_is_lost() {
     let mut flipped = batch(5, 100, 9999);
     let mid = flipped.len() / 2;
     flipped[mid] ^= 0x40;
-    for tail in [b"garbage!".to_vec(), torn[..torn.len() - 3].to_vec(), flipped, vec![0u8; 64]] {
+    for tail in [
+        b"garbage!".to_vec(),
+        torn[..torn.len() - 3].to_vec(),
+        flipped,
+        vec![0u8; 64],
+    ] {
         let mut bytes = good.clone();
         bytes.extend_from_slice(&tail);
         fs::write(&path, &bytes).unwrap();
@@ -157,7 +218,11 @@ fn a_torn_tail_is_truncated_on_reopen_and_nothing_before_it_is_lost() {
         assert_eq!(log.log_end_offset(), leo);
         assert_eq!(log.recovery().truncated_bytes, tail.len() as u64);
         log.close().expect("close");
-        assert_eq!(fs::read(&path).unwrap(), good, "the valid prefix is kept byte for byte");
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            good,
+            "the valid prefix is kept byte for byte"
+        );
     }
 
     // After recovery the log takes appends again at the old end.
@@ -173,13 +238,19 @@ fn a_torn_tail_is_truncated_on_reopen_and_nothing_before_it_is_lost() {
 fn corruption_in_an_older_segment_truncates_there_and_drops_later_segments() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let cfg = LogConfig { segment_bytes: 4096, ..config() };
+    let cfg = LogConfig {
+        segment_bytes: 4096,
+        ..config()
+    };
     let mut log = Log::open(&dir, cfg.clone(), 0, 0, 0).expect("open");
     for i in 0..40 {
         log.append(&batch(4, 200, i), 0).expect("append");
     }
     log.close().expect("close");
-    let segments = LogReader::open(&dir).unwrap().segment_base_offsets().to_vec();
+    let segments = LogReader::open(&dir)
+        .unwrap()
+        .segment_base_offsets()
+        .to_vec();
     assert!(segments.len() >= 4, "{segments:?}");
     // Flip a byte inside the second segment's second batch, and recover from offset 0 (as after
     // a crash before anything was flushed).
@@ -203,7 +274,10 @@ fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
     // segment.bytes
     let tmp = tempdir();
     let dir = tmp.path().join("a-0");
-    let cfg = LogConfig { segment_bytes: 2000, ..config() };
+    let cfg = LogConfig {
+        segment_bytes: 2000,
+        ..config()
+    };
     let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
     let b = batch(2, 300, 0);
     for _ in 0..10 {
@@ -214,40 +288,71 @@ fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
     // Each batch is 2 records; ~680 bytes: two fit in 2000 bytes, the third rolls.
     let size = b.len() as u64;
     let per_segment = 2000 / size;
-    assert_eq!(reader.segment_base_offsets(), &[0, 2 * per_segment as i64, 4 * per_segment as i64, 6 * per_segment as i64, 8 * per_segment as i64][..(10 / per_segment as usize)]);
+    assert_eq!(
+        reader.segment_base_offsets(),
+        &[
+            0,
+            2 * per_segment as i64,
+            4 * per_segment as i64,
+            6 * per_segment as i64,
+            8 * per_segment as i64
+        ][..(10 / per_segment as usize)]
+    );
     for base in reader.segment_base_offsets() {
         assert!(dir.join(format!("{base:020}.log")).is_file());
-        assert!(fs::metadata(dir.join(format!("{base:020}.log"))).unwrap().len() <= 2000);
+        assert!(
+            fs::metadata(dir.join(format!("{base:020}.log")))
+                .unwrap()
+                .len()
+                <= 2000
+        );
     }
 
     // segment.ms, measured between batch timestamps
     let dir = tmp.path().join("b-0");
-    let cfg = LogConfig { segment_ms: 1000, ..config() };
+    let cfg = LogConfig {
+        segment_ms: 1000,
+        ..config()
+    };
     let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
     for ts in [0, 500, 1000, 1001, 1500, 2002, 2003] {
         log.append(&batch(1, 10, ts), 0).expect("append");
     }
     log.close().unwrap();
     // rolls when ts - first ts of the segment > 1000: at 1001 (0+1000 < 1001), at 2002.
-    assert_eq!(LogReader::open(&dir).unwrap().segment_base_offsets(), &[0, 3, 5]);
+    assert_eq!(
+        LogReader::open(&dir).unwrap().segment_base_offsets(),
+        &[0, 3, 5]
+    );
 
     // full offset index: segment.index.bytes = 16 → 2 slots
     let dir = tmp.path().join("c-0");
-    let cfg = LogConfig { segment_index_bytes: 24, index_interval_bytes: 0, ..config() };
+    let cfg = LogConfig {
+        segment_index_bytes: 24,
+        index_interval_bytes: 0,
+        ..config()
+    };
     let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
     for ts in 0..8 {
         log.append(&batch(1, 10, ts), 0).expect("append");
     }
     log.close().unwrap();
     let reader = LogReader::open(&dir).unwrap();
-    assert!(reader.segment_base_offsets().len() >= 3, "{:?}", reader.segment_base_offsets());
+    assert!(
+        reader.segment_base_offsets().len() >= 3,
+        "{:?}",
+        reader.segment_base_offsets()
+    );
 }
 
 #[test]
 fn reads_seek_by_offset_and_by_timestamp_across_segments() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let cfg = LogConfig { segment_bytes: 20_000, ..config() };
+    let cfg = LogConfig {
+        segment_bytes: 10_000,
+        ..config()
+    };
     let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
     for i in 0..300i64 {
         log.append(&batch(3, 50, 1000 + i * 3), 0).expect("append");
@@ -268,7 +373,10 @@ fn reads_seek_by_offset_and_by_timestamp_across_segments() {
     assert!(reader.seek(900).unwrap().is_none());
     // timestamps: record i has ts 1000 + i (3 per batch, consecutive)
     assert_eq!(reader.offset_for_timestamp(1000).unwrap(), Some((0, 1000)));
-    assert_eq!(reader.offset_for_timestamp(1451).unwrap(), Some((451, 1451)));
+    assert_eq!(
+        reader.offset_for_timestamp(1451).unwrap(),
+        Some((451, 1451))
+    );
     assert_eq!(reader.offset_for_timestamp(0).unwrap(), Some((0, 1000)));
     assert_eq!(reader.offset_for_timestamp(5000).unwrap(), None);
 }
@@ -277,10 +385,16 @@ fn reads_seek_by_offset_and_by_timestamp_across_segments() {
 fn max_message_bytes_rejects_large_batches_with_kafkas_message() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let cfg = LogConfig { max_message_bytes: 500, ..config() };
+    let cfg = LogConfig {
+        max_message_bytes: 500,
+        ..config()
+    };
     let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
     let err = log.append(&batch(1, 600, 0), 0).unwrap_err();
-    assert_eq!(err.to_string(), "The request included a message larger than the max message size the server will accept.");
+    assert_eq!(
+        err.to_string(),
+        "The request included a message larger than the max message size the server will accept."
+    );
     assert_eq!(log.log_end_offset(), 0);
     log.append(&batch(1, 100, 0), 0).expect("a small one fits");
     assert_eq!(log.log_end_offset(), 1);
@@ -309,4 +423,23 @@ fn log_append_time_and_topic_compression_are_applied_on_append() {
     assert_eq!(recs.len(), 4);
     assert!(recs.iter().all(|r| r.timestamp == 123_456));
     assert_eq!(recs[3].value.as_deref(), Some(&[b'd'; 100][..]));
+}
+
+#[test]
+fn reopening_between_appends_keeps_the_index_kafkas_recovery_would_build() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut rp = 0;
+    for round in 0..30i64 {
+        let mut log = Log::open(&dir, config(), rp, 0, 0).expect("open");
+        for i in 0..7 {
+            log.append(&batch(1 + (i % 4) as usize, 120, round * 100 + i), 0)
+                .expect("append");
+        }
+        rp = log.close().expect("close");
+    }
+    let found = scan(&dir.join("00000000000000000000.log"));
+    let want = expected_entries(&found, 4096);
+    assert!(want.0.len() > 10);
+    assert_eq!(index_entries(&dir, 0), want);
 }

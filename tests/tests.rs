@@ -2,4 +2,5 @@
 
 mod common;
 mod generated;
+mod log;
 mod record;

@@ -58,7 +58,9 @@ pub enum LogError {
         dir: PathBuf,
     },
     /// A batch larger than `max.message.bytes` (Kafka's `RecordTooLargeException` text).
-    #[error("The request included a message larger than the max message size the server will accept.")]
+    #[error(
+        "The request included a message larger than the max message size the server will accept."
+    )]
     RecordTooLarge,
     /// Anything else that breaks the log's rules, in words.
     #[error("{0}")]

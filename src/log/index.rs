@@ -335,24 +335,22 @@ impl<E: IndexEntry> IndexFile<E> {
         Ok(Some(lo))
     }
 
-    /// Counts entries up to the first unwritten slot (zero-filled preallocation) with a binary
-    /// search: written slots form a prefix because keys strictly increase.
+    /// Counts entries up to the first unwritten (all-zero) slot with a binary search: written
+    /// slots form a prefix because keys strictly increase. A zero first slot is unwritten too:
+    /// Kafka never indexes position 0 (the first batch of a segment gets no entry).
     fn count_written_slots(&self) -> Result<usize> {
         let slots = self.max_entries;
-        if slots <= 1 {
+        if slots == 0 || !self.entry(slots - 1)?.is_unwritten_slot(self.base_offset) {
             return Ok(slots);
         }
-        if !self.entry(slots - 1)?.is_unwritten_slot(self.base_offset) {
-            return Ok(slots);
-        }
-        // Invariant: slot `lo` is written (or 0), slot `hi` is unwritten.
+        // Invariant: every slot below `lo` is written, slot `hi` is unwritten.
         let (mut lo, mut hi) = (0usize, slots - 1);
-        while hi - lo > 1 {
+        while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if self.entry(mid)?.is_unwritten_slot(self.base_offset) {
                 hi = mid;
             } else {
-                lo = mid;
+                lo = mid + 1;
             }
         }
         Ok(hi)
@@ -443,7 +441,8 @@ impl<E: IndexEntry> IndexFile<E> {
     fn resize_slots(&mut self, slots: usize) -> Result<()> {
         let slots = slots.max(self.entries);
         if let Backing::Mapped(map) = &self.backing {
-            map.flush().map_err(LogError::io("flushing index", &self.path))?;
+            map.flush()
+                .map_err(LogError::io("flushing index", &self.path))?;
         }
         // The map must be gone before the file changes size.
         self.backing = Backing::Read;
@@ -465,7 +464,8 @@ impl<E: IndexEntry> IndexFile<E> {
     /// Writes the mapped pages and the file's metadata to disk.
     pub fn flush(&self) -> Result<()> {
         if let Backing::Mapped(map) = &self.backing {
-            map.flush().map_err(LogError::io("flushing index", &self.path))?;
+            map.flush()
+                .map_err(LogError::io("flushing index", &self.path))?;
         }
         Ok(())
     }
@@ -507,7 +507,12 @@ impl TimeIndex {
     /// Kafka's `maybeAppend`: writes `(timestamp, offset)` only when `timestamp` is newer than the
     /// last entry. `skip_full_check` is for the final entry written when a segment is rolled or
     /// closed, which may use the reserved last slot.
-    pub fn maybe_append(&mut self, timestamp: i64, offset: i64, skip_full_check: bool) -> Result<()> {
+    pub fn maybe_append(
+        &mut self,
+        timestamp: i64,
+        offset: i64,
+        skip_full_check: bool,
+    ) -> Result<()> {
         if !skip_full_check && self.is_full() {
             return Err(LogError::IndexFull {
                 entries: self.entries,

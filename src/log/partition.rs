@@ -99,7 +99,13 @@ impl Log {
     /// corrupt tail is truncated (and the segments after it deleted), and indexes are rebuilt.
     ///
     /// The caller holds the data directory's lock.
-    pub fn open(dir: &Path, config: LogConfig, recovery_point: i64, log_start_offset: i64, now_ms: i64) -> Result<Self> {
+    pub fn open(
+        dir: &Path,
+        config: LogConfig,
+        recovery_point: i64,
+        log_start_offset: i64,
+        now_ms: i64,
+    ) -> Result<Self> {
         fs::create_dir_all(dir).map_err(LogError::io("creating", dir))?;
         remove_leftovers(dir)?;
         let mut segments = list_segments(dir)?;
@@ -113,31 +119,27 @@ impl Log {
             .rposition(|&base| base <= recovery_point)
             .unwrap_or(0);
         let mut i = first;
-        while i < segments.len() {
+        let active = loop {
             let base = segments.get(i).copied().unwrap_or_default();
             let mut seg = LogSegment::open_writable(dir, base, &config, now_ms)?;
             let from = (i == first).then_some(recovery_point);
             let cut = seg.recover(from)?;
-            let last = i + 1 == segments.len();
-            if cut > 0 && !last {
-                recovery.truncated_bytes += cut;
+            recovery.truncated_bytes += cut;
+            if cut > 0 {
                 // Everything after a truncated segment is lost, as in Kafka.
                 for later in segments.drain(i + 1..) {
-                    LogSegment::open_writable(dir, later, &config, now_ms)?.delete()?;
+                    LogSegment::open_read_only(dir, later)?.delete()?;
                     recovery.deleted_segments += 1;
                 }
-            } else {
-                recovery.truncated_bytes += cut;
             }
-            if i + 1 == segments.len() {
-                break;
+            if i + 1 >= segments.len() {
+                break seg;
             }
             seg.trim()?;
             seg.flush()?;
             i += 1;
-        }
-        let base = segments.last().copied().unwrap_or_default();
-        let active = LogSegment::open_writable(dir, base, &config, now_ms)?;
+        };
+        let base = active.base_offset();
         let log_end_offset = match active.read_next_offset()? {
             Some(next) => next,
             None => base,
@@ -212,12 +214,14 @@ impl Log {
             return Err(LogError::RecordTooLarge);
         }
         let base_offset = self.log_end_offset;
-        record::set_base_offset(&mut bytes, base_offset).map_err(|source| self.corrupt_input(source))?;
+        record::set_base_offset(&mut bytes, base_offset)
+            .map_err(|source| self.corrupt_input(source))?;
         record::set_partition_leader_epoch(&mut bytes, self.partition_leader_epoch)
             .map_err(|source| self.corrupt_input(source))?;
         let mut log_append_time = -1;
         if self.config.timestamp_type == TimestampType::LogAppendTime {
-            record::set_log_append_time(&mut bytes, now_ms).map_err(|source| self.corrupt_input(source))?;
+            record::set_log_append_time(&mut bytes, now_ms)
+                .map_err(|source| self.corrupt_input(source))?;
             log_append_time = now_ms;
         }
         let (last_offset, max_timestamp, count) = {
@@ -263,12 +267,15 @@ impl Log {
                 "an append takes exactly one record batch of magic 2".to_string(),
             ));
         }
-        raw.ensure_valid().map_err(|source| self.corrupt_input(source))?;
+        raw.ensure_valid()
+            .map_err(|source| self.corrupt_input(source))?;
         let wanted = match self.config.compression {
             CompressionPolicy::Fixed(codec) => codec,
             CompressionPolicy::Producer => return Ok(batch.to_vec()),
         };
-        let current = raw.compression().map_err(|source| self.corrupt_input(source))?;
+        let current = raw
+            .compression()
+            .map_err(|source| self.corrupt_input(source))?;
         if current == wanted {
             return Ok(batch.to_vec());
         }
@@ -284,14 +291,26 @@ impl Log {
             .control(header.is_control());
         for r in &records {
             builder
-                .append_with_offset(r.offset, r.timestamp, r.key.as_deref(), r.value.as_deref(), &r.headers)
+                .append_with_offset(
+                    r.offset,
+                    r.timestamp,
+                    r.key.as_deref(),
+                    r.value.as_deref(),
+                    &r.headers,
+                )
                 .map_err(|source| self.corrupt_input(source))?;
         }
         builder.build().map_err(|source| self.corrupt_input(source))
     }
 
     /// Kafka's `maybeRoll`: starts a new segment when the append would not fit the active one.
-    fn maybe_roll(&mut self, size: u64, max_timestamp: i64, last_offset: i64, now_ms: i64) -> Result<()> {
+    fn maybe_roll(
+        &mut self,
+        size: u64,
+        max_timestamp: i64,
+        last_offset: i64,
+        now_ms: i64,
+    ) -> Result<()> {
         let config = self.config.clone();
         let leo = self.log_end_offset;
         let active = self.active()?;
@@ -408,7 +427,10 @@ impl LogReader {
     /// found with a binary search over segments and over the segment's index — never by
     /// scanning the partition. `None` when `offset` is at or past the end.
     pub fn seek(&mut self, offset: i64) -> Result<Option<(i64, BatchPosition)>> {
-        let first = self.segments.partition_point(|&base| base <= offset).saturating_sub(1);
+        let first = self
+            .segments
+            .partition_point(|&base| base <= offset)
+            .saturating_sub(1);
         for i in first..self.segments.len() {
             let base = self.segments.get(i).copied().unwrap_or_default();
             if let Some(found) = self.segment(base)?.translate_offset(offset)? {
@@ -435,7 +457,9 @@ impl LogReader {
         for i in 0..self.segments.len() {
             let base = self.segments.get(i).copied().unwrap_or_default();
             let seg = self.segment(base)?;
-            if seg.time_index().entries() > 0 && seg.time_index().last_entry()?.timestamp < timestamp {
+            if seg.time_index().entries() > 0
+                && seg.time_index().last_entry()?.timestamp < timestamp
+            {
                 // The segment's largest timestamp is older: skip it without reading the log.
                 continue;
             }

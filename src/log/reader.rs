@@ -95,24 +95,31 @@ impl SegmentReader {
     /// decoder's error (an entry whose size field is impossible) with its file position.
     pub fn next_batch(&mut self) -> Result<Option<(u64, RawBatch<'_>)>> {
         loop {
-            match RawBatch::read_at(&self.buf, self.cursor) {
-                Ok(Some(batch)) => {
-                    let position = self.position();
-                    self.cursor += batch.size_in_bytes();
-                    return Ok(Some((position, batch)));
-                }
-                Ok(None) => {
-                    // The window holds no whole entry: at the end of the range, or refill.
-                    let needed = self.needed_bytes();
-                    if !self.refill(needed)? {
-                        return Ok(None);
-                    }
-                }
+            // Frame first, then borrow: a borrow returned from inside the loop would outlive the
+            // refill below.
+            let size = match RawBatch::read_at(&self.buf, self.cursor) {
+                Ok(found) => found.map(|batch| batch.size_in_bytes()),
                 Err(source) => {
                     let position = self.position();
                     return Err(self.corrupt(position, source.offset_by(self.buf_start as usize)));
                 }
-            }
+            };
+            let Some(size) = size else {
+                // The window holds no whole entry: at the end of the range, or refill.
+                let needed = self.needed_bytes();
+                if !self.refill(needed)? {
+                    return Ok(None);
+                }
+                continue;
+            };
+            let position = self.position();
+            let start = self.cursor;
+            self.cursor += size;
+            return match RawBatch::read_at(&self.buf, start) {
+                Ok(Some(batch)) => Ok(Some((position, batch))),
+                Ok(None) => Ok(None),
+                Err(source) => Err(self.corrupt(position, source)),
+            };
         }
     }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::config::LogConfig;
 use super::error::{LogError, Result};
-use super::index::{IndexEntry, OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
+use super::index::{IndexEntry, OffsetIndex, OffsetPosition, TimeIndex};
 use super::reader::SegmentReader;
 
 /// File name of a segment file: the base offset as 20 zero-padded digits plus the suffix.
@@ -56,7 +56,12 @@ pub struct LogSegment {
 impl LogSegment {
     /// Opens (creating if needed) the segment at `base_offset` in `dir` for appending: its
     /// indexes are memory-mapped and preallocated to `segment.index.bytes`.
-    pub fn open_writable(dir: &Path, base_offset: i64, config: &LogConfig, now_ms: i64) -> Result<Self> {
+    pub fn open_writable(
+        dir: &Path,
+        base_offset: i64,
+        config: &LogConfig,
+        now_ms: i64,
+    ) -> Result<Self> {
         let log_path = dir.join(file_name(base_offset, ".log"));
         let log = OpenOptions::new()
             .read(true)
@@ -75,7 +80,16 @@ impl LogSegment {
             base_offset,
             config.segment_index_bytes,
         )?;
-        Self::assemble(log_path, log, base_offset, offset_index, time_index, true, config, now_ms)
+        Self::assemble(
+            log_path,
+            log,
+            base_offset,
+            offset_index,
+            time_index,
+            true,
+            config,
+            now_ms,
+        )
     }
 
     /// Opens an existing segment for reading only: no map, no change to any file. Missing index
@@ -83,8 +97,10 @@ impl LogSegment {
     pub fn open_read_only(dir: &Path, base_offset: i64) -> Result<Self> {
         let log_path = dir.join(file_name(base_offset, ".log"));
         let log = File::open(&log_path).map_err(LogError::io("opening segment", &log_path))?;
-        let offset_index = Self::read_only_index(&dir.join(file_name(base_offset, ".index")), base_offset)?;
-        let time_index = Self::read_only_index(&dir.join(file_name(base_offset, ".timeindex")), base_offset)?;
+        let offset_index =
+            Self::read_only_index(&dir.join(file_name(base_offset, ".index")), base_offset)?;
+        let time_index =
+            Self::read_only_index(&dir.join(file_name(base_offset, ".timeindex")), base_offset)?;
         Self::assemble(
             log_path,
             log,
@@ -97,7 +113,10 @@ impl LogSegment {
         )
     }
 
-    fn read_only_index<E: IndexEntry>(path: &Path, base_offset: i64) -> Result<super::index::IndexFile<E>> {
+    fn read_only_index<E: IndexEntry>(
+        path: &Path,
+        base_offset: i64,
+    ) -> Result<super::index::IndexFile<E>> {
         if path.exists() {
             super::index::IndexFile::open_read_only(path, base_offset)
         } else {
@@ -185,13 +204,24 @@ impl LogSegment {
             .log
             .try_clone()
             .map_err(LogError::io("opening segment", &self.log_path))?;
-        Ok(SegmentReader::new(file, &self.log_path, position, self.size))
+        Ok(SegmentReader::new(
+            file,
+            &self.log_path,
+            position,
+            self.size,
+        ))
     }
 
     /// Kafka's `LogSegment.append`: writes `batch` (already holding its final offsets) at the end
     /// of the `.log`, then adds index entries when more than `index.interval.bytes` were
     /// appended since the last entry.
-    pub fn append(&mut self, batch: &[u8], largest_offset: i64, largest_timestamp: i64, offset_of_largest_timestamp: i64) -> Result<()> {
+    pub fn append(
+        &mut self,
+        batch: &[u8],
+        largest_offset: i64,
+        largest_timestamp: i64,
+        offset_of_largest_timestamp: i64,
+    ) -> Result<()> {
         if batch.is_empty() {
             return Ok(());
         }
@@ -217,11 +247,18 @@ impl LogSegment {
     }
 
     fn add_index_entries(&mut self, offset: i64, position: u64) -> Result<()> {
-        let position = u32::try_from(position)
-            .map_err(|_| LogError::Invalid(format!("position {position} of {} does not fit an index entry", self.log_path.display())))?;
+        let position = u32::try_from(position).map_err(|_| {
+            LogError::Invalid(format!(
+                "position {position} of {} does not fit an index entry",
+                self.log_path.display()
+            ))
+        })?;
         self.offset_index.append_offset(offset, position)?;
-        self.time_index
-            .maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp_so_far, false)?;
+        self.time_index.maybe_append(
+            self.max_timestamp_so_far,
+            self.offset_of_max_timestamp_so_far,
+            false,
+        )?;
         self.bytes_since_last_index_entry = 0;
         Ok(())
     }
@@ -230,7 +267,10 @@ impl LogSegment {
         if self.writable {
             Ok(())
         } else {
-            Err(LogError::Invalid(format!("{} is open read-only", self.log_path.display())))
+            Err(LogError::Invalid(format!(
+                "{} is open read-only",
+                self.log_path.display()
+            )))
         }
     }
 
@@ -252,7 +292,14 @@ impl LogSegment {
     }
 
     /// Kafka's `shouldRoll`: the next append of `messages_size` bytes must go to a new segment.
-    pub fn should_roll(&self, config: &LogConfig, messages_size: u64, max_timestamp_in_messages: i64, max_offset_in_messages: i64, now_ms: i64) -> bool {
+    pub fn should_roll(
+        &self,
+        config: &LogConfig,
+        messages_size: u64,
+        max_timestamp_in_messages: i64,
+        max_offset_in_messages: i64,
+        now_ms: i64,
+    ) -> bool {
         let waited = match self.rolling_based_timestamp {
             Some(first) if first >= 0 => max_timestamp_in_messages - first,
             _ => now_ms - self.created_ms,
@@ -276,7 +323,8 @@ impl LogSegment {
     /// that fail their sanity check are rebuilt from the start.
     pub fn recover(&mut self, from_offset: Option<i64>) -> Result<u64> {
         self.check_writable()?;
-        let sane = self.offset_index.sanity_check().is_ok() && self.time_index.sanity_check().is_ok();
+        let sane =
+            self.offset_index.sanity_check().is_ok() && self.time_index.sanity_check().is_ok();
         let start = match from_offset {
             Some(offset) if sane => self.offset_index.lookup(offset)?,
             _ => OffsetPosition::empty(self.base_offset),
@@ -295,12 +343,11 @@ impl LogSegment {
         let mut valid_bytes = u64::from(start.position);
         let mut last_index_entry = valid_bytes;
         let mut reader = self.reader_at(valid_bytes)?;
-        loop {
-            let (position, batch) = match reader.next_batch() {
-                Ok(Some(found)) => found,
-                Ok(None) | Err(_) => break,
-            };
-            if batch.ensure_valid().is_err() || !self.can_convert_to_relative_offset(batch.last_offset()) {
+        // A framing error ends the valid prefix just as a bad CRC does.
+        while let Ok(Some((position, batch))) = reader.next_batch() {
+            if batch.ensure_valid().is_err()
+                || !self.can_convert_to_relative_offset(batch.last_offset())
+            {
                 break;
             }
             if position == 0 {
@@ -380,8 +427,11 @@ impl LogSegment {
             return Ok(());
         }
         if self.max_timestamp_so_far >= 0 {
-            self.time_index
-                .maybe_append(self.max_timestamp_so_far, self.offset_of_max_timestamp_so_far, true)?;
+            self.time_index.maybe_append(
+                self.max_timestamp_so_far,
+                self.offset_of_max_timestamp_so_far,
+                true,
+            )?;
         }
         self.offset_index.trim_to_valid_size()?;
         self.time_index.trim_to_valid_size()?;
@@ -403,7 +453,11 @@ impl LogSegment {
 
     /// Deletes the segment's files (used for segments after a truncated one during recovery).
     pub fn delete(self) -> Result<()> {
-        let dir = self.log_path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let dir = self
+            .log_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         let base = self.base_offset;
         drop(self);
         for suffix in [".log", ".index", ".timeindex", ".txnindex"] {
