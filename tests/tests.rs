@@ -1,4 +1,6 @@
 //! kafkit's integration tests: one test binary, one module per area.
 
 mod common;
+mod datadir;
 mod generated;
+mod topics;

@@ -13,23 +13,28 @@ pub fn temp_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Replaces `path` with `bytes` atomically and durably.
+/// Replaces `path` with `bytes` atomically and durably, through `<path>.tmp`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = temp_path(path);
+    write_atomic_via(path, &temp_path(path), bytes)
+}
+
+/// Replaces `path` with `bytes` atomically and durably, through the temporary file `tmp`
+/// (which must be on the same file system).
+pub fn write_atomic_via(path: &Path, tmp: &Path, bytes: &[u8]) -> io::Result<()> {
     let result = (|| {
         let mut file = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
-            .open(&tmp)?;
+            .open(tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        fs::rename(&tmp, path)?;
+        fs::rename(tmp, path)?;
         sync_parent(path)
     })();
     if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        let _ = fs::remove_file(tmp);
     }
     result
 }

@@ -133,7 +133,11 @@ pub fn read_checkpoint<T>(
 }
 
 /// Writes a checkpoint file atomically: version, count, then one line per entry.
-pub fn write_checkpoint(path: &Path, version: i32, entries: &[String]) -> Result<(), CheckpointError> {
+pub fn write_checkpoint(
+    path: &Path,
+    version: i32,
+    entries: &[String],
+) -> Result<(), CheckpointError> {
     let mut text = format!("{version}\n{}\n", entries.len());
     for entry in entries {
         text.push_str(entry);
@@ -164,7 +168,10 @@ impl OffsetCheckpoint {
     }
 
     /// Writes every entry, sorted by topic and partition (Kafka leaves the order to a hash map).
-    pub fn write(path: &Path, offsets: &BTreeMap<TopicPartition, i64>) -> Result<(), CheckpointError> {
+    pub fn write(
+        path: &Path,
+        offsets: &BTreeMap<TopicPartition, i64>,
+    ) -> Result<(), CheckpointError> {
         let lines: Vec<String> = offsets
             .iter()
             .map(|(tp, offset)| format!("{} {} {offset}", tp.topic, tp.partition))

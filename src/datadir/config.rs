@@ -92,36 +92,87 @@ const fn key(
 const LONG_MAX: &str = "9223372036854775807";
 
 /// `compression.type` values, in Kafka's order (`BrokerCompressionType.names()`).
-pub const COMPRESSION_TYPES: &[&str] = &["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"];
+pub const COMPRESSION_TYPES: &[&str] =
+    &["uncompressed", "zstd", "lz4", "snappy", "gzip", "producer"];
 
 use ConfigType as T;
 use Validator as V;
 
 /// Every topic config Kafka knows, sorted by name (as `--config` help lists them).
 pub const TOPIC_CONFIGS: &[ConfigKey] = &[
-    key("cleanup.policy", T::List, "delete", V::ListOf(&["compact", "delete"])),
+    key(
+        "cleanup.policy",
+        T::List,
+        "delete",
+        V::ListOf(&["compact", "delete"]),
+    ),
     key("compression.gzip.level", T::Int, "-1", V::GzipLevel),
     key("compression.lz4.level", T::Int, "9", V::Between(1, 17)),
-    key("compression.type", T::String, "producer", V::OneOf(COMPRESSION_TYPES)),
-    key("compression.zstd.level", T::Int, "3", V::Between(-131072, 22)),
+    key(
+        "compression.type",
+        T::String,
+        "producer",
+        V::OneOf(COMPRESSION_TYPES),
+    ),
+    key(
+        "compression.zstd.level",
+        T::Int,
+        "3",
+        V::Between(-131072, 22),
+    ),
     key("delete.retention.ms", T::Long, "86400000", V::AtLeast(0)),
     key("file.delete.delay.ms", T::Long, "60000", V::AtLeast(0)),
     key("flush.messages", T::Long, LONG_MAX, V::AtLeast(1)),
     key("flush.ms", T::Long, LONG_MAX, V::AtLeast(0)),
-    key("follower.replication.throttled.replicas", T::List, "", V::ThrottledReplicas),
+    key(
+        "follower.replication.throttled.replicas",
+        T::List,
+        "",
+        V::ThrottledReplicas,
+    ),
     key("index.interval.bytes", T::Int, "4096", V::AtLeast(0)),
-    key("leader.replication.throttled.replicas", T::List, "", V::ThrottledReplicas),
+    key(
+        "leader.replication.throttled.replicas",
+        T::List,
+        "",
+        V::ThrottledReplicas,
+    ),
     key("local.retention.bytes", T::Long, "-2", V::AtLeast(-2)),
     key("local.retention.ms", T::Long, "-2", V::AtLeast(-2)),
     key("max.compaction.lag.ms", T::Long, LONG_MAX, V::AtLeast(1)),
     key("max.message.bytes", T::Int, "1048588", V::AtLeast(0)),
     key("message.downconversion.enable", T::Boolean, "true", V::None),
     key("message.format.version", T::String, "3.0-IV1", V::Version),
-    key("message.timestamp.after.max.ms", T::Long, "3600000", V::AtLeast(0)),
-    key("message.timestamp.before.max.ms", T::Long, LONG_MAX, V::AtLeast(0)),
-    key("message.timestamp.difference.max.ms", T::Long, LONG_MAX, V::AtLeast(0)),
-    key("message.timestamp.type", T::String, "CreateTime", V::OneOf(&["CreateTime", "LogAppendTime"])),
-    key("min.cleanable.dirty.ratio", T::Double, "0.5", V::Between(0, 1)),
+    key(
+        "message.timestamp.after.max.ms",
+        T::Long,
+        "3600000",
+        V::AtLeast(0),
+    ),
+    key(
+        "message.timestamp.before.max.ms",
+        T::Long,
+        LONG_MAX,
+        V::AtLeast(0),
+    ),
+    key(
+        "message.timestamp.difference.max.ms",
+        T::Long,
+        LONG_MAX,
+        V::AtLeast(0),
+    ),
+    key(
+        "message.timestamp.type",
+        T::String,
+        "CreateTime",
+        V::OneOf(&["CreateTime", "LogAppendTime"]),
+    ),
+    key(
+        "min.cleanable.dirty.ratio",
+        T::Double,
+        "0.5",
+        V::Between(0, 1),
+    ),
     key("min.compaction.lag.ms", T::Long, "0", V::AtLeast(0)),
     key("min.insync.replicas", T::Int, "1", V::AtLeast(1)),
     key("preallocate", T::Boolean, "false", V::None),
@@ -134,7 +185,12 @@ pub const TOPIC_CONFIGS: &[ConfigKey] = &[
     key("segment.index.bytes", T::Int, "10485760", V::AtLeast(4)),
     key("segment.jitter.ms", T::Long, "0", V::AtLeast(0)),
     key("segment.ms", T::Long, "604800000", V::AtLeast(1)),
-    key("unclean.leader.election.enable", T::Boolean, "false", V::None),
+    key(
+        "unclean.leader.election.enable",
+        T::Boolean,
+        "false",
+        V::None,
+    ),
 ];
 
 /// Looks a topic config up by name.
@@ -251,25 +307,38 @@ fn invalid(key: &ConfigKey, value: impl Into<String>, reason: impl Into<String>)
 pub fn parse_value(key: &ConfigKey, raw: &str) -> Result<ConfigValue, ConfigError> {
     let text = raw.trim();
     let value = match key.kind {
-        ConfigType::Int => ConfigValue::Int(
-            text.parse()
-                .map_err(|_| invalid(key, raw, format!("Not a number of type {}", key.kind.java_name())))?,
-        ),
-        ConfigType::Long => ConfigValue::Long(
-            text.parse()
-                .map_err(|_| invalid(key, raw, format!("Not a number of type {}", key.kind.java_name())))?,
-        ),
-        ConfigType::Double => ConfigValue::Double(
-            text.parse()
-                .map_err(|_| invalid(key, raw, format!("Not a number of type {}", key.kind.java_name())))?,
-        ),
+        ConfigType::Int => ConfigValue::Int(text.parse().map_err(|_| {
+            invalid(
+                key,
+                raw,
+                format!("Not a number of type {}", key.kind.java_name()),
+            )
+        })?),
+        ConfigType::Long => ConfigValue::Long(text.parse().map_err(|_| {
+            invalid(
+                key,
+                raw,
+                format!("Not a number of type {}", key.kind.java_name()),
+            )
+        })?),
+        ConfigType::Double => ConfigValue::Double(text.parse().map_err(|_| {
+            invalid(
+                key,
+                raw,
+                format!("Not a number of type {}", key.kind.java_name()),
+            )
+        })?),
         ConfigType::Boolean => {
             if text.eq_ignore_ascii_case("true") {
                 ConfigValue::Boolean(true)
             } else if text.eq_ignore_ascii_case("false") {
                 ConfigValue::Boolean(false)
             } else {
-                return Err(invalid(key, raw, "Expected value to be either true or false"));
+                return Err(invalid(
+                    key,
+                    raw,
+                    "Expected value to be either true or false",
+                ));
             }
         }
         ConfigType::String => ConfigValue::String(text.to_string()),
@@ -290,17 +359,29 @@ fn validate(key: &ConfigKey, value: &ConfigValue) -> Result<(), ConfigError> {
         Validator::AtLeast(min) => {
             let n = value.as_f64().unwrap_or(0.0);
             if n < min as f64 {
-                return Err(invalid(key, shown(), format!("Value must be at least {min}")));
+                return Err(invalid(
+                    key,
+                    shown(),
+                    format!("Value must be at least {min}"),
+                ));
             }
             Ok(())
         }
         Validator::Between(min, max) => {
             let n = value.as_f64().unwrap_or(0.0);
             if n < min as f64 {
-                return Err(invalid(key, shown(), format!("Value must be at least {min}")));
+                return Err(invalid(
+                    key,
+                    shown(),
+                    format!("Value must be at least {min}"),
+                ));
             }
             if n > max as f64 {
-                return Err(invalid(key, shown(), format!("Value must be no more than {max}")));
+                return Err(invalid(
+                    key,
+                    shown(),
+                    format!("Value must be no more than {max}"),
+                ));
             }
             Ok(())
         }
@@ -331,7 +412,11 @@ fn validate(key: &ConfigKey, value: &ConfigValue) -> Result<(), ConfigError> {
             if n == -1 || (1..=9).contains(&n) {
                 Ok(())
             } else {
-                Err(invalid(key, shown(), "Value must be between 1 and 9 or equal to -1"))
+                Err(invalid(
+                    key,
+                    shown(),
+                    "Value must be between 1 and 9 or equal to -1",
+                ))
             }
         }
         Validator::ThrottledReplicas => {
@@ -366,7 +451,11 @@ fn validate(key: &ConfigKey, value: &ConfigValue) -> Result<(), ConfigError> {
             if is_version_string(&s) {
                 Ok(())
             } else {
-                Err(invalid(key, s.clone(), format!("Version `{s}` is not a valid version")))
+                Err(invalid(
+                    key,
+                    s.clone(),
+                    format!("Version `{s}` is not a valid version"),
+                ))
             }
         }
     }
@@ -483,7 +572,8 @@ impl TopicConfigs {
         let mut config = LogConfig::default();
         config.segment_bytes = self.unsigned("segment.bytes", config.segment_bytes);
         config.segment_ms = self.long("segment.ms");
-        config.segment_index_bytes = self.unsigned("segment.index.bytes", config.segment_index_bytes);
+        config.segment_index_bytes =
+            self.unsigned("segment.index.bytes", config.segment_index_bytes);
         config.index_interval_bytes =
             self.unsigned("index.interval.bytes", config.index_interval_bytes);
         config.max_message_bytes = self.unsigned("max.message.bytes", config.max_message_bytes);

@@ -79,9 +79,9 @@ impl MetaProperties {
             props
                 .get(key)
                 .map(|v| {
-                    v.trim().parse().map_err(|_| {
-                        invalid(format!("Unable to parse {key} as an integer: {v}"))
-                    })
+                    v.trim()
+                        .parse()
+                        .map_err(|_| invalid(format!("Unable to parse {key} as an integer: {v}")))
                 })
                 .transpose()
         };
@@ -304,7 +304,8 @@ pub fn read_partition_metadata(partition_dir: &Path) -> Result<Option<Uuid>, Met
         path: path.clone(),
         message,
     };
-    let malformed = |line: &str| invalid(format!("Malformed line in partition metadata file: {line}"));
+    let malformed =
+        |line: &str| invalid(format!("Malformed line in partition metadata file: {line}"));
     let mut lines = text.lines();
     let version_line = lines.next().unwrap_or("");
     let version = split_colon(version_line).ok_or_else(|| malformed(version_line))?;
@@ -318,7 +319,9 @@ pub fn read_partition_metadata(partition_dir: &Path) -> Result<Option<Uuid>, Met
     let id = split_colon(id_line).ok_or_else(|| malformed(id_line))?;
     let id: Uuid = id.parse().map_err(|_| malformed(id_line))?;
     if id.is_zero() {
-        return Err(invalid("Invalid topic ID in partition metadata file".into()));
+        return Err(invalid(
+            "Invalid topic ID in partition metadata file".into(),
+        ));
     }
     Ok(Some(id))
 }

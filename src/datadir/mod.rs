@@ -8,6 +8,7 @@
 //!   <topic>-<partition>/     partition.metadata, segments (the log's business)
 //!   .kafkit/topics/<topic>.json    kafkit's committed topic metadata (see below)
 //!   .kafkit/pending/<topic>.json   a create or delete of <topic> in progress
+//!   .kafkit/tmp/                   temporaries of the two above (written, synced, renamed)
 //! ```
 //!
 //! A broker keeps topic metadata in its controller; kafkit keeps it in one JSON file per topic
@@ -280,7 +281,11 @@ impl TopicFile {
             version: 1,
             name: topic.name.clone(),
             topic_id: id,
-            replica_assignment: topic.partitions.iter().map(|p| p.replicas.clone()).collect(),
+            replica_assignment: topic
+                .partitions
+                .iter()
+                .map(|p| p.replicas.clone())
+                .collect(),
             configs: topic.configs.overrides().clone(),
         }
     }
@@ -299,27 +304,25 @@ impl TopicFile {
             })
     }
 
-    fn write(&self, path: &Path) -> Result<()> {
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| {
-            DataDirError::CorruptTopicFile {
+    /// Writes through `tmp_dir/<file name>`: a topic name may be 249 bytes, so
+    /// `<topic>.json.tmp` would not fit in a file name.
+    fn write(&self, path: &Path, tmp_dir: &Path) -> Result<()> {
+        let mut text =
+            serde_json::to_string_pretty(self).map_err(|e| DataDirError::CorruptTopicFile {
                 path: path.to_path_buf(),
                 message: e.to_string(),
-            }
-        })?;
+            })?;
         text.push('\n');
-        write_atomic(path, text.as_bytes()).map_err(io_err(path))
+        let tmp = tmp_dir.join(path.file_name().unwrap_or_default());
+        atomic::write_atomic_via(path, &tmp, text.as_bytes()).map_err(io_err(path))
     }
 
     fn into_topic(self, path: &Path) -> Result<Topic> {
-        let configs = TopicConfigs::new(
-            self.configs
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        )
-        .map_err(|e| DataDirError::CorruptTopicFile {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let configs = TopicConfigs::new(self.configs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .map_err(|e| DataDirError::CorruptTopicFile {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
         let partitions = self
             .replica_assignment
             .into_iter()
@@ -419,6 +422,10 @@ impl DataDir {
 
     fn pending_dir(&self) -> PathBuf {
         self.path.join(KAFKIT_DIR).join("pending")
+    }
+
+    fn tmp_dir(&self) -> PathBuf {
+        self.path.join(KAFKIT_DIR).join("tmp")
     }
 
     fn topic_file(&self, name: &str) -> PathBuf {
@@ -550,13 +557,9 @@ impl DataDir {
             }
             remove_file_if_exists(&path)?;
         }
-        for dir in [self.topics_dir(), self.pending_dir()] {
-            if let Ok(entries) = fs::read_dir(&dir) {
-                for entry in entries.flatten() {
-                    if entry.file_name().to_string_lossy().ends_with(".tmp") {
-                        remove_file_if_exists(&entry.path())?;
-                    }
-                }
+        if let Ok(entries) = fs::read_dir(self.tmp_dir()) {
+            for entry in entries.flatten() {
+                remove_file_if_exists(&entry.path())?;
             }
         }
         // Partitions an interrupted alter made but never committed.
@@ -603,7 +606,11 @@ impl DataDir {
     /// Renames a partition directory to `<topic>-<p>.<32 hex>-delete` (as Kafka does, so a
     /// crash never leaves a half-removed partition under its real name), then removes it.
     fn delete_partition_dir(&self, dir: &Path, topic: &str, partition: i32) -> Result<()> {
-        let unique = Uuid::random().0.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let unique = Uuid::random()
+            .0
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>();
         let suffix = format!("-{partition}.{unique}-delete");
         // Kafka truncates the topic part so the whole name fits in 255 bytes.
         let keep = topic.len().min(255usize.saturating_sub(suffix.len()));
@@ -748,17 +755,22 @@ impl DataDir {
             source: TopicSource::Kafkit,
         };
         let file = TopicFile::from_topic(&topic, id);
-        for dir in [self.topics_dir(), self.pending_dir()] {
-            fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        }
-        file.write(&self.pending_file(&topic.name))?;
+        self.make_kafkit_dirs()?;
+        file.write(&self.pending_file(&topic.name), &self.tmp_dir())?;
         for tp in topic.topic_partitions() {
             self.make_partition_dir(&tp, id)?;
         }
         sync_dir(&self.path).map_err(io_err(&self.path))?;
-        file.write(&self.topic_file(&topic.name))?;
+        file.write(&self.topic_file(&topic.name), &self.tmp_dir())?;
         remove_file_if_exists(&self.pending_file(&topic.name))?;
         Ok(topic)
+    }
+
+    fn make_kafkit_dirs(&self) -> Result<()> {
+        for dir in [self.topics_dir(), self.pending_dir(), self.tmp_dir()] {
+            fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        }
+        Ok(())
     }
 
     fn make_partition_dir(&self, tp: &TopicPartition, id: Uuid) -> Result<()> {
@@ -826,8 +838,8 @@ impl DataDir {
         }
         topic.id = Some(id);
         sync_dir(&self.path).map_err(io_err(&self.path))?;
-        fs::create_dir_all(self.topics_dir()).map_err(io_err(&self.topics_dir()))?;
-        TopicFile::from_topic(&topic, id).write(&self.topic_file(name))?;
+        self.make_kafkit_dirs()?;
+        TopicFile::from_topic(&topic, id).write(&self.topic_file(name), &self.tmp_dir())?;
         topic.source = TopicSource::Kafkit;
         Ok(topic)
     }
@@ -841,8 +853,8 @@ impl DataDir {
             .ok_or_else(|| DataDirError::UnknownTopic(name.to_string()))?;
         let id = topic.id.unwrap_or(Uuid::ZERO);
         let marker = TopicFile::from_topic(&topic, id);
-        fs::create_dir_all(self.pending_dir()).map_err(io_err(&self.pending_dir()))?;
-        marker.write(&self.pending_file(name))?;
+        self.make_kafkit_dirs()?;
+        marker.write(&self.pending_file(name), &self.tmp_dir())?;
         let topic_file = self.topic_file(name);
         remove_file_if_exists(&topic_file)?;
         if let Some(dir) = topic_file.parent() {
