@@ -1,6 +1,8 @@
 //! kafkit's integration tests: one test binary, one module per area.
 
 mod common;
+mod datadir;
 mod generated;
 mod log;
 mod record;
+mod topics;

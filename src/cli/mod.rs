@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::output::OutputFormat;
 
 pub mod generate;
+pub mod topics;
 
 /// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
 #[derive(Debug, Parser)]
@@ -42,6 +43,8 @@ pub struct GlobalArgs {
 /// The commands, named after Kafka's shell tools.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Create, delete, describe, or change a topic (kafka-topics.sh).
+    Topics(Box<topics::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -83,8 +86,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let Cli { global, command } = cli;
     match command {
         Command::Generate(args) => generate::run(&args),
+        Command::Topics(args) => topics::run(&args, &global),
     }
-    .map(|()| drop(global))
 }
 
 /// Prints an error on stderr and returns its exit code. A closed pipe is a normal end.
