@@ -443,3 +443,62 @@ fn reopening_between_appends_keeps_the_index_kafkas_recovery_would_build() {
     assert!(want.0.len() > 10);
     assert_eq!(index_entries(&dir, 0), want);
 }
+
+mod writer {
+    use std::fs;
+
+    use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicConfigs};
+
+    use super::batch;
+    use crate::common::tempdir;
+
+    fn topic(dd: &DataDir, name: &str, partitions: i32) -> kafkit::datadir::Topic {
+        let lock = dd.lock().expect("lock");
+        let new = NewTopic {
+            name: name.into(),
+            partitions: Some(partitions),
+            replication_factor: None,
+            assignment: None,
+            configs: TopicConfigs::default(),
+        };
+        dd.create_topic(&lock, &new).expect("create")
+    }
+
+    #[test]
+    fn closing_a_writer_checkpoints_recovery_points_and_a_dead_one_is_recovered_after() {
+        let tmp = tempdir();
+        let dd = DataDir::create(tmp.path()).expect("create");
+        let t = topic(&dd, "orders", 2);
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        for _ in 0..3 {
+            w.log(&t, 1)
+                .expect("log")
+                .append(&batch(2, 10, 0), 0)
+                .expect("append");
+        }
+        assert!(w.log(&t, 2).is_err(), "partition 2 of a 2-partition topic");
+        w.close().expect("close");
+        let text = fs::read_to_string(tmp.path().join("recovery-point-offset-checkpoint")).unwrap();
+        assert_eq!(text, "0\n1\norders 1 6\n");
+
+        // A writer that dies without closing leaves the old recovery point; its torn tail is cut
+        // by the next writer, which starts at offset 6 again.
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        w.log(&t, 1)
+            .expect("log")
+            .append(&batch(2, 10, 0), 0)
+            .expect("append");
+        // Dropped, not closed: no flush, no trim, no checkpoint, as when a process dies.
+        drop(w);
+        let seg = tmp.path().join("orders-1/00000000000000000000.log");
+        let len = fs::metadata(&seg).unwrap().len();
+        let f = fs::OpenOptions::new().write(true).open(&seg).unwrap();
+        f.set_len(len - 5).unwrap();
+        drop(f);
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        let log = w.log(&t, 1).expect("log");
+        assert_eq!(log.log_end_offset(), 6);
+        assert!(log.recovery().truncated_bytes > 0);
+        w.close().expect("close");
+    }
+}

@@ -53,6 +53,7 @@ pub mod lock;
 pub mod meta;
 pub mod names;
 pub mod uuid;
+mod writer;
 
 pub use atomic::{sync_dir, write_atomic};
 pub use checkpoint::{CheckpointError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint};
@@ -61,6 +62,7 @@ pub use lock::{DirLock, LockError, DEFAULT_LOCK_WAIT};
 pub use meta::{MetaError, MetaProperties};
 pub use names::{InvalidTopicFilter, InvalidTopicName, TopicFilter};
 pub use uuid::Uuid;
+pub use writer::{now_ms, PartitionWriter};
 
 /// The hidden directory holding kafkit's own metadata.
 pub const KAFKIT_DIR: &str = ".kafkit";
@@ -235,6 +237,18 @@ pub enum DataDirError {
     /// No such topic.
     #[error("Topic '{0}' does not exist.")]
     UnknownTopic(String),
+    /// A partition number outside the topic.
+    #[error("Partition {0} does not exist.")]
+    UnknownPartition(String),
+    /// A partition's log failed.
+    #[error("partition {tp}: {source}")]
+    Log {
+        /// The partition.
+        tp: TopicPartition,
+        /// What the log reported.
+        #[source]
+        source: crate::log::LogError,
+    },
     /// A bad partition count (Kafka's `InvalidPartitionsException`).
     #[error("{0}")]
     InvalidPartitions(String),
