@@ -48,7 +48,7 @@ impl<'d> PartitionWriter<'d> {
             OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))?;
         Ok(PartitionWriter {
             datadir,
-            lock: lock,
+            lock,
             logs: BTreeMap::new(),
             recovery_points,
             log_start_offsets,
