@@ -1,5 +1,6 @@
 //! kafkit's integration tests: one test binary, one module per area.
 
+mod cli;
 mod common;
 mod datadir;
 mod generated;

@@ -74,8 +74,21 @@ impl Exit {
 }
 
 /// Parses the command line, runs the command and maps the outcome to an exit code.
+///
+/// Usage errors exit with 1, as every Kafka tool's `printUsageAndExit` does; `--help` and
+/// `--version` print and exit with 0.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => report(&err),
