@@ -215,20 +215,7 @@ impl<E: IndexEntry> IndexFile<E> {
             .truncate(false)
             .open(path)
             .map_err(LogError::io("opening index", path))?;
-        let len = file
-            .metadata()
-            .map_err(LogError::io("reading the size of", path))?
-            .len();
-        let mut index = IndexFile {
-            path: path.to_path_buf(),
-            file,
-            backing: Backing::Read,
-            base_offset,
-            entries: 0,
-            max_entries: usize::try_from(len).unwrap_or(usize::MAX) / E::SIZE,
-            _entry: PhantomData,
-        };
-        index.entries = index.count_written_slots()?;
+        let mut index = Self::load(path, file, base_offset)?;
         let wanted = (max_index_size as usize / E::SIZE).max(index.entries);
         index.resize_slots(wanted)?;
         Ok(index)
@@ -237,6 +224,11 @@ impl<E: IndexEntry> IndexFile<E> {
     /// Opens an existing index for reading only; no map, no change to the file.
     pub fn open_read_only(path: &Path, base_offset: i64) -> Result<Self> {
         let file = File::open(path).map_err(LogError::io("opening index", path))?;
+        Self::load(path, file, base_offset)
+    }
+
+    /// Wraps an open file and counts its written entries.
+    fn load(path: &Path, file: File, base_offset: i64) -> Result<Self> {
         let len = file
             .metadata()
             .map_err(LogError::io("reading the size of", path))?
