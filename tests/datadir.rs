@@ -247,12 +247,7 @@ fn no_temp_files(dir: &Path) -> Vec<String> {
         let name = entry.file_name().to_string_lossy().into_owned();
         if entry.path().is_dir() {
             found.extend(no_temp_files(&entry.path()));
-        } else if name.contains(".tmp")
-            || entry
-                .path()
-                .parent()
-                .is_some_and(|p| p.ends_with(".kafkit/tmp"))
-        {
+        } else if name.contains(".tmp") {
             found.push(entry.path().display().to_string());
         }
     }
@@ -366,14 +361,18 @@ fn crash_leftovers_are_invisible_then_cleaned_by_the_next_writer() {
         dir.create_topic(&lock, &new_topic("real", 1))
             .expect("create");
     }
-    // A create that crashed before its commit point: intent + partition dirs, no topic file.
+    // A create that crashed before its commit point: the topic is still `pending` in the
+    // metadata file and its partition directories exist (one without partition.metadata yet).
     let ghost = Uuid::random();
-    fs::create_dir_all(tmp.path().join(".kafkit/pending")).expect("mkdir");
-    fs::write(
-        tmp.path().join(".kafkit/pending/ghost.json"),
-        format!(r#"{{"version":1,"name":"ghost","topic_id":"{ghost}","replica_assignment":[[0],[0]],"configs":{{}}}}"#),
-    )
-    .expect("write");
+    let meta_path = tmp.path().join(kafkit::datadir::TOPICS_FILE);
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&meta_path).expect("read")).expect("json");
+    doc["pending"]["ghost"] = serde_json::json!({
+        "topic_id": ghost.to_string(),
+        "replica_assignment": [[0], [0]],
+        "configs": {}
+    });
+    fs::write(&meta_path, doc.to_string()).expect("write");
     for p in 0..2 {
         let pd = tmp.path().join(format!("ghost-{p}"));
         fs::create_dir(&pd).expect("mkdir");
@@ -385,7 +384,7 @@ fn crash_leftovers_are_invisible_then_cleaned_by_the_next_writer() {
             .expect("write");
         }
     }
-    // A half-finished delete and an interrupted alter of "real".
+    // A half-finished delete, an interrupted alter of "real", a torn metadata write.
     let deleting = tmp
         .path()
         .join("old-0.0123456789abcdef0123456789abcdef-delete");
@@ -403,8 +402,10 @@ fn crash_leftovers_are_invisible_then_cleaned_by_the_next_writer() {
         format!("version: 0\ntopic_id: {real_id}"),
     )
     .expect("write");
-    fs::create_dir_all(tmp.path().join(".kafkit/tmp")).expect("mkdir");
-    fs::write(tmp.path().join(".kafkit/tmp/real.json"), "{").expect("write");
+    let torn = tmp
+        .path()
+        .join(format!("{}.tmp", kafkit::datadir::TOPICS_FILE));
+    fs::write(&torn, "{").expect("write");
 
     let names: Vec<String> = dir
         .topics()
@@ -423,11 +424,34 @@ fn crash_leftovers_are_invisible_then_cleaned_by_the_next_writer() {
 
     drop(dir.lock().expect("lock"));
     assert!(!tmp.path().join("ghost-0").exists() && !tmp.path().join("ghost-1").exists());
-    assert!(!tmp.path().join(".kafkit/pending/ghost.json").exists());
+    let doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&meta_path).expect("read")).expect("json");
+    assert_eq!(doc["pending"], serde_json::json!({}));
+    assert!(doc["topics"]["real"].is_object());
     assert!(!deleting.exists());
     assert!(!extra.exists());
-    assert!(no_temp_files(tmp.path()).is_empty());
+    assert!(!torn.exists());
     assert!(tmp.path().join("real-0").is_dir());
+}
+
+#[test]
+fn a_kafkit_directory_holds_only_what_a_broker_accepts() {
+    // A broker's LogManager treats every subdirectory as `<topic>-<partition>`: kafkit's own
+    // metadata must be plain files.
+    let tmp = tempdir();
+    let dir = DataDir::create(tmp.path()).expect("create");
+    let lock = dir.lock().expect("lock");
+    dir.create_topic(&lock, &new_topic("a-b", 2))
+        .expect("create");
+    dir.create_topic(&lock, &new_topic("c", 1)).expect("create");
+    dir.delete_topic(&lock, "c").expect("delete");
+    for entry in fs::read_dir(tmp.path()).expect("dir") {
+        let entry = entry.expect("entry");
+        if entry.path().is_dir() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            assert!(TopicPartition::from_dir_name(&name).is_some(), "{name}");
+        }
+    }
 }
 
 #[test]
