@@ -482,3 +482,102 @@ fn broker_topics_without_kafkit_metadata_can_be_grown_and_deleted() {
     dir.delete_topic(&lock, "legacy").expect("delete");
     assert!(dir.topics().expect("topics").is_empty());
 }
+
+#[test]
+fn classic_placement_matches_kafkas_vectors() {
+    use kafkit::datadir::placement::{
+        assign_replicas_to_brokers, rack_alternated_broker_list, BrokerInfo,
+    };
+    let Some(dir) = vectors() else { return };
+    let text = fs::read_to_string(dir.join("cli/replica_placement_adminutils.json")).expect("read");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let racks = |v: &serde_json::Value| -> BTreeMap<i32, String> {
+        v.as_object()
+            .expect("racks")
+            .iter()
+            .map(|(k, r)| {
+                (
+                    k.parse().expect("id"),
+                    r.as_str().expect("rack").to_string(),
+                )
+            })
+            .collect()
+    };
+    for case in doc["rack_alternated_list_cases"].as_array().expect("cases") {
+        let expected: Vec<i32> = serde_json::from_value(case["expected"].clone()).expect("list");
+        assert_eq!(
+            rack_alternated_broker_list(&racks(&case["broker_rack"])),
+            expected
+        );
+    }
+    let cases = doc["assignment_cases"].as_array().expect("cases");
+    assert!(cases.len() >= 15);
+    for case in cases {
+        let brokers: Vec<BrokerInfo> = if case["rack_aware"] == true {
+            racks(&case["broker_rack"])
+                .into_iter()
+                .map(|(id, rack)| BrokerInfo {
+                    id,
+                    rack: Some(rack),
+                })
+                .collect()
+        } else {
+            case["broker_list"]
+                .as_array()
+                .expect("brokers")
+                .iter()
+                .map(|b| BrokerInfo {
+                    id: b.as_i64().expect("id") as i32,
+                    rack: None,
+                })
+                .collect()
+        };
+        let int = |k: &str| case[k].as_i64().expect(k) as i32;
+        let got = assign_replicas_to_brokers(
+            &brokers,
+            int("n_partitions"),
+            int("replication_factor"),
+            int("fixed_start_index"),
+            int("start_partition_id"),
+        )
+        .expect("placement");
+        let expected: BTreeMap<i32, Vec<i32>> = case["expected"]
+            .as_object()
+            .expect("expected")
+            .iter()
+            .map(|(p, r)| {
+                (
+                    p.parse().expect("p"),
+                    serde_json::from_value(r.clone()).expect("r"),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{case}");
+    }
+    for case in doc["error_cases"].as_array().expect("errors") {
+        let message = case["message"].as_str().expect("message");
+        let err = if case.get("brokers").is_some() {
+            let n = case["brokers"].as_i64().expect("n") as i32;
+            let brokers: Vec<BrokerInfo> = (0..n).map(|id| BrokerInfo { id, rack: None }).collect();
+            let int = |k: &str| case[k].as_i64().expect(k) as i32;
+            assign_replicas_to_brokers(
+                &brokers,
+                int("n_partitions"),
+                int("replication_factor"),
+                0,
+                -1,
+            )
+        } else {
+            let brokers = vec![
+                BrokerInfo {
+                    id: 0,
+                    rack: Some("r".into()),
+                },
+                BrokerInfo { id: 1, rack: None },
+            ];
+            assign_replicas_to_brokers(&brokers, 1, 1, 0, -1)
+        }
+        .expect_err(message);
+        assert_eq!(err.to_string(), message);
+    }
+}

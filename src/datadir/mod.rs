@@ -56,6 +56,7 @@ pub mod config;
 pub mod lock;
 pub mod meta;
 pub mod names;
+pub mod placement;
 pub mod uuid;
 
 pub use atomic::{sync_dir, write_atomic, write_atomic_via};
@@ -623,9 +624,10 @@ impl DataDir {
         Ok(())
     }
 
-    /// Places `count` partitions with `rf` replicas on the registered brokers (one broker:
-    /// every partition on it), with the KRaft placer's messages.
-    fn place(&self, count: usize, rf: i32) -> Result<Vec<Vec<i32>>> {
+    /// Places `count` partitions from `start` on with `rf` replicas on the registered
+    /// brokers: the KRaft controller's checks and messages, then Kafka's classic placement
+    /// (with one broker every partition lands on it).
+    fn place(&self, count: usize, rf: i32, start: i32) -> Result<Vec<Vec<i32>>> {
         let brokers = self.broker_ids();
         let unable = |why: String| {
             DataDirError::InvalidReplicationFactor(format!(
@@ -637,20 +639,23 @@ impl DataDir {
                 "Invalid replication factor {rf}: the replication factor must be positive."
             )));
         }
-        let rf_usize = usize::try_from(rf).unwrap_or(usize::MAX);
-        if rf_usize > brokers.len() {
+        if usize::try_from(rf).unwrap_or(usize::MAX) > brokers.len() {
             return Err(unable(format!(
                 "The target replication factor of {rf} cannot be reached because only {} broker(s) are registered.",
                 brokers.len()
             )));
         }
-        Ok((0..count)
-            .map(|p| {
-                (0..rf_usize)
-                    .filter_map(|j| brokers.get((p + j) % brokers.len()).copied())
-                    .collect()
+        let infos: Vec<placement::BrokerInfo> = brokers
+            .iter()
+            .map(|id| placement::BrokerInfo {
+                id: *id,
+                rack: None,
             })
-            .collect())
+            .collect();
+        let count = i32::try_from(count).unwrap_or(i32::MAX);
+        let placed = placement::assign_replicas_to_brokers(&infos, count, rf, -1, start)
+            .map_err(|e| DataDirError::InvalidReplicationFactor(e.to_string()))?;
+        Ok(placed.into_values().collect())
     }
 
     /// The assignment for a new topic, checked as the KRaft controller checks it.
@@ -681,7 +686,7 @@ impl DataDir {
         }
         let rf = if rf == -1 { 1 } else { rf };
         let partitions = if partitions == -1 { 1 } else { partitions };
-        self.place(usize::try_from(partitions).unwrap_or(0), rf)
+        self.place(usize::try_from(partitions).unwrap_or(0), rf, 0)
     }
 
     /// Creates a topic: checks name, existence, collisions and placement in the KRaft
@@ -783,7 +788,7 @@ impl DataDir {
                 }
                 assignment.to_vec()
             }
-            None => self.place(additional, i32::try_from(rf.max(1)).unwrap_or(1))?,
+            None => self.place(additional, i32::try_from(rf.max(1)).unwrap_or(1), current)?,
         };
         let id = topic.id.unwrap_or_else(Uuid::random);
         for (replicas, p) in new_replicas.into_iter().zip(current..) {
