@@ -110,8 +110,9 @@ pub fn assign_replicas_to_brokers(
         .map_or(1, |m| m.values().collect::<BTreeSet<_>>().len());
     let broker = |i: usize| arranged.get(i).copied().unwrap_or_default();
     let mut out = BTreeMap::new();
-    let mut partition = usize::try_from(start_partition_id.max(0)).unwrap_or(0);
-    for _ in 0..n_partitions {
+    let first_partition = usize::try_from(start_partition_id.max(0)).unwrap_or(0);
+    let count = usize::try_from(n_partitions).unwrap_or(0);
+    for partition in first_partition..first_partition + count {
         if partition > 0 && partition % n == 0 {
             shift += 1;
         }
@@ -147,7 +148,6 @@ pub fn assign_replicas_to_brokers(
             }
         }
         out.insert(i32::try_from(partition).unwrap_or(i32::MAX), replicas);
-        partition += 1;
     }
     Ok(out)
 }
