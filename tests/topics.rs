@@ -137,9 +137,14 @@ fn each_name_rule_in_order() {
         exec_error(&create(d, ".", &[])),
         "Topic name is invalid: '.' is not allowed"
     );
+    let fresh = d.join("fresh");
     assert_eq!(
-        exec_error(&create(d, "..", &[])),
+        exec_error(&create(&fresh, "..", &[])),
         "Topic name is invalid: '..' is not allowed"
+    );
+    assert!(
+        !fresh.exists(),
+        "an invalid name must not create the data directory"
     );
     // Length is checked before characters.
     let long = format!("{}!", "b".repeat(249));
