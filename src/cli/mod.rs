@@ -44,6 +44,11 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create, delete, describe, or change a topic (kafka-topics.sh).
+    ///
+    /// The action is a flag as in kafka-topics.sh (--create, --list, --describe, --alter,
+    /// --delete) or a word: `kafkit topics create --topic demo --partitions 3`. The data
+    /// directory stands for a one-broker cluster whose broker id is its node.id (0 for a
+    /// directory kafkit created). Writers take the directory's .lock as a broker does.
     Topics(Box<topics::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
