@@ -4,5 +4,6 @@ mod basics;
 mod corruption;
 mod dump;
 mod fixtures;
+mod legacy;
 mod roundtrip;
 mod vectors;
