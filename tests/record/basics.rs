@@ -268,3 +268,24 @@ fn names_and_ids_are_kafkas() {
     }
     assert!(TimestampType::from_id(2).is_err());
 }
+
+#[test]
+fn sequences_wrap_to_zero_after_i32_max() {
+    let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime)
+        .producer_id(1)
+        .producer_epoch(0)
+        .base_sequence(i32::MAX - 1);
+    for ts in 0..3 {
+        b.append(ts, None, Some(b"v"), &[]);
+    }
+    let bytes = b.build().unwrap();
+    let batch = batches(&bytes).next().unwrap().unwrap();
+    assert_eq!(batch.last_sequence(), 0);
+    let sequences: Vec<i32> = batch
+        .records()
+        .unwrap()
+        .iter()
+        .map(|r| r.sequence)
+        .collect();
+    assert_eq!(sequences, [i32::MAX - 1, i32::MAX, 0]);
+}
