@@ -42,8 +42,8 @@ mod record;
 pub mod varint;
 
 pub use batch::{
-    batches, set_base_offset, set_log_append_time, set_partition_leader_epoch, BatchHeader,
-    BatchIter, RawBatch, RecordIter,
+    batches, increment_sequence, set_base_offset, set_log_append_time, set_partition_leader_epoch,
+    BatchHeader, BatchIter, RawBatch, RecordIter,
 };
 pub use builder::BatchBuilder;
 pub use codec::{compress, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES};
