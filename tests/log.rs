@@ -502,3 +502,54 @@ mod writer {
         w.close().expect("close");
     }
 }
+
+#[test]
+fn the_streaming_reader_frames_batches_as_the_byte_decoder_does_across_window_edges() {
+    use kafkit::log::{SegmentReader, Stop};
+    let tmp = tempdir();
+    let path = tmp.path().join("00000000000000000000.log");
+    let mut bytes = Vec::new();
+    for i in 0..40 {
+        let mut b = batch(1 + i % 5, 7 * i, i as i64);
+        kafkit::record::set_base_offset(&mut b, bytes.len() as i64).unwrap();
+        bytes.extend_from_slice(&b);
+    }
+    let whole = bytes.len() as u64;
+    bytes.extend_from_slice(b"0123456789abcdefghij"); // trailing bytes, no whole entry
+    fs::write(&path, &bytes).unwrap();
+    let want: Vec<(u64, Vec<u8>)> = batches(&bytes)
+        .map(|b| b.unwrap())
+        .map(|b| (b.position() as u64, b.as_bytes().to_vec()))
+        .collect();
+    for window in [18, 19, 61, 100, 257, 4096, 1 << 20] {
+        let mut r = SegmentReader::open(&path, 0).unwrap().with_window(window);
+        let mut got = Vec::new();
+        while let Some((pos, b)) = r.next_batch().unwrap() {
+            got.push((pos, b.as_bytes().to_vec()));
+        }
+        assert_eq!(got, want, "window {window}");
+        assert_eq!(
+            r.stop(),
+            Stop::Trailing {
+                position: whole,
+                bytes: 20
+            }
+        );
+    }
+    // A size field below 14 is an error naming the file position, as Kafka's reader throws.
+    let mut bad = bytes[..whole as usize].to_vec();
+    bad.extend_from_slice(&[0u8; 30]);
+    fs::write(&path, &bad).unwrap();
+    let mut r = SegmentReader::open(&path, 0).unwrap().with_window(64);
+    let err = loop {
+        match r.next_batch() {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("zeros must be an error"),
+            Err(e) => break e,
+        }
+    };
+    assert!(
+        err.to_string().contains(&format!("at byte {whole}")),
+        "{err}"
+    );
+}
