@@ -31,7 +31,10 @@
 //!
 //! Arrows point one way: `cli -> client/assign/output -> log/datadir -> record`.
 #![warn(missing_docs)]
-#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 pub mod assign;
 pub mod client;

@@ -6,7 +6,10 @@ use crate::common::repo_root;
 #[test]
 fn completions_and_man_pages_are_fresh() {
     let files = kafkit::cli::generate::render().expect("render");
-    assert!(files.len() >= 4, "expected completions for 3 shells and at least one man page");
+    assert!(
+        files.len() >= 4,
+        "expected completions for 3 shells and at least one man page"
+    );
     let mut stale = Vec::new();
     for (path, bytes) in &files {
         let on_disk = std::fs::read(repo_root().join(path)).unwrap_or_default();

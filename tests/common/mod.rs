@@ -1,9 +1,9 @@
 //! Shared helpers: a temporary data directory and a runner for the `kafkit` binary.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::io::Write;
 
 /// The root of the repository (where `Cargo.toml` is).
 pub fn repo_root() -> PathBuf {
@@ -25,14 +25,20 @@ fn shared_dir(rel: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("SKIPPED: {} is absent (tests that need ../shared/{rel} did not run)", dir.display());
+        eprintln!(
+            "SKIPPED: {} is absent (tests that need ../shared/{rel} did not run)",
+            dir.display()
+        );
         None
     }
 }
 
 /// A fresh temporary directory, removed when dropped.
 pub fn tempdir() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("kafkit-test-").tempdir().expect("temp dir")
+    tempfile::Builder::new()
+        .prefix("kafkit-test-")
+        .tempdir()
+        .expect("temp dir")
 }
 
 /// The outcome of one run of the binary.
@@ -57,14 +63,22 @@ impl Run {
     /// Asserts a zero exit and returns stdout.
     #[track_caller]
     pub fn ok(&self) -> &str {
-        assert_eq!(self.code, 0, "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         &self.stdout
     }
 
     /// Asserts a non-zero exit and returns stderr.
     #[track_caller]
     pub fn fails(&self) -> &str {
-        assert_ne!(self.code, 0, "expected failure\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_ne!(
+            self.code, 0,
+            "expected failure\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         &self.stderr
     }
 }
