@@ -104,10 +104,17 @@ pub struct Uuid {
 impl Uuid {
     /// Parses Kafka's text form: 16 bytes in URL-safe base64 without padding.
     pub fn parse(s: &str) -> Option<Uuid> {
+        use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
         use base64::Engine;
-        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(s)
-            .ok()?;
+        // Java's decoder ignores the unused low bits of the last character; so must we.
+        const LENIENT: GeneralPurpose = GeneralPurpose::new(
+            &base64::alphabet::URL_SAFE,
+            GeneralPurposeConfig::new()
+                .with_encode_padding(false)
+                .with_decode_allow_trailing_bits(true)
+                .with_decode_padding_mode(DecodePaddingMode::Indifferent),
+        );
+        let bytes = LENIENT.decode(s).ok()?;
         let arr: [u8; 16] = bytes.try_into().ok()?;
         let (hi, lo) = arr.split_at(8);
         Some(Uuid {

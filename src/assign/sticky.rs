@@ -99,7 +99,7 @@ impl StickyAssignor {
                     partitions,
                     generation,
                 }) => MemberData {
-                    partitions: partitions.clone(),
+                    partitions: serialized_order(partitions),
                     generation: *generation,
                 },
                 Some(UserData::Cooperative { .. }) | Some(UserData::Invalid) => MemberData {
@@ -209,6 +209,25 @@ impl StickyAssignor {
             transferring,
         })
     }
+}
+
+/// The order in which `StickyAssignor` reads back its user data: the client serialized its
+/// partitions grouped by topic through `CollectionUtils.groupPartitionsByTopic`, a `HashMap`,
+/// so topics come back in that map's iteration order.
+pub fn serialized_order(partitions: &[TopicPartition]) -> Vec<TopicPartition> {
+    let mut topics: Vec<&str> = Vec::new();
+    for tp in partitions {
+        if !topics.contains(&tp.topic.as_str()) {
+            topics.push(&tp.topic);
+        }
+    }
+    let mut out = Vec::with_capacity(partitions.len());
+    for i in java::string_map_order(&topics) {
+        if let Some(t) = topics.get(i) {
+            out.extend(partitions.iter().filter(|tp| tp.topic == *t).cloned());
+        }
+    }
+    out
 }
 
 /// `CooperativeStickyAssignor.computePartitionsTransferringOwnership`: partitions added to a
