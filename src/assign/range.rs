@@ -77,7 +77,7 @@ pub fn assign(topics: &[TopicMeta], members: &[Member], prefer_rack_aware: bool)
             .filter(|&m| {
                 members
                     .get(m)
-                    .is_some_and(|mm| mm.subscription.topics.iter().any(|x| *x == t.name))
+                    .is_some_and(|mm| mm.subscription.topics.contains(&t.name))
             })
             .collect();
         subs.sort_by(|&a, &b| {
@@ -190,9 +190,12 @@ fn give(state: &mut TopicState, c: usize, parts: &[i32], out: &mut [Vec<TopicPar
     state.on_assigned(c, parts);
 }
 
+/// (subscribers with racks, partition count seen by the rack logic, topic states).
+type RackGroup<'a> = (Vec<(usize, Option<&'a str>)>, usize, Vec<usize>);
+
 fn assign_with_rack_matching(states: &mut [TopicState], out: &mut [Vec<TopicPartition>]) {
     // Group by (subscribers with racks), then by the partition count seen by the rack logic.
-    let mut groups: Vec<(Vec<(usize, Option<&str>)>, usize, Vec<usize>)> = Vec::new();
+    let mut groups: Vec<RackGroup> = Vec::new();
     for (i, s) in states.iter().enumerate() {
         let key_consumers: Vec<(usize, Option<&str>)> = s.consumers.clone();
         let np = s.partition_racks.len();
