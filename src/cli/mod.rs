@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::output::OutputFormat;
 
 pub mod generate;
+pub mod simulate_assignment;
 
 /// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
 #[derive(Debug, Parser)]
@@ -45,6 +46,9 @@ pub enum Command {
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
+    /// Show how Kafka's consumer-group assignors share partitions over scripted rebalances
+    /// (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka.
+    SimulateAssignment(simulate_assignment::Args),
 }
 
 /// An error that carries its own exit code and is printed as it is, without a chain.
@@ -83,8 +87,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let Cli { global, command } = cli;
     match command {
         Command::Generate(args) => generate::run(&args),
+        Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
     }
-    .map(|()| drop(global))
 }
 
 /// Prints an error on stderr and returns its exit code. A closed pipe is a normal end.
