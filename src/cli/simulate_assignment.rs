@@ -430,58 +430,58 @@ fn write_compare(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Re
     table
         .load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic);
-    let mut header = vec![Cell::new("ROUND")];
-    header.extend(sims.iter().map(|s| Cell::new(s.strategy.name())));
+    let mut header = vec![Cell::new("STRATEGY")];
+    if let Some(first) = sims.first() {
+        for r in &first.rounds {
+            header.push(Cell::new(format!(
+                "{} {}",
+                r.round,
+                r.event.clone().unwrap_or_else(|| "initial join".into())
+            )));
+        }
+    }
+    for h in [
+        "MOVES",
+        "UNAVAILABLE",
+        "REBALANCES",
+        "STICKY",
+        "FINAL MIN-MAX",
+    ] {
+        header.push(Cell::new(h));
+    }
     table.set_header(header);
-    let rounds = sims.first().map_or(0, |s| s.rounds.len());
-    for i in 0..rounds {
-        let label = sims
-            .first()
-            .and_then(|s| s.rounds.get(i))
-            .map(|r| {
+    for s in sims {
+        let mut row = vec![Cell::new(s.strategy.name())];
+        for r in &s.rounds {
+            row.push(Cell::new(if r.error.is_some() {
+                "throws".to_string()
+            } else {
                 format!(
-                    "{} {}",
-                    r.round,
-                    r.event.clone().unwrap_or_else(|| "initial join".into())
-                )
-            })
-            .unwrap_or_default();
-        let mut row = vec![Cell::new(label)];
-        for s in sims {
-            let cell = match s.rounds.get(i) {
-                Some(r) if r.error.is_some() => "throws".to_string(),
-                Some(r) => format!(
-                    "moves {}, unavailable {}, {}-{}, rebalances {}",
+                    "{} / {} / {}-{}",
                     r.moves.len(),
                     r.unavailable,
                     r.balance.min,
-                    r.balance.max,
-                    r.phases.len()
-                ),
-                None => "-".into(),
-            };
-            row.push(Cell::new(cell));
+                    r.balance.max
+                )
+            }));
         }
+        let m = &s.summary;
+        row.push(Cell::new(m.moves).set_alignment(CellAlignment::Right));
+        row.push(Cell::new(m.unavailable).set_alignment(CellAlignment::Right));
+        row.push(Cell::new(m.rebalances).set_alignment(CellAlignment::Right));
+        row.push(
+            Cell::new(format!("{:.0}%", m.stickiness * 100.0)).set_alignment(CellAlignment::Right),
+        );
+        row.push(Cell::new(format!(
+            "{}-{}",
+            m.final_balance.min, m.final_balance.max
+        )));
         table.add_row(row);
     }
-    let mut total = vec![Cell::new("TOTAL")];
-    for s in sims {
-        let m = &s.summary;
-        total.push(Cell::new(format!(
-            "moves {}, unavailable {}, {}-{}, rebalances {}, sticky {:.0}%",
-            m.moves,
-            m.unavailable,
-            m.final_balance.min,
-            m.final_balance.max,
-            m.rebalances,
-            m.stickiness * 100.0
-        )));
-    }
-    table.add_row(total);
     writeln!(out, "{table}")?;
     writeln!(
         out,
-        "moves: partitions whose owner changed; unavailable: partitions nobody consumed at some point in the round (eager strategies stop all of them); min-max: members' partition counts"
+        "per round: moves / unavailable / min-max. moves: partitions whose owner changed; unavailable: partitions nobody consumed at some point in the round (eager strategies stop all of them); min-max: the members' partition counts; rebalances: generations (classic) or reconciliation steps (new protocol)"
     )?;
     for s in sims {
         if let Some(last) = s.rounds.last() {
