@@ -48,7 +48,7 @@ pub enum Command {
     Generate(generate::Args),
     /// Show how Kafka's consumer-group assignors share partitions over scripted rebalances
     /// (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka.
-    SimulateAssignment(simulate_assignment::Args),
+    SimulateAssignment(Box<simulate_assignment::Args>),
 }
 
 /// An error that carries its own exit code and is printed as it is, without a chain.
