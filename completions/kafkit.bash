@@ -25,6 +25,9 @@ _kafkit() {
             kafkit,simulate-assignment)
                 cmd="kafkit__subcmd__simulate__subcmd__assignment"
                 ;;
+            kafkit,topics)
+                cmd="kafkit__subcmd__topics"
+                ;;
             kafkit__subcmd__help,generate)
                 cmd="kafkit__subcmd__help__subcmd__generate"
                 ;;
@@ -34,6 +37,9 @@ _kafkit() {
             kafkit__subcmd__help,simulate-assignment)
                 cmd="kafkit__subcmd__help__subcmd__simulate__subcmd__assignment"
                 ;;
+            kafkit__subcmd__help,topics)
+                cmd="kafkit__subcmd__help__subcmd__topics"
+                ;;
             *)
                 ;;
         esac
@@ -41,7 +47,7 @@ _kafkit() {
 
     case "${cmd}" in
         kafkit)
-            opts="-h -V --data-dir --output --help --version generate simulate-assignment help"
+            opts="-h -V --data-dir --output --help --version topics generate simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -89,7 +95,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help)
-            opts="generate simulate-assignment help"
+            opts="topics generate simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -131,6 +137,20 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help__subcmd__simulate__subcmd__assignment)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__topics)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -192,6 +212,68 @@ _kafkit() {
                     return 0
                     ;;
                 --offsets-topic-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__topics)
+            opts="-h -V --create --list --describe --alter --delete --topic --topic-id --partitions --replication-factor --replica-assignment --config --delete-config --if-exists --if-not-exists --exclude-internal --topics-with-overrides --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --at-min-isr-partitions --bootstrap-server --command-config --partition-size-limit-per-response --data-dir --output --help --version create list describe alter delete"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replication-factor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replica-assignment)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delete-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bootstrap-server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --command-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partition-size-limit-per-response)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -4,4 +4,8 @@ mod assign;
 mod assign_cli;
 mod assign_props;
 mod common;
+mod datadir;
 mod generated;
+mod log;
+mod record;
+mod topics;

@@ -12,6 +12,7 @@ use crate::output::OutputFormat;
 
 pub mod generate;
 pub mod simulate_assignment;
+pub mod topics;
 
 /// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
 #[derive(Debug, Parser)]
@@ -43,6 +44,8 @@ pub struct GlobalArgs {
 /// The commands, named after Kafka's shell tools.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Create, delete, describe, or change a topic (kafka-topics.sh).
+    Topics(Box<topics::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -88,6 +91,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match command {
         Command::Generate(args) => generate::run(&args),
         Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
+        Command::Topics(args) => topics::run(&args, &global),
     }
 }
 

@@ -1,6 +1,23 @@
 //! One partition on disk: segments, offset and time indexes, append, read, roll and recovery.
+//!
+//! A partition directory holds segments named by their 20-digit base offset. Only the last
+//! segment (the *active* one) is appended to; its indexes are memory-mapped and preallocated to
+//! `segment.index.bytes`, and trimmed to their entries when it rolls or the log closes. Offsets
+//! are found by a binary search over segment base offsets, then over the segment's `.index`,
+//! then a short forward scan of the `.log`: O(log n) in the size of the log.
 #![deny(clippy::indexing_slicing)]
 
 pub mod config;
+pub mod error;
+pub mod index;
+mod mmap;
+pub mod partition;
+pub mod reader;
+pub mod segment;
 
 pub use config::{CompressionPolicy, LogConfig};
+pub use error::LogError;
+pub use index::{OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
+pub use partition::{AppendInfo, Log, LogReader, RecoveryReport};
+pub use reader::{SegmentReader, Stop};
+pub use segment::LogSegment;

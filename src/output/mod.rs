@@ -12,3 +12,5 @@ pub enum OutputFormat {
     /// JSON Lines: one typed object per line (see `docs/json.md`).
     Json,
 }
+
+pub mod json;

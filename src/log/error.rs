@@ -1,0 +1,83 @@
+//! Errors of the storage layer: each names the file and, where it applies, the offset or byte
+//! position.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::record::RecordError;
+
+/// What can go wrong while reading or writing a partition on disk.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// An I/O call failed on a file.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What kafkit was doing.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// An index file breaks its invariants (Kafka's `CorruptIndexException` texts).
+    #[error("{0}")]
+    CorruptIndex(String),
+    /// An index append out of order (Kafka's `InvalidOffsetException` text).
+    #[error("{0}")]
+    InvalidOffset(String),
+    /// An index has no free slot left.
+    #[error("Attempt to append to a full index (size = {entries}) in {path}")]
+    IndexFull {
+        /// Entries in the index.
+        entries: usize,
+        /// The index file.
+        path: PathBuf,
+    },
+    /// Bytes of a segment do not decode.
+    #[error("{path} at byte {position}: {source}")]
+    Corrupt {
+        /// The `.log` file.
+        path: PathBuf,
+        /// Byte position of the entry in the file.
+        position: u64,
+        /// What the record decoder found.
+        #[source]
+        source: RecordError,
+    },
+    /// An offset that is not in the log.
+    #[error("Offset {offset} is out of range for {dir}: the log holds [{log_start}, {log_end})")]
+    OffsetOutOfRange {
+        /// The requested offset.
+        offset: i64,
+        /// The log start offset.
+        log_start: i64,
+        /// The log end offset.
+        log_end: i64,
+        /// The partition directory.
+        dir: PathBuf,
+    },
+    /// A batch larger than `max.message.bytes` (Kafka's `RecordTooLargeException` text).
+    #[error(
+        "The request included a message larger than the max message size the server will accept."
+    )]
+    RecordTooLarge,
+    /// Anything else that breaks the log's rules, in words.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl LogError {
+    /// Wraps an I/O error with the action and the file.
+    pub fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> Self {
+        let path = path.into();
+        move |source| LogError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}
+
+/// The storage layer's result type.
+pub type Result<T, E = LogError> = std::result::Result<T, E>;

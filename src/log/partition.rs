@@ -1,0 +1,499 @@
+//! One partition's log: its segments in base-offset order, the log end offset, appending with
+//! Kafka's offset assignment and roll rules, crash recovery on open, and reads by offset or
+//! timestamp.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::config::{CompressionPolicy, LogConfig};
+use super::error::{LogError, Result};
+use super::reader::SegmentReader;
+use super::segment::{self, BatchPosition, LogSegment};
+use crate::record::{self, BatchBuilder, RawBatch, TimestampType};
+
+/// What an append wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppendInfo {
+    /// Offset of the first record of the batch.
+    pub first_offset: i64,
+    /// Offset of the last record.
+    pub last_offset: i64,
+    /// The broker's append time when the topic uses `LogAppendTime`, else -1.
+    pub log_append_time: i64,
+    /// Byte position of the batch in its segment.
+    pub position: u64,
+    /// Base offset of the segment that received it.
+    pub segment_base_offset: i64,
+}
+
+/// Where recovery on open started and what it cut.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// Bytes cut from the end of the log (a torn or corrupt tail).
+    pub truncated_bytes: u64,
+    /// Segments deleted because they followed a truncated one.
+    pub deleted_segments: usize,
+}
+
+/// A partition's log.
+#[derive(Debug)]
+pub struct Log {
+    dir: PathBuf,
+    config: LogConfig,
+    /// Base offsets of every segment; only the active (last) one is kept open for writing.
+    segments: Vec<i64>,
+    active: Option<LogSegment>,
+    log_start_offset: i64,
+    log_end_offset: i64,
+    /// Offset up to which everything is known to be on disk.
+    recovery_point: i64,
+    unflushed_messages: i64,
+    last_flush_ms: i64,
+    partition_leader_epoch: i32,
+    recovery: RecoveryReport,
+}
+
+/// Base offsets of the `.log` files in `dir`, sorted.
+fn list_segments(dir: &Path) -> Result<Vec<i64>> {
+    let mut bases = Vec::new();
+    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+        let entry = entry.map_err(LogError::io("listing", dir))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let Some(digits) = name.strip_suffix(".log") {
+            if let Some(base) = segment::parse_base_offset(digits) {
+                bases.push(base);
+            }
+        }
+    }
+    bases.sort_unstable();
+    Ok(bases)
+}
+
+/// Kafka's clean-up before loading: files left by an interrupted delete or clean, and index
+/// files whose `.log` is gone.
+fn remove_leftovers(dir: &Path) -> Result<()> {
+    let logs: Vec<i64> = list_segments(dir)?;
+    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+        let entry = entry.map_err(LogError::io("listing", dir))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let leftover = name.ends_with(".deleted") || name.ends_with(".cleaned");
+        let orphan = [".index", ".timeindex", ".txnindex"].iter().any(|suffix| {
+            name.strip_suffix(suffix)
+                .and_then(segment::parse_base_offset)
+                .is_some_and(|base| logs.binary_search(&base).is_err())
+        });
+        if leftover || orphan {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(LogError::io("removing", path))?;
+        }
+    }
+    Ok(())
+}
+
+impl Log {
+    /// Opens a partition for appending, recovering it first as Kafka does after an unclean
+    /// shutdown: every segment from the one holding `recovery_point` on is validated, a torn or
+    /// corrupt tail is truncated (and the segments after it deleted), and indexes are rebuilt.
+    ///
+    /// The caller holds the data directory's lock.
+    pub fn open(
+        dir: &Path,
+        config: LogConfig,
+        recovery_point: i64,
+        log_start_offset: i64,
+        now_ms: i64,
+    ) -> Result<Self> {
+        fs::create_dir_all(dir).map_err(LogError::io("creating", dir))?;
+        remove_leftovers(dir)?;
+        let mut segments = list_segments(dir)?;
+        let mut recovery = RecoveryReport::default();
+        if segments.is_empty() {
+            segments.push(log_start_offset.max(0));
+        }
+        // Recover from the segment holding the recovery point to the end.
+        let first = segments
+            .iter()
+            .rposition(|&base| base <= recovery_point)
+            .unwrap_or(0);
+        let mut i = first;
+        let active = loop {
+            let base = segments.get(i).copied().unwrap_or_default();
+            let mut seg = LogSegment::open_writable(dir, base, &config, now_ms)?;
+            let from = (i == first).then_some(recovery_point);
+            let cut = seg.recover(from)?;
+            recovery.truncated_bytes += cut;
+            if cut > 0 {
+                // Everything after a truncated segment is lost, as in Kafka.
+                for later in segments.drain(i + 1..) {
+                    LogSegment::open_read_only(dir, later)?.delete()?;
+                    recovery.deleted_segments += 1;
+                }
+            }
+            if i + 1 >= segments.len() {
+                break seg;
+            }
+            seg.trim()?;
+            seg.flush()?;
+            i += 1;
+        };
+        let base = active.base_offset();
+        let log_end_offset = match active.read_next_offset()? {
+            Some(next) => next,
+            None => base,
+        };
+        let first_base = segments.first().copied().unwrap_or_default();
+        let mut log = Log {
+            dir: dir.to_path_buf(),
+            config,
+            segments,
+            active: Some(active),
+            log_start_offset: log_start_offset.max(first_base),
+            log_end_offset,
+            recovery_point: recovery_point.min(log_end_offset),
+            unflushed_messages: 0,
+            last_flush_ms: now_ms,
+            partition_leader_epoch: 0,
+            recovery,
+        };
+        log.flush()?;
+        Ok(log)
+    }
+
+    /// The partition directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The settings the log follows.
+    pub fn config(&self) -> &LogConfig {
+        &self.config
+    }
+
+    /// What recovery on open did.
+    pub fn recovery(&self) -> RecoveryReport {
+        self.recovery
+    }
+
+    /// Offset the next record will get.
+    pub fn log_end_offset(&self) -> i64 {
+        self.log_end_offset
+    }
+
+    /// First offset still in the log.
+    pub fn log_start_offset(&self) -> i64 {
+        self.log_start_offset
+    }
+
+    /// Offset up to which the log is flushed.
+    pub fn recovery_point(&self) -> i64 {
+        self.recovery_point
+    }
+
+    /// Base offsets of the segments, oldest first.
+    pub fn segment_base_offsets(&self) -> &[i64] {
+        &self.segments
+    }
+
+    fn active(&mut self) -> Result<&mut LogSegment> {
+        self.active
+            .as_mut()
+            .ok_or_else(|| LogError::Invalid(format!("{} is closed", self.dir.display())))
+    }
+
+    /// Appends one batch as a partition leader does: checks its size against
+    /// `max.message.bytes`, recompresses it when the topic's `compression.type` asks for another
+    /// codec, assigns offsets from the log end offset, stamps the leader epoch (and the append
+    /// time for `LogAppendTime` topics), rolls the active segment when Kafka would, writes it and
+    /// flushes when `flush.messages`/`flush.ms` say so.
+    pub fn append(&mut self, batch: &[u8], now_ms: i64) -> Result<AppendInfo> {
+        let mut bytes = self.conform(batch, now_ms)?;
+        if bytes.len() > self.config.max_message_bytes as usize {
+            return Err(LogError::RecordTooLarge);
+        }
+        let base_offset = self.log_end_offset;
+        record::set_base_offset(&mut bytes, base_offset)
+            .map_err(|source| self.corrupt_input(source))?;
+        record::set_partition_leader_epoch(&mut bytes, self.partition_leader_epoch)
+            .map_err(|source| self.corrupt_input(source))?;
+        let mut log_append_time = -1;
+        if self.config.timestamp_type == TimestampType::LogAppendTime {
+            record::set_log_append_time(&mut bytes, now_ms)
+                .map_err(|source| self.corrupt_input(source))?;
+            log_append_time = now_ms;
+        }
+        let (last_offset, max_timestamp, count) = {
+            let raw = first_batch(&bytes).map_err(|source| self.corrupt_input(source))?;
+            let count = raw.header().map_or(1, |h| i64::from(h.records_count));
+            (raw.last_offset(), raw.max_timestamp(), count)
+        };
+        self.maybe_roll(bytes.len() as u64, max_timestamp, last_offset, now_ms)?;
+        let active = self.active()?;
+        let position = active.size();
+        let segment_base_offset = active.base_offset();
+        active.append(&bytes, last_offset, max_timestamp, last_offset)?;
+        self.log_end_offset = last_offset + 1;
+        self.unflushed_messages += count;
+        if self.unflushed_messages >= self.config.flush_messages
+            || now_ms - self.last_flush_ms >= self.config.flush_ms
+        {
+            self.flush()?;
+            self.last_flush_ms = now_ms;
+        }
+        Ok(AppendInfo {
+            first_offset: base_offset,
+            last_offset,
+            log_append_time,
+            position,
+            segment_base_offset,
+        })
+    }
+
+    fn corrupt_input(&self, source: record::RecordError) -> LogError {
+        LogError::Corrupt {
+            path: self.dir.clone(),
+            position: 0,
+            source,
+        }
+    }
+
+    /// Validates an incoming batch and rewrites it with the topic's codec when that differs.
+    fn conform(&self, batch: &[u8], _now_ms: i64) -> Result<Vec<u8>> {
+        let raw = first_batch(batch).map_err(|source| self.corrupt_input(source))?;
+        if raw.size_in_bytes() != batch.len() || raw.magic() != 2 {
+            return Err(LogError::Invalid(
+                "an append takes exactly one record batch of magic 2".to_string(),
+            ));
+        }
+        raw.ensure_valid()
+            .map_err(|source| self.corrupt_input(source))?;
+        let wanted = match self.config.compression {
+            CompressionPolicy::Fixed(codec) => codec,
+            CompressionPolicy::Producer => return Ok(batch.to_vec()),
+        };
+        let current = raw
+            .compression()
+            .map_err(|source| self.corrupt_input(source))?;
+        if current == wanted {
+            return Ok(batch.to_vec());
+        }
+        let header = raw
+            .header()
+            .ok_or_else(|| LogError::Invalid("a magic 2 batch without a header".to_string()))?;
+        let records = raw.records().map_err(|source| self.corrupt_input(source))?;
+        let mut builder = BatchBuilder::new(header.base_offset, wanted, raw.timestamp_type())
+            .producer_id(header.producer_id)
+            .producer_epoch(header.producer_epoch)
+            .base_sequence(header.base_sequence)
+            .transactional(header.is_transactional())
+            .control(header.is_control());
+        for r in &records {
+            builder
+                .append_with_offset(
+                    r.offset,
+                    r.timestamp,
+                    r.key.as_deref(),
+                    r.value.as_deref(),
+                    &r.headers,
+                )
+                .map_err(|source| self.corrupt_input(source))?;
+        }
+        builder.build().map_err(|source| self.corrupt_input(source))
+    }
+
+    /// Kafka's `maybeRoll`: starts a new segment when the append would not fit the active one.
+    fn maybe_roll(
+        &mut self,
+        size: u64,
+        max_timestamp: i64,
+        last_offset: i64,
+        now_ms: i64,
+    ) -> Result<()> {
+        let config = self.config.clone();
+        let leo = self.log_end_offset;
+        let active = self.active()?;
+        if !active.should_roll(&config, size, max_timestamp, last_offset, now_ms) {
+            return Ok(());
+        }
+        if active.size() == 0 && active.base_offset() == leo {
+            // Rolling an empty segment would only recreate it.
+            return Ok(());
+        }
+        self.roll(now_ms)
+    }
+
+    /// Closes the active segment (final time-index entry, trimmed indexes, flushed) and starts a
+    /// new one at the log end offset.
+    pub fn roll(&mut self, now_ms: i64) -> Result<()> {
+        let base = self.log_end_offset;
+        if let Some(mut old) = self.active.take() {
+            old.trim()?;
+            old.flush()?;
+        }
+        let segment = LogSegment::open_writable(&self.dir, base, &self.config, now_ms)?;
+        if self.segments.last() != Some(&base) {
+            self.segments.push(base);
+        }
+        self.active = Some(segment);
+        self.recovery_point = base;
+        Ok(())
+    }
+
+    /// Makes every appended batch durable and moves the recovery point to the log end.
+    pub fn flush(&mut self) -> Result<()> {
+        if let Some(active) = &self.active {
+            active.flush()?;
+        }
+        self.recovery_point = self.log_end_offset;
+        self.unflushed_messages = 0;
+        Ok(())
+    }
+
+    /// Flushes, writes the active segment's final time-index entry and trims its indexes, as a
+    /// broker does on a clean shutdown.
+    pub fn close(mut self) -> Result<i64> {
+        self.flush()?;
+        if let Some(mut active) = self.active.take() {
+            active.trim()?;
+            active.flush()?;
+        }
+        Ok(self.recovery_point)
+    }
+}
+
+/// The one batch at the start of `bytes`.
+fn first_batch(bytes: &[u8]) -> std::result::Result<RawBatch<'_>, record::RecordError> {
+    match RawBatch::read_at(bytes, 0)? {
+        Some(batch) => Ok(batch),
+        None => Err(record::RecordError::Truncated {
+            position: 0,
+            what: "record batch",
+            needed: record::HEADER_SIZE_UP_TO_MAGIC + 1,
+            remaining: bytes.len(),
+        }),
+    }
+}
+
+/// A read-only view of a partition for consumers and tools: no lock, no change to any file.
+#[derive(Debug)]
+pub struct LogReader {
+    dir: PathBuf,
+    segments: Vec<i64>,
+    cache: BTreeMap<i64, LogSegment>,
+}
+
+impl LogReader {
+    /// Opens the partition in `dir` for reading.
+    pub fn open(dir: &Path) -> Result<Self> {
+        Ok(LogReader {
+            dir: dir.to_path_buf(),
+            segments: list_segments(dir)?,
+            cache: BTreeMap::new(),
+        })
+    }
+
+    /// Base offsets of the segments, oldest first.
+    pub fn segment_base_offsets(&self) -> &[i64] {
+        &self.segments
+    }
+
+    /// The segment with this base offset, opened on first use.
+    pub fn segment(&mut self, base: i64) -> Result<&LogSegment> {
+        if !self.cache.contains_key(&base) {
+            let seg = LogSegment::open_read_only(&self.dir, base)?;
+            self.cache.insert(base, seg);
+        }
+        self.cache
+            .get(&base)
+            .ok_or_else(|| LogError::Invalid(format!("segment {base} vanished")))
+    }
+
+    /// First offset in the log (base offset of the oldest segment).
+    pub fn log_start_offset(&self) -> i64 {
+        self.segments.first().copied().unwrap_or(0)
+    }
+
+    /// Offset after the last batch.
+    pub fn log_end_offset(&mut self) -> Result<i64> {
+        let Some(&base) = self.segments.last() else {
+            return Ok(0);
+        };
+        Ok(self.segment(base)?.read_next_offset()?.unwrap_or(base))
+    }
+
+    /// Where a read of `offset` starts: the segment and the position of the batch holding it,
+    /// found with a binary search over segments and over the segment's index — never by
+    /// scanning the partition. `None` when `offset` is at or past the end.
+    pub fn seek(&mut self, offset: i64) -> Result<Option<(i64, BatchPosition)>> {
+        let first = self
+            .segments
+            .partition_point(|&base| base <= offset)
+            .saturating_sub(1);
+        for i in first..self.segments.len() {
+            let base = self.segments.get(i).copied().unwrap_or_default();
+            if let Some(found) = self.segment(base)?.translate_offset(offset)? {
+                return Ok(Some((base, found)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A reader over segment `base` from byte `position`.
+    pub fn reader(&mut self, base: i64, position: u64) -> Result<SegmentReader> {
+        self.segment(base)?.reader_at(position)
+    }
+
+    /// The segment after `base`, if any.
+    pub fn next_segment(&self, base: i64) -> Option<i64> {
+        let i = self.segments.partition_point(|&b| b <= base);
+        self.segments.get(i).copied()
+    }
+
+    /// The offset of the first record whose timestamp is at least `timestamp` (Kafka's
+    /// `fetchOffsetByTimestamp` on a local log), through each segment's time index.
+    pub fn offset_for_timestamp(&mut self, timestamp: i64) -> Result<Option<(i64, i64)>> {
+        for i in 0..self.segments.len() {
+            let base = self.segments.get(i).copied().unwrap_or_default();
+            let seg = self.segment(base)?;
+            if seg.time_index().entries() > 0
+                && seg.time_index().last_entry()?.timestamp < timestamp
+            {
+                // The segment's largest timestamp is older: skip it without reading the log.
+                continue;
+            }
+            if let Some((_, bytes)) = seg.find_batch_by_timestamp(timestamp)? {
+                let batch = first_batch(&bytes).map_err(|source| LogError::Corrupt {
+                    path: seg.log_path().to_path_buf(),
+                    position: 0,
+                    source,
+                })?;
+                let records = batch.records().map_err(|source| LogError::Corrupt {
+                    path: seg.log_path().to_path_buf(),
+                    position: 0,
+                    source,
+                })?;
+                if let Some(r) = records.iter().find(|r| r.timestamp >= timestamp) {
+                    return Ok(Some((r.offset, r.timestamp)));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The largest timestamp in the log and the offset of its record (`-3`, max timestamp).
+    pub fn max_timestamp(&mut self) -> Result<Option<(i64, i64)>> {
+        let mut best: Option<(i64, i64)> = None;
+        for i in 0..self.segments.len() {
+            let base = self.segments.get(i).copied().unwrap_or_default();
+            let mut reader = self.reader(base, 0)?;
+            while let Some((_, batch)) = reader.next_batch()? {
+                if best.is_none_or(|(ts, _)| batch.max_timestamp() > ts) {
+                    best = Some((batch.max_timestamp(), batch.last_offset()));
+                }
+            }
+        }
+        Ok(best)
+    }
+}

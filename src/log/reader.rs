@@ -1,0 +1,191 @@
+//! Streaming the batches of a `.log` file with plain positioned reads.
+//!
+//! The file is read through a window buffer; [`crate::record::batches`] frames the entries inside
+//! the window exactly as Kafka's `FileLogInputStream` does, and the window slides (or grows, for
+//! an entry larger than itself) until the end of the range. Memory stays at the window size plus
+//! the largest entry, whatever the file size, and a file that another process is appending to or
+//! truncating is never mapped.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use super::error::{LogError, Result};
+use crate::record::{RawBatch, LOG_OVERHEAD};
+
+/// Default window: large enough that syscalls are rare, small enough to stay in cache.
+const WINDOW: usize = 1 << 20;
+
+/// Reads the batches of one `.log` file between two byte positions.
+#[derive(Debug)]
+pub struct SegmentReader {
+    file: File,
+    path: PathBuf,
+    /// File position of `buf[0]`.
+    buf_start: u64,
+    buf: Vec<u8>,
+    /// Position of the next entry, relative to `buf`.
+    cursor: usize,
+    /// Where reading stops (file length or a `--max-bytes` limit).
+    end: u64,
+    window: usize,
+}
+
+/// What the reader found where batches stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The range ended exactly after the last whole entry.
+    Clean,
+    /// Bytes follow the last whole entry that do not form a whole entry (Kafka stops there and
+    /// its dump tool reports them as invalid bytes).
+    Trailing {
+        /// Position of the first byte after the last whole entry.
+        position: u64,
+        /// How many bytes follow.
+        bytes: u64,
+    },
+}
+
+impl SegmentReader {
+    /// Opens `path` for reading from `start` to the end of the file.
+    pub fn open(path: &Path, start: u64) -> Result<Self> {
+        let file = File::open(path).map_err(LogError::io("opening", path))?;
+        let len = file
+            .metadata()
+            .map_err(LogError::io("reading the size of", path))?
+            .len();
+        Ok(Self::new(file, path, start, len))
+    }
+
+    /// Reads `file` (named `path` in errors) between `start` and `end`.
+    pub fn new(file: File, path: &Path, start: u64, end: u64) -> Self {
+        SegmentReader {
+            file,
+            path: path.to_path_buf(),
+            buf_start: start,
+            buf: Vec::new(),
+            cursor: 0,
+            end,
+            window: WINDOW,
+        }
+    }
+
+    /// Sets the window size (tests use a tiny one to cross window edges often).
+    pub fn with_window(mut self, window: usize) -> Self {
+        self.window = window.max(LOG_OVERHEAD + 6);
+        self
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// File position of the next entry.
+    pub fn position(&self) -> u64 {
+        self.buf_start + self.cursor as u64
+    }
+
+    /// Where reading stops.
+    pub fn end(&self) -> u64 {
+        self.end
+    }
+
+    /// The next whole entry and its file position, `Ok(None)` at the end of the entries, or the
+    /// decoder's error (an entry whose size field is impossible) with its file position.
+    pub fn next_batch(&mut self) -> Result<Option<(u64, RawBatch<'_>)>> {
+        loop {
+            // Frame first, then borrow: a borrow returned from inside the loop would outlive the
+            // refill below.
+            let size = match RawBatch::read_at(&self.buf, self.cursor) {
+                Ok(found) => found.map(|batch| batch.size_in_bytes()),
+                Err(source) => {
+                    let position = self.position();
+                    return Err(self.corrupt(position, source.offset_by(self.buf_start as usize)));
+                }
+            };
+            let Some(size) = size else {
+                // The window holds no whole entry: at the end of the range, or refill.
+                let needed = self.needed_bytes();
+                if !self.refill(needed)? {
+                    return Ok(None);
+                }
+                continue;
+            };
+            let position = self.position();
+            let start = self.cursor;
+            self.cursor += size;
+            return match RawBatch::read_at(&self.buf, start) {
+                Ok(Some(batch)) => Ok(Some((position, batch))),
+                Ok(None) => Ok(None),
+                Err(source) => Err(self.corrupt(position, source)),
+            };
+        }
+    }
+
+    /// Where the entries stopped; call after [`Self::next_batch`] returned `Ok(None)`.
+    pub fn stop(&self) -> Stop {
+        let position = self.position();
+        if position >= self.end {
+            Stop::Clean
+        } else {
+            Stop::Trailing {
+                position,
+                bytes: self.end - position,
+            }
+        }
+    }
+
+    fn corrupt(&self, position: u64, source: crate::record::RecordError) -> LogError {
+        LogError::Corrupt {
+            path: self.path.clone(),
+            position,
+            source,
+        }
+    }
+
+    /// Bytes the entry at the cursor needs, when its header is in the window.
+    fn needed_bytes(&self) -> usize {
+        let rest = self.buf.get(self.cursor..).unwrap_or_default();
+        match rest.get(8..12) {
+            Some(size) => {
+                let size = i32::from_be_bytes(size.try_into().unwrap_or([0; 4]));
+                LOG_OVERHEAD + usize::try_from(size).unwrap_or(0)
+            }
+            None => LOG_OVERHEAD + 6,
+        }
+    }
+
+    /// Slides the window to the cursor and reads at least `needed` bytes (or up to the end).
+    /// Returns false when nothing more can be read.
+    fn refill(&mut self, needed: usize) -> Result<bool> {
+        let pos = self.position();
+        let remaining = self.end.saturating_sub(pos);
+        let have = self.buf.len() - self.cursor;
+        if remaining <= have as u64 {
+            return Ok(false);
+        }
+        let want = (needed.max(self.window) as u64).min(remaining) as usize;
+        self.buf.drain(..self.cursor);
+        self.buf_start = pos;
+        self.cursor = 0;
+        let old = self.buf.len();
+        self.buf.resize(want, 0);
+        let mut filled = old;
+        while filled < want {
+            let dst = self.buf.get_mut(filled..want).unwrap_or_default();
+            let n = self
+                .file
+                .read_at(dst, pos + filled as u64)
+                .map_err(LogError::io("reading", &self.path))?;
+            if n == 0 {
+                // The file shrank under us (truncated by another process): stop there.
+                self.end = pos + filled as u64;
+                break;
+            }
+            filled += n;
+        }
+        self.buf.truncate(filled);
+        Ok(filled > old)
+    }
+}

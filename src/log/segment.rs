@@ -1,0 +1,473 @@
+//! One segment: a `.log` file of batches and its `.index` and `.timeindex`, following Kafka's
+//! `LogSegment` rules for appending, indexing, rolling and recovery.
+
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use super::config::LogConfig;
+use super::error::{LogError, Result};
+use super::index::{IndexEntry, OffsetIndex, OffsetPosition, TimeIndex};
+use super::reader::SegmentReader;
+
+/// File name of a segment file: the base offset as 20 zero-padded digits plus the suffix.
+pub fn file_name(base_offset: i64, suffix: &str) -> String {
+    format!("{base_offset:020}{suffix}")
+}
+
+/// The base offset in a segment file name (`00000000000000000042.log` → 42).
+pub fn parse_base_offset(name: &str) -> Option<i64> {
+    let digits = name.split('.').next()?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Where a read starts: the batch holding the wanted offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchPosition {
+    /// Byte position of the batch in the `.log`.
+    pub position: u64,
+    /// The batch's last offset.
+    pub last_offset: i64,
+}
+
+/// One segment of a partition.
+#[derive(Debug)]
+pub struct LogSegment {
+    base_offset: i64,
+    log_path: PathBuf,
+    log: File,
+    size: u64,
+    offset_index: OffsetIndex,
+    time_index: TimeIndex,
+    writable: bool,
+    index_interval_bytes: u64,
+    bytes_since_last_index_entry: u64,
+    /// Largest batch max-timestamp in the segment and the last offset of that batch.
+    max_timestamp_so_far: i64,
+    offset_of_max_timestamp_so_far: i64,
+    /// Max timestamp of the first batch: segment age for `segment.ms` is measured from it.
+    rolling_based_timestamp: Option<i64>,
+    created_ms: i64,
+}
+
+impl LogSegment {
+    /// Opens (creating if needed) the segment at `base_offset` in `dir` for appending: its
+    /// indexes are memory-mapped and preallocated to `segment.index.bytes`.
+    pub fn open_writable(
+        dir: &Path,
+        base_offset: i64,
+        config: &LogConfig,
+        now_ms: i64,
+    ) -> Result<Self> {
+        let log_path = dir.join(file_name(base_offset, ".log"));
+        let log = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&log_path)
+            .map_err(LogError::io("opening segment", &log_path))?;
+        let offset_index = OffsetIndex::open_writable(
+            &dir.join(file_name(base_offset, ".index")),
+            base_offset,
+            config.segment_index_bytes,
+        )?;
+        let time_index = TimeIndex::open_writable(
+            &dir.join(file_name(base_offset, ".timeindex")),
+            base_offset,
+            config.segment_index_bytes,
+        )?;
+        Self::assemble(
+            log_path,
+            log,
+            base_offset,
+            offset_index,
+            time_index,
+            true,
+            config,
+            now_ms,
+        )
+    }
+
+    /// Opens an existing segment for reading only: no map, no change to any file. Missing index
+    /// files read as empty indexes (lookups then scan from the start of the segment).
+    pub fn open_read_only(dir: &Path, base_offset: i64) -> Result<Self> {
+        let log_path = dir.join(file_name(base_offset, ".log"));
+        let log = File::open(&log_path).map_err(LogError::io("opening segment", &log_path))?;
+        let offset_index =
+            Self::read_only_index(&dir.join(file_name(base_offset, ".index")), base_offset)?;
+        let time_index =
+            Self::read_only_index(&dir.join(file_name(base_offset, ".timeindex")), base_offset)?;
+        Self::assemble(
+            log_path,
+            log,
+            base_offset,
+            offset_index,
+            time_index,
+            false,
+            &LogConfig::default(),
+            0,
+        )
+    }
+
+    fn read_only_index<E: IndexEntry>(
+        path: &Path,
+        base_offset: i64,
+    ) -> Result<super::index::IndexFile<E>> {
+        if path.exists() {
+            super::index::IndexFile::open_read_only(path, base_offset)
+        } else {
+            // An absent index is an empty one; /dev/null gives a zero-length read-only file.
+            super::index::IndexFile::open_read_only(Path::new("/dev/null"), base_offset)
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        log_path: PathBuf,
+        log: File,
+        base_offset: i64,
+        offset_index: OffsetIndex,
+        time_index: TimeIndex,
+        writable: bool,
+        config: &LogConfig,
+        now_ms: i64,
+    ) -> Result<Self> {
+        let size = log
+            .metadata()
+            .map_err(LogError::io("reading the size of", &log_path))?
+            .len();
+        let last_time = time_index.last_entry()?;
+        let mut segment = LogSegment {
+            base_offset,
+            log_path,
+            log,
+            size,
+            offset_index,
+            time_index,
+            writable,
+            index_interval_bytes: u64::from(config.index_interval_bytes),
+            bytes_since_last_index_entry: 0,
+            max_timestamp_so_far: last_time.timestamp,
+            offset_of_max_timestamp_so_far: last_time.offset,
+            rolling_based_timestamp: None,
+            created_ms: now_ms,
+        };
+        segment.rolling_based_timestamp = segment.first_batch_max_timestamp()?;
+        Ok(segment)
+    }
+
+    fn first_batch_max_timestamp(&self) -> Result<Option<i64>> {
+        let mut reader = self.reader_at(0)?;
+        Ok(match reader.next_batch() {
+            Ok(Some((_, batch))) => Some(batch.max_timestamp()),
+            _ => None,
+        })
+    }
+
+    /// The segment's base offset.
+    pub fn base_offset(&self) -> i64 {
+        self.base_offset
+    }
+
+    /// Size of the `.log` in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The `.log` file.
+    pub fn log_path(&self) -> &Path {
+        &self.log_path
+    }
+
+    /// The offset index.
+    pub fn offset_index(&self) -> &OffsetIndex {
+        &self.offset_index
+    }
+
+    /// The time index.
+    pub fn time_index(&self) -> &TimeIndex {
+        &self.time_index
+    }
+
+    /// Largest timestamp in the segment so far (-1 when none).
+    pub fn max_timestamp(&self) -> i64 {
+        self.max_timestamp_so_far
+    }
+
+    /// A reader over this segment's batches from byte `position` to the current end.
+    pub fn reader_at(&self, position: u64) -> Result<SegmentReader> {
+        let file = self
+            .log
+            .try_clone()
+            .map_err(LogError::io("opening segment", &self.log_path))?;
+        Ok(SegmentReader::new(
+            file,
+            &self.log_path,
+            position,
+            self.size,
+        ))
+    }
+
+    /// Kafka's `LogSegment.append`: writes `batch` (already holding its final offsets) at the end
+    /// of the `.log`, then adds index entries when more than `index.interval.bytes` were
+    /// appended since the last entry.
+    pub fn append(
+        &mut self,
+        batch: &[u8],
+        largest_offset: i64,
+        largest_timestamp: i64,
+        offset_of_largest_timestamp: i64,
+    ) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.check_writable()?;
+        let physical_position = self.size;
+        self.ensure_offset_in_range(largest_offset)?;
+        self.log
+            .write_all_at(batch, physical_position)
+            .map_err(LogError::io("appending to", &self.log_path))?;
+        self.size += batch.len() as u64;
+        if self.rolling_based_timestamp.is_none() {
+            self.rolling_based_timestamp = Some(largest_timestamp);
+        }
+        if largest_timestamp > self.max_timestamp_so_far {
+            self.max_timestamp_so_far = largest_timestamp;
+            self.offset_of_max_timestamp_so_far = offset_of_largest_timestamp;
+        }
+        if self.bytes_since_last_index_entry > self.index_interval_bytes {
+            self.add_index_entries(largest_offset, physical_position)?;
+        }
+        self.bytes_since_last_index_entry += batch.len() as u64;
+        Ok(())
+    }
+
+    fn add_index_entries(&mut self, offset: i64, position: u64) -> Result<()> {
+        let position = u32::try_from(position).map_err(|_| {
+            LogError::Invalid(format!(
+                "position {position} of {} does not fit an index entry",
+                self.log_path.display()
+            ))
+        })?;
+        self.offset_index.append_offset(offset, position)?;
+        self.time_index.maybe_append(
+            self.max_timestamp_so_far,
+            self.offset_of_max_timestamp_so_far,
+            false,
+        )?;
+        self.bytes_since_last_index_entry = 0;
+        Ok(())
+    }
+
+    fn check_writable(&self) -> Result<()> {
+        if self.writable {
+            Ok(())
+        } else {
+            Err(LogError::Invalid(format!(
+                "{} is open read-only",
+                self.log_path.display()
+            )))
+        }
+    }
+
+    fn ensure_offset_in_range(&self, offset: i64) -> Result<()> {
+        if self.can_convert_to_relative_offset(offset) {
+            Ok(())
+        } else {
+            Err(LogError::Invalid(format!(
+                "Detected offset overflow at offset {offset} in segment {}",
+                self.log_path.display()
+            )))
+        }
+    }
+
+    /// True when `offset` fits an int32 relative to the base offset.
+    pub fn can_convert_to_relative_offset(&self, offset: i64) -> bool {
+        let relative = offset - self.base_offset;
+        (0..=i64::from(i32::MAX)).contains(&relative)
+    }
+
+    /// Kafka's `shouldRoll`: the next append of `messages_size` bytes must go to a new segment.
+    pub fn should_roll(
+        &self,
+        config: &LogConfig,
+        messages_size: u64,
+        max_timestamp_in_messages: i64,
+        max_offset_in_messages: i64,
+        now_ms: i64,
+    ) -> bool {
+        let waited = match self.rolling_based_timestamp {
+            Some(first) if first >= 0 => max_timestamp_in_messages - first,
+            _ => now_ms - self.created_ms,
+        };
+        let reached_roll_ms = waited > config.segment_ms;
+        self.size > u64::from(config.segment_bytes).saturating_sub(messages_size)
+            || (self.size > 0 && reached_roll_ms)
+            || self.offset_index.is_full()
+            || self.time_index.is_full()
+            || !self.can_convert_to_relative_offset(max_offset_in_messages)
+    }
+
+    /// Kafka's `LogSegment.recover`: validates every batch from `from_offset` on (the whole
+    /// segment when `None`), rebuilds the index entries those batches get, truncates the `.log`
+    /// after the last valid batch and returns how many bytes were cut.
+    ///
+    /// With `Some(offset)` the scan starts at the offset-index entry at or below `offset` (data
+    /// before it was validated and flushed earlier), which gives the same indexes as Kafka's
+    /// full scan: when an offset-index entry is written, the time index's last entry holds the
+    /// segment's max timestamp up to that batch, which is all the state the scan needs. Indexes
+    /// that fail their sanity check are rebuilt from the start.
+    pub fn recover(&mut self, from_offset: Option<i64>) -> Result<u64> {
+        self.check_writable()?;
+        let sane =
+            self.offset_index.sanity_check().is_ok() && self.time_index.sanity_check().is_ok();
+        let start = match from_offset {
+            Some(offset) if sane => self.offset_index.lookup(offset)?,
+            _ => OffsetPosition::empty(self.base_offset),
+        };
+        if start.position == 0 {
+            self.offset_index.reset()?;
+            self.time_index.reset()?;
+        } else {
+            // The entry's own batch is scanned again and re-adds the entry.
+            self.offset_index.truncate_to(start.offset)?;
+            self.time_index.truncate_to(start.offset + 1)?;
+        }
+        let time = self.time_index.last_entry()?;
+        self.max_timestamp_so_far = time.timestamp;
+        self.offset_of_max_timestamp_so_far = time.offset;
+        let mut valid_bytes = u64::from(start.position);
+        let mut last_index_entry = valid_bytes;
+        let mut reader = self.reader_at(valid_bytes)?;
+        // A framing error ends the valid prefix just as a bad CRC does.
+        while let Ok(Some((position, batch))) = reader.next_batch() {
+            if batch.ensure_valid().is_err()
+                || !self.can_convert_to_relative_offset(batch.last_offset())
+            {
+                break;
+            }
+            if position == 0 {
+                self.rolling_based_timestamp = Some(batch.max_timestamp());
+            }
+            if batch.max_timestamp() > self.max_timestamp_so_far {
+                self.max_timestamp_so_far = batch.max_timestamp();
+                self.offset_of_max_timestamp_so_far = batch.last_offset();
+            }
+            let resumed_entry = start.position > 0 && position == u64::from(start.position);
+            if resumed_entry || valid_bytes - last_index_entry > self.index_interval_bytes {
+                self.add_index_entries(batch.last_offset(), valid_bytes)?;
+                last_index_entry = valid_bytes;
+            }
+            valid_bytes += batch.size_in_bytes() as u64;
+        }
+        if valid_bytes == 0 {
+            self.rolling_based_timestamp = None;
+        }
+        let truncated = self.size - valid_bytes;
+        if truncated > 0 {
+            self.log
+                .set_len(valid_bytes)
+                .map_err(LogError::io("truncating", &self.log_path))?;
+            self.size = valid_bytes;
+        }
+        self.bytes_since_last_index_entry = valid_bytes - last_index_entry;
+        Ok(truncated)
+    }
+
+    /// The batch holding `offset` (the first batch whose last offset is at least `offset`),
+    /// found through the offset index and a forward scan from the entry it gives.
+    pub fn translate_offset(&self, offset: i64) -> Result<Option<BatchPosition>> {
+        let start = self.offset_index.lookup(offset)?;
+        let mut reader = self.reader_at(u64::from(start.position))?;
+        while let Some((position, batch)) = reader.next_batch()? {
+            if batch.last_offset() >= offset {
+                return Ok(Some(BatchPosition {
+                    position,
+                    last_offset: batch.last_offset(),
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first batch holding a record with a timestamp at least `timestamp`, through the time
+    /// index (Kafka's `findOffsetByTimestamp`); returns the batch and its position.
+    pub fn find_batch_by_timestamp(&self, timestamp: i64) -> Result<Option<(u64, Vec<u8>)>> {
+        let entry = self.time_index.lookup(timestamp)?;
+        let start = self.offset_index.lookup(entry.offset)?;
+        let mut reader = self.reader_at(u64::from(start.position))?;
+        while let Some((position, batch)) = reader.next_batch()? {
+            if batch.max_timestamp() >= timestamp {
+                return Ok(Some((position, batch.as_bytes().to_vec())));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The offset after the last batch (the segment's next offset), by reading from the last
+    /// index entry on; `None` for an empty segment.
+    pub fn read_next_offset(&self) -> Result<Option<i64>> {
+        let start = self.offset_index.last_entry()?;
+        let mut reader = self.reader_at(u64::from(start.position))?;
+        let mut next = None;
+        while let Some((_, batch)) = reader.next_batch()? {
+            next = Some(batch.next_offset());
+        }
+        Ok(next)
+    }
+
+    /// Writes the final time-index entry and trims both indexes to their entries: the segment
+    /// is no longer the active one (Kafka's `onBecomeInactiveSegment`), or the log is closing.
+    pub fn trim(&mut self) -> Result<()> {
+        if !self.writable {
+            return Ok(());
+        }
+        if self.max_timestamp_so_far >= 0 {
+            self.time_index.maybe_append(
+                self.max_timestamp_so_far,
+                self.offset_of_max_timestamp_so_far,
+                true,
+            )?;
+        }
+        self.offset_index.trim_to_valid_size()?;
+        self.time_index.trim_to_valid_size()?;
+        Ok(())
+    }
+
+    /// Makes everything appended so far durable: the `.log` data and the index maps.
+    pub fn flush(&self) -> Result<()> {
+        if !self.writable {
+            return Ok(());
+        }
+        self.log
+            .sync_data()
+            .map_err(LogError::io("syncing", &self.log_path))?;
+        self.offset_index.flush()?;
+        self.time_index.flush()?;
+        Ok(())
+    }
+
+    /// Deletes the segment's files (used for segments after a truncated one during recovery).
+    pub fn delete(self) -> Result<()> {
+        let dir = self
+            .log_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let base = self.base_offset;
+        drop(self);
+        for suffix in [".log", ".index", ".timeindex", ".txnindex"] {
+            let path = dir.join(file_name(base, suffix));
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(LogError::io("deleting", path)(e)),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,82 @@
+//! JSON Lines: the byte rules every command shares for keys, values and headers.
+//!
+//! Bytes that are valid UTF-8 print as a JSON string, null as `null`, anything else as
+//! `{"base64": "..."}` (standard alphabet, padded), so a script can always get the exact bytes
+//! back (see `docs/json.md`).
+
+use std::io::{self, Write};
+
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use crate::record::Header;
+
+/// A key, value or header value as JSON.
+pub fn bytes_value(bytes: Option<&[u8]>) -> Value {
+    match bytes {
+        None => Value::Null,
+        Some(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => Value::String(text.to_owned()),
+            Err(_) => json!({ "base64": base64::engine::general_purpose::STANDARD.encode(bytes) }),
+        },
+    }
+}
+
+/// The inverse of [`bytes_value`]: `None` for `null`, or an error naming what is wrong.
+pub fn bytes_from_value(value: &Value) -> Result<Option<Vec<u8>>, String> {
+    match value {
+        Value::Null => Ok(None),
+        Value::String(text) => Ok(Some(text.as_bytes().to_vec())),
+        Value::Object(map) => match map.get("base64") {
+            Some(Value::String(b64)) if map.len() == 1 => base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map(Some)
+                .map_err(|e| format!("invalid base64: {e}")),
+            _ => Err("expected a string, null or {\"base64\": \"...\"}".to_string()),
+        },
+        other => Err(format!(
+            "expected a string, null or {{\"base64\": \"...\"}}, found {other}"
+        )),
+    }
+}
+
+/// Record headers as a list of `{"key", "value"}` objects, in record order.
+pub fn headers_value(headers: &[Header]) -> Value {
+    Value::Array(
+        headers
+            .iter()
+            .map(|h| {
+                let mut obj = Map::new();
+                obj.insert("key".into(), Value::String(h.key.clone()));
+                obj.insert("value".into(), bytes_value(h.value.as_deref()));
+                Value::Object(obj)
+            })
+            .collect(),
+    )
+}
+
+/// Writes one JSON object as one line.
+pub fn write_line(out: &mut impl Write, value: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_round_trip_through_json() {
+        for bytes in [
+            None,
+            Some(&b""[..]),
+            Some(b"text"),
+            Some(&[0xff, 0x00, 0x80][..]),
+        ] {
+            let v = bytes_value(bytes);
+            assert_eq!(bytes_from_value(&v).unwrap().as_deref(), bytes);
+        }
+        assert_eq!(bytes_value(Some(&[0xff])), json!({"base64": "/w=="}));
+        assert!(bytes_from_value(&json!(3)).is_err());
+    }
+}

@@ -1,0 +1,686 @@
+//! Shallow log entries: magic 2 batch headers, legacy message headers, and the segment scan.
+
+use std::borrow::Cow;
+
+use super::codec;
+use super::cursor::{be, Cursor};
+use super::legacy;
+use super::record::{read_v2_record, Record, V2Context};
+use super::{
+    Compression, RecordError, TimestampType, HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MAGIC_V2,
+    NO_PARTITION_LEADER_EPOCH, NO_TIMESTAMP, RECORD_BATCH_OVERHEAD, RECORD_OVERHEAD_V0,
+};
+
+// Field offsets of the v2 header (DefaultRecordBatch).
+const BATCH_LENGTH_OFFSET: usize = 8;
+const PARTITION_LEADER_EPOCH_OFFSET: usize = 12;
+const MAGIC_OFFSET: usize = 16;
+pub(crate) const CRC_OFFSET: usize = 17;
+pub(crate) const ATTRIBUTES_OFFSET: usize = 21;
+const LAST_OFFSET_DELTA_OFFSET: usize = 23;
+const MAX_TIMESTAMP_OFFSET: usize = 35;
+const RECORDS_COUNT_OFFSET: usize = 57;
+
+// Field offsets of a legacy entry (offset + size + LegacyRecord).
+const LEGACY_CRC_OFFSET: usize = 12;
+const LEGACY_ATTRIBUTES_OFFSET: usize = 17;
+const LEGACY_TIMESTAMP_OFFSET: usize = 18;
+
+pub(crate) const COMPRESSION_CODEC_MASK: u8 = 0x07;
+pub(crate) const TIMESTAMP_TYPE_MASK: u8 = 0x08;
+pub(crate) const TRANSACTIONAL_FLAG_MASK: u8 = 0x10;
+pub(crate) const CONTROL_FLAG_MASK: u8 = 0x20;
+pub(crate) const DELETE_HORIZON_FLAG_MASK: u8 = 0x40;
+
+/// Kafka's `DefaultRecordBatch.incrementSequence`: sequences wrap to 0 after `i32::MAX`.
+pub fn increment_sequence(sequence: i32, increment: i32) -> i32 {
+    if sequence > i32::MAX - increment {
+        increment - (i32::MAX - sequence) - 1
+    } else {
+        sequence + increment
+    }
+}
+
+/// Every field of a magic 2 batch header, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BatchHeader {
+    /// Offset of the first record of the batch as first written (kept through compaction).
+    pub base_offset: i64,
+    /// Bytes after this field to the end of the batch; the batch is `12 + batch_length` bytes.
+    pub batch_length: i32,
+    /// Epoch of the leader that appended the batch (-1 until a leader stamps it); not under the CRC.
+    pub partition_leader_epoch: i32,
+    /// Format version, 2.
+    pub magic: i8,
+    /// Stored CRC-32C of bytes `[21, end)`.
+    pub crc: u32,
+    /// Codec, timestamp type, transactional, control and delete-horizon bits (low byte used).
+    pub attributes: i16,
+    /// `lastOffset - baseOffset`.
+    pub last_offset_delta: i32,
+    /// First record's timestamp, or the delete horizon when [`Self::has_delete_horizon`].
+    pub base_timestamp: i64,
+    /// Largest record timestamp (CreateTime) or the broker's append time (LogAppendTime).
+    pub max_timestamp: i64,
+    /// Idempotent/transactional producer id, -1 for none.
+    pub producer_id: i64,
+    /// Producer epoch, -1 for none.
+    pub producer_epoch: i16,
+    /// Sequence of the first record, -1 for none.
+    pub base_sequence: i32,
+    /// Number of records in the batch (before compression; may be below `last_offset_delta + 1`
+    /// after compaction, even 0).
+    pub records_count: i32,
+}
+
+impl BatchHeader {
+    /// Reads the 61-byte header at the start of `bytes` (positions in errors count from there).
+    pub fn parse(bytes: &[u8]) -> Result<Self, RecordError> {
+        let mut c = Cursor::new(bytes, 0);
+        Ok(Self {
+            base_offset: c.i64("baseOffset")?,
+            batch_length: c.i32("batchLength")?,
+            partition_leader_epoch: c.i32("partitionLeaderEpoch")?,
+            magic: c.i8("magic")?,
+            crc: c.i32("crc")? as u32,
+            attributes: c.i16("attributes")?,
+            last_offset_delta: c.i32("lastOffsetDelta")?,
+            base_timestamp: c.i64("baseTimestamp")?,
+            max_timestamp: c.i64("maxTimestamp")?,
+            producer_id: c.i64("producerId")?,
+            producer_epoch: c.i16("producerEpoch")?,
+            base_sequence: c.i32("baseSequence")?,
+            records_count: c.i32("recordsCount")?,
+        })
+    }
+
+    /// The header's 61 bytes, big-endian, exactly as Kafka lays them out.
+    pub fn to_bytes(&self) -> [u8; RECORD_BATCH_OVERHEAD] {
+        let mut out = [0u8; RECORD_BATCH_OVERHEAD];
+        let mut v = Vec::with_capacity(RECORD_BATCH_OVERHEAD);
+        v.extend_from_slice(&self.base_offset.to_be_bytes());
+        v.extend_from_slice(&self.batch_length.to_be_bytes());
+        v.extend_from_slice(&self.partition_leader_epoch.to_be_bytes());
+        v.extend_from_slice(&self.magic.to_be_bytes());
+        v.extend_from_slice(&self.crc.to_be_bytes());
+        v.extend_from_slice(&self.attributes.to_be_bytes());
+        v.extend_from_slice(&self.last_offset_delta.to_be_bytes());
+        v.extend_from_slice(&self.base_timestamp.to_be_bytes());
+        v.extend_from_slice(&self.max_timestamp.to_be_bytes());
+        v.extend_from_slice(&self.producer_id.to_be_bytes());
+        v.extend_from_slice(&self.producer_epoch.to_be_bytes());
+        v.extend_from_slice(&self.base_sequence.to_be_bytes());
+        v.extend_from_slice(&self.records_count.to_be_bytes());
+        out.copy_from_slice(&v);
+        out
+    }
+
+    fn attr(&self) -> u8 {
+        // Kafka reads `(byte) getShort(21)`: the high byte is ignored.
+        self.attributes as u8
+    }
+
+    /// `baseOffset + lastOffsetDelta`.
+    pub fn last_offset(&self) -> i64 {
+        self.base_offset
+            .wrapping_add(i64::from(self.last_offset_delta))
+    }
+
+    /// `lastOffset + 1`: where the next batch starts.
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset().wrapping_add(1)
+    }
+
+    /// `12 + batchLength`.
+    pub fn size_in_bytes(&self) -> i64 {
+        LOG_OVERHEAD as i64 + i64::from(self.batch_length)
+    }
+
+    /// Attribute bit 4: written by a transactional producer.
+    pub fn is_transactional(&self) -> bool {
+        self.attr() & TRANSACTIONAL_FLAG_MASK != 0
+    }
+
+    /// Attribute bit 5: holds control records (transaction markers, KRaft records).
+    pub fn is_control(&self) -> bool {
+        self.attr() & CONTROL_FLAG_MASK != 0
+    }
+
+    /// Attribute bit 6: `base_timestamp` holds the delete horizon set by the log cleaner.
+    pub fn has_delete_horizon(&self) -> bool {
+        self.attr() & DELETE_HORIZON_FLAG_MASK != 0
+    }
+
+    /// The delete horizon (`baseTimestamp` when bit 6 is set).
+    pub fn delete_horizon_ms(&self) -> Option<i64> {
+        self.has_delete_horizon().then_some(self.base_timestamp)
+    }
+
+    /// Sequence of the last record, -1 when the batch has no base sequence.
+    pub fn last_sequence(&self) -> i32 {
+        if self.base_sequence == super::NO_SEQUENCE {
+            super::NO_SEQUENCE
+        } else {
+            increment_sequence(self.base_sequence, self.last_offset_delta)
+        }
+    }
+
+    /// The codec in attribute bits 0–2 (5–7 is an error, as in Kafka).
+    pub fn compression(&self) -> Result<Compression, RecordError> {
+        Compression::from_id(i32::from(self.attr() & COMPRESSION_CODEC_MASK))
+    }
+
+    /// CreateTime or LogAppendTime (attribute bit 3).
+    pub fn timestamp_type(&self) -> TimestampType {
+        TimestampType::from_attributes(MAGIC_V2, self.attr())
+    }
+}
+
+/// One shallow log entry in a byte slice, zero-copy: a magic 2 batch, or a legacy magic 0/1
+/// message (which, when compressed, wraps further messages).
+///
+/// Made by [`batches`] or [`RawBatch::read_at`], which guarantee the entry is complete and at
+/// least as long as its header, so the field accessors are infallible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawBatch<'a> {
+    position: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> RawBatch<'a> {
+    /// Reads the log entry starting at `position` of `buf` with Kafka's rules
+    /// (`FileLogInputStream.nextBatch`): `Ok(None)` when 17 or fewer bytes remain or the entry
+    /// runs past the end (a partial tail); an error for a size below 14, an unknown magic, or a
+    /// magic 2 entry too short for its header.
+    pub fn read_at(buf: &'a [u8], position: usize) -> Result<Option<Self>, RecordError> {
+        let rest = buf.get(position..).unwrap_or_default();
+        if rest.len() <= HEADER_SIZE_UP_TO_MAGIC {
+            return Ok(None);
+        }
+        let size = i32::from_be_bytes(be(rest, BATCH_LENGTH_OFFSET));
+        if size < RECORD_OVERHEAD_V0 as i32 {
+            return Err(RecordError::RecordSizeTooSmall { position, size });
+        }
+        let total = LOG_OVERHEAD + size as usize;
+        let Some(bytes) = rest.get(..total) else {
+            return Ok(None);
+        };
+        let magic = i8::from_be_bytes(be(rest, MAGIC_OFFSET));
+        match magic {
+            0 | 1 => {}
+            MAGIC_V2 if total < RECORD_BATCH_OVERHEAD => {
+                return Err(RecordError::BatchTooSmall {
+                    position,
+                    size: total,
+                })
+            }
+            MAGIC_V2 => {}
+            _ => return Err(RecordError::UnknownMagic { position, magic }),
+        }
+        Ok(Some(Self { position, bytes }))
+    }
+
+    /// Where the entry starts in the slice it was read from.
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// The whole entry: `12 + size` bytes.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// `12 + size` (Kafka's `sizeInBytes`).
+    pub fn size_in_bytes(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Format version: 0, 1 or 2.
+    pub fn magic(&self) -> i8 {
+        i8::from_be_bytes(be(self.bytes, MAGIC_OFFSET))
+    }
+
+    fn is_v2(&self) -> bool {
+        self.magic() >= MAGIC_V2
+    }
+
+    fn i16_at(&self, at: usize) -> i16 {
+        i16::from_be_bytes(be(self.bytes, at))
+    }
+
+    fn i32_at(&self, at: usize) -> i32 {
+        i32::from_be_bytes(be(self.bytes, at))
+    }
+
+    fn i64_at(&self, at: usize) -> i64 {
+        i64::from_be_bytes(be(self.bytes, at))
+    }
+
+    /// The low attribute byte (v2: low byte of the int16; legacy: the int8).
+    pub fn attributes(&self) -> u8 {
+        if self.is_v2() {
+            self.i16_at(ATTRIBUTES_OFFSET) as u8
+        } else {
+            be::<1>(self.bytes, LEGACY_ATTRIBUTES_OFFSET)[0]
+        }
+    }
+
+    /// The entry's offset field: a v2 batch's base offset; a legacy message's own offset, which
+    /// for a compressed wrapper is the offset of its **last** inner message. For Kafka's
+    /// `baseOffset` of a compressed legacy wrapper (its first inner offset) use
+    /// [`Self::first_offset`].
+    pub fn base_offset(&self) -> i64 {
+        self.i64_at(0)
+    }
+
+    /// Kafka's `baseOffset()`: the header field for v2; for legacy, the offset of the first
+    /// message, which for a compressed wrapper means decompressing it.
+    pub fn first_offset(&self) -> Result<i64, RecordError> {
+        if self.is_v2() || self.compression()? == Compression::None {
+            return Ok(self.base_offset());
+        }
+        let records = self.records()?;
+        match records.first() {
+            Some(r) => Ok(r.offset),
+            None => Err(RecordError::EmptyWrapper {
+                position: self.position,
+            }),
+        }
+    }
+
+    /// Offset of the last record: `baseOffset + lastOffsetDelta` (v2) or the entry offset (legacy).
+    pub fn last_offset(&self) -> i64 {
+        if self.is_v2() {
+            self.base_offset()
+                .wrapping_add(i64::from(self.i32_at(LAST_OFFSET_DELTA_OFFSET)))
+        } else {
+            self.base_offset()
+        }
+    }
+
+    /// `lastOffset + 1`.
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset().wrapping_add(1)
+    }
+
+    /// v2: the header's maxTimestamp; v1: the message timestamp; v0: -1.
+    pub fn max_timestamp(&self) -> i64 {
+        match self.magic() {
+            0 => NO_TIMESTAMP,
+            1 => self.i64_at(LEGACY_TIMESTAMP_OFFSET),
+            _ => self.i64_at(MAX_TIMESTAMP_OFFSET),
+        }
+    }
+
+    /// v2: the leader epoch field; legacy: -1.
+    pub fn partition_leader_epoch(&self) -> i32 {
+        if self.is_v2() {
+            self.i32_at(PARTITION_LEADER_EPOCH_OFFSET)
+        } else {
+            NO_PARTITION_LEADER_EPOCH
+        }
+    }
+
+    /// v2: the header's record count; legacy: `None` (Kafka's `countOrNull`).
+    pub fn records_count(&self) -> Option<i32> {
+        self.is_v2().then(|| self.i32_at(RECORDS_COUNT_OFFSET))
+    }
+
+    /// The stored checksum: CRC-32C for v2, CRC-32 for legacy.
+    pub fn checksum(&self) -> u32 {
+        if self.is_v2() {
+            self.i32_at(CRC_OFFSET) as u32
+        } else {
+            self.i32_at(LEGACY_CRC_OFFSET) as u32
+        }
+    }
+
+    /// The checksum computed over the bytes it covers: CRC-32C of `[21, end)` for v2, CRC-32 of
+    /// the message from its magic byte for legacy.
+    pub fn compute_checksum(&self) -> u32 {
+        if self.is_v2() {
+            crc32c::crc32c(self.bytes.get(ATTRIBUTES_OFFSET..).unwrap_or_default())
+        } else {
+            crc32fast::hash(self.bytes.get(MAGIC_OFFSET..).unwrap_or_default())
+        }
+    }
+
+    /// Kafka's `isValid`: the entry is at least its format's overhead and the CRC matches.
+    pub fn is_valid(&self) -> bool {
+        self.ensure_valid().is_ok()
+    }
+
+    /// Like [`Self::is_valid`], with the reason.
+    pub fn ensure_valid(&self) -> Result<(), RecordError> {
+        let min = if self.is_v2() {
+            RECORD_BATCH_OVERHEAD
+        } else {
+            LOG_OVERHEAD + RECORD_OVERHEAD_V0
+        };
+        if self.size_in_bytes() < min {
+            return Err(RecordError::BatchTooSmall {
+                position: self.position,
+                size: self.size_in_bytes(),
+            });
+        }
+        let (stored, computed) = (self.checksum(), self.compute_checksum());
+        if stored == computed {
+            Ok(())
+        } else {
+            Err(RecordError::CrcMismatch {
+                position: self.position,
+                stored,
+                computed,
+            })
+        }
+    }
+
+    /// The codec in attribute bits 0–2.
+    pub fn compression(&self) -> Result<Compression, RecordError> {
+        let id = i32::from(self.attributes() & COMPRESSION_CODEC_MASK);
+        Compression::from_id(id).map_err(|e| e.offset_by(self.position))
+    }
+
+    /// NoTimestamp for magic 0, else attribute bit 3.
+    pub fn timestamp_type(&self) -> TimestampType {
+        TimestampType::from_attributes(self.magic(), self.attributes())
+    }
+
+    /// Attribute bit 4 (always false for legacy).
+    pub fn is_transactional(&self) -> bool {
+        self.is_v2() && self.attributes() & TRANSACTIONAL_FLAG_MASK != 0
+    }
+
+    /// Attribute bit 5 (always false for legacy).
+    pub fn is_control(&self) -> bool {
+        self.is_v2() && self.attributes() & CONTROL_FLAG_MASK != 0
+    }
+
+    /// Every header field of a magic 2 batch; `None` for legacy entries.
+    pub fn header(&self) -> Option<BatchHeader> {
+        if self.is_v2() {
+            BatchHeader::parse(self.bytes).ok()
+        } else {
+            None
+        }
+    }
+
+    /// The records, decompressed and decoded (Kafka's deep iteration), with the default bound
+    /// on decompressed size ([`DEFAULT_MAX_DECOMPRESSED_BYTES`](super::DEFAULT_MAX_DECOMPRESSED_BYTES)).
+    ///
+    /// The CRC is not checked (DumpLogSegments decodes invalid batches too); call
+    /// [`Self::ensure_valid`] first when it matters.
+    pub fn records(&self) -> Result<Vec<Record>, RecordError> {
+        self.record_iter()?.collect()
+    }
+
+    /// [`Self::records`] with a caller-chosen bound on decompressed bytes.
+    pub fn records_with_limit(&self, max_decompressed: usize) -> Result<Vec<Record>, RecordError> {
+        self.record_iter_with_limit(max_decompressed)?.collect()
+    }
+
+    /// The records one at a time. Decompression happens here, up front; decoding is lazy.
+    pub fn record_iter(&self) -> Result<RecordIter<'a>, RecordError> {
+        self.record_iter_with_limit(codec::DEFAULT_MAX_DECOMPRESSED_BYTES)
+    }
+
+    /// [`Self::record_iter`] with a caller-chosen bound on decompressed bytes.
+    pub fn record_iter_with_limit(
+        &self,
+        max_decompressed: usize,
+    ) -> Result<RecordIter<'a>, RecordError> {
+        if !self.is_v2() {
+            let records = legacy::deep_records(self, max_decompressed)?;
+            return Ok(RecordIter {
+                inner: Inner::Legacy(records.into_iter()),
+            });
+        }
+        let header = BatchHeader::parse(self.bytes).map_err(|e| e.offset_by(self.position))?;
+        if header.records_count < 0 {
+            return Err(RecordError::InvalidRecordCount {
+                position: self.position,
+                count: header.records_count,
+            });
+        }
+        let records_at = self.position + RECORD_BATCH_OVERHEAD;
+        let body = self.bytes.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default();
+        let compression = header
+            .compression()
+            .map_err(|e| e.offset_by(self.position))?;
+        let (buf, base, compressed_at) = if header.records_count == 0 {
+            // Kafka returns no records for a zero count without looking at the bytes.
+            (Cow::Borrowed(&[][..]), records_at, None)
+        } else if compression == Compression::None {
+            (Cow::Borrowed(body), records_at, None)
+        } else {
+            let plain = codec::decompress(compression, body, max_decompressed, MAGIC_V2)
+                .map_err(|e| e.offset_by(records_at))?;
+            (Cow::Owned(plain), 0, Some(records_at))
+        };
+        let log_append_time = (header.timestamp_type() == TimestampType::LogAppendTime)
+            .then_some(header.max_timestamp);
+        Ok(RecordIter {
+            inner: Inner::V2 {
+                buf,
+                pos: 0,
+                base,
+                compressed_at,
+                remaining: header.records_count as u32,
+                ctx: V2Context {
+                    base_offset: header.base_offset,
+                    base_timestamp: header.base_timestamp,
+                    log_append_time,
+                    base_sequence: header.base_sequence,
+                    timestamp_type: header.timestamp_type(),
+                },
+                done: false,
+            },
+        })
+    }
+}
+
+/// The records of one batch, decoded one by one; stops after the first error.
+#[derive(Debug)]
+pub struct RecordIter<'a> {
+    inner: Inner<'a>,
+}
+
+#[derive(Debug)]
+enum Inner<'a> {
+    V2 {
+        buf: Cow<'a, [u8]>,
+        pos: usize,
+        base: usize,
+        compressed_at: Option<usize>,
+        remaining: u32,
+        ctx: V2Context,
+        done: bool,
+    },
+    Legacy(std::vec::IntoIter<Record>),
+}
+
+impl Iterator for RecordIter<'_> {
+    type Item = Result<Record, RecordError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.inner {
+            Inner::Legacy(it) => it.next().map(Ok),
+            Inner::V2 {
+                buf,
+                pos,
+                base,
+                compressed_at,
+                remaining,
+                ctx,
+                done,
+            } => {
+                if *done || *remaining == 0 {
+                    return None;
+                }
+                let rest = buf.get(*pos..).unwrap_or_default();
+                let mut cur = Cursor::new(rest, *base + *pos);
+                let result = if rest.is_empty() {
+                    Err(RecordError::PrematureEof {
+                        position: cur.position(),
+                    })
+                } else {
+                    read_v2_record(&mut cur, ctx)
+                };
+                *pos += cur.consumed();
+                *remaining -= 1;
+                let result = match result {
+                    Ok(record) if *remaining == 0 && cur.remaining() > 0 => {
+                        drop(record);
+                        Err(RecordError::RecordsRemaining {
+                            position: cur.position(),
+                        })
+                    }
+                    other => other,
+                };
+                if result.is_err() {
+                    *done = true;
+                }
+                Some(match compressed_at {
+                    Some(at) => result.map_err(|e| e.in_decompressed(*at)),
+                    None => result,
+                })
+            }
+        }
+    }
+}
+
+/// Kafka's `FileLogInputStream` over a slice: the log entries front to back.
+///
+/// Yields `Ok` per complete entry. Stops (yields `None`) at the end or at a partial entry; yields
+/// one `Err` and then stops for an entry that cannot be an entry (size below 14, unknown magic,
+/// v2 batch shorter than its header). [`BatchIter::position`] then tells where the scan stopped:
+/// everything before it was yielded as `Ok`, so `buf.len() - position()` is what Kafka calls
+/// invalid bytes at the end.
+#[derive(Debug, Clone)]
+pub struct BatchIter<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    done: bool,
+}
+
+impl BatchIter<'_> {
+    /// The position of the first byte not yet yielded as part of an `Ok` entry.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+impl<'a> Iterator for BatchIter<'a> {
+    type Item = Result<RawBatch<'a>, RecordError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match RawBatch::read_at(self.buf, self.pos) {
+            Ok(Some(batch)) => {
+                self.pos += batch.size_in_bytes();
+                Some(Ok(batch))
+            }
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+impl std::iter::FusedIterator for BatchIter<'_> {}
+
+/// Scans `buf` (a segment, or any run of log entries) for entries; see [`BatchIter`].
+pub fn batches(buf: &[u8]) -> BatchIter<'_> {
+    BatchIter {
+        buf,
+        pos: 0,
+        done: false,
+    }
+}
+
+fn patch(batch: &mut [u8], at: usize, value: &[u8], what: &'static str) -> Result<(), RecordError> {
+    let len = batch.len();
+    match batch.get_mut(at..at + value.len()) {
+        Some(dst) => {
+            dst.copy_from_slice(value);
+            Ok(())
+        }
+        None => Err(RecordError::Truncated {
+            position: at,
+            what,
+            needed: value.len(),
+            remaining: len.saturating_sub(at),
+        }),
+    }
+}
+
+fn ensure_v2(batch: &[u8]) -> Result<(), RecordError> {
+    if batch.len() < RECORD_BATCH_OVERHEAD {
+        return Err(RecordError::BatchTooSmall {
+            position: 0,
+            size: batch.len(),
+        });
+    }
+    let magic = i8::from_be_bytes(be(batch, MAGIC_OFFSET));
+    if magic != MAGIC_V2 {
+        return Err(RecordError::NotV2 { position: 0, magic });
+    }
+    Ok(())
+}
+
+/// Overwrites the entry's offset field (a v2 base offset, or a legacy message offset) in place.
+/// It is outside the CRC, which is why a leader can assign offsets without recomputing it.
+pub fn set_base_offset(batch: &mut [u8], base_offset: i64) -> Result<(), RecordError> {
+    patch(batch, 0, &base_offset.to_be_bytes(), "baseOffset")
+}
+
+/// Overwrites a v2 batch's partitionLeaderEpoch in place (outside the CRC).
+pub fn set_partition_leader_epoch(batch: &mut [u8], epoch: i32) -> Result<(), RecordError> {
+    ensure_v2(batch)?;
+    patch(
+        batch,
+        PARTITION_LEADER_EPOCH_OFFSET,
+        &epoch.to_be_bytes(),
+        "partitionLeaderEpoch",
+    )
+}
+
+/// What a leader does to a v2 batch of a LogAppendTime topic: sets attribute bit 3 and
+/// maxTimestamp to `now`, then recomputes the CRC, in place. `batch` starts with the batch;
+/// bytes after its `12 + batchLength` are left alone.
+pub fn set_log_append_time(batch: &mut [u8], now: i64) -> Result<(), RecordError> {
+    ensure_v2(batch)?;
+    let attributes =
+        i16::from_be_bytes(be(batch, ATTRIBUTES_OFFSET)) | i16::from(TIMESTAMP_TYPE_MASK);
+    patch(
+        batch,
+        ATTRIBUTES_OFFSET,
+        &attributes.to_be_bytes(),
+        "attributes",
+    )?;
+    patch(
+        batch,
+        MAX_TIMESTAMP_OFFSET,
+        &now.to_be_bytes(),
+        "maxTimestamp",
+    )?;
+    let end = LOG_OVERHEAD
+        .saturating_add(i32::from_be_bytes(be(batch, BATCH_LENGTH_OFFSET)).max(0) as usize);
+    let Some(covered) = batch.get(ATTRIBUTES_OFFSET..end) else {
+        return Err(RecordError::Truncated {
+            position: 0,
+            what: "batch",
+            needed: end,
+            remaining: batch.len(),
+        });
+    };
+    let crc = crc32c::crc32c(covered);
+    patch(batch, CRC_OFFSET, &crc.to_be_bytes(), "crc")
+}

@@ -1,0 +1,265 @@
+//! Writing one magic 2 batch, as the Java producer's `MemoryRecordsBuilder` does.
+
+use super::batch::{
+    BatchHeader, ATTRIBUTES_OFFSET, CONTROL_FLAG_MASK, CRC_OFFSET, DELETE_HORIZON_FLAG_MASK,
+    TIMESTAMP_TYPE_MASK, TRANSACTIONAL_FLAG_MASK,
+};
+use super::record::{write_v2_record, Header};
+use super::{
+    codec, Compression, RecordError, TimestampType, LOG_OVERHEAD, MAGIC_V2,
+    NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, NO_TIMESTAMP,
+    RECORD_BATCH_OVERHEAD,
+};
+
+/// Builds one magic 2 batch: header fields set up front, records appended with consecutive
+/// (or, through [`Self::append_with_offset`], increasing) offsets, compression and the CRC
+/// applied by [`Self::build`].
+///
+/// As in Kafka: baseTimestamp is the first record's timestamp, each record stores its delta from
+/// it (possibly negative); maxTimestamp is the largest record timestamp (starting from -1), or
+/// the log-append time for [`TimestampType::LogAppendTime`]. [`TimestampType::NoTimestamp`] does
+/// not exist for magic 2 and is written as CreateTime.
+#[derive(Debug, Clone)]
+pub struct BatchBuilder {
+    base_offset: i64,
+    compression: Compression,
+    timestamp_type: TimestampType,
+    producer_id: i64,
+    producer_epoch: i16,
+    base_sequence: i32,
+    partition_leader_epoch: i32,
+    transactional: bool,
+    control: bool,
+    log_append_time: Option<i64>,
+    delete_horizon_ms: Option<i64>,
+    records: Vec<u8>,
+    count: i32,
+    last_offset: Option<i64>,
+    base_timestamp: Option<i64>,
+    max_timestamp: i64,
+}
+
+impl BatchBuilder {
+    /// An empty batch starting at `base_offset`, without producer id/epoch/sequence and with
+    /// partitionLeaderEpoch -1, as a non-idempotent producer writes it.
+    pub fn new(base_offset: i64, compression: Compression, timestamp_type: TimestampType) -> Self {
+        Self {
+            base_offset,
+            compression,
+            timestamp_type,
+            producer_id: NO_PRODUCER_ID,
+            producer_epoch: NO_PRODUCER_EPOCH,
+            base_sequence: NO_SEQUENCE,
+            partition_leader_epoch: NO_PARTITION_LEADER_EPOCH,
+            transactional: false,
+            control: false,
+            log_append_time: None,
+            delete_horizon_ms: None,
+            records: Vec::new(),
+            count: 0,
+            last_offset: None,
+            base_timestamp: None,
+            max_timestamp: NO_TIMESTAMP,
+        }
+    }
+
+    /// Sets the producer id (idempotent or transactional producers).
+    #[must_use]
+    pub fn producer_id(mut self, producer_id: i64) -> Self {
+        self.producer_id = producer_id;
+        self
+    }
+
+    /// Sets the producer epoch.
+    #[must_use]
+    pub fn producer_epoch(mut self, producer_epoch: i16) -> Self {
+        self.producer_epoch = producer_epoch;
+        self
+    }
+
+    /// Sets the sequence number of the first record.
+    #[must_use]
+    pub fn base_sequence(mut self, base_sequence: i32) -> Self {
+        self.base_sequence = base_sequence;
+        self
+    }
+
+    /// Sets partitionLeaderEpoch (a leader stamps it on append).
+    #[must_use]
+    pub fn partition_leader_epoch(mut self, epoch: i32) -> Self {
+        self.partition_leader_epoch = epoch;
+        self
+    }
+
+    /// Marks the batch transactional (attribute bit 4).
+    #[must_use]
+    pub fn transactional(mut self, transactional: bool) -> Self {
+        self.transactional = transactional;
+        self
+    }
+
+    /// Marks the batch as a control batch (attribute bit 5).
+    #[must_use]
+    pub fn control(mut self, control: bool) -> Self {
+        self.control = control;
+        self
+    }
+
+    /// The broker time written as maxTimestamp when the timestamp type is LogAppendTime
+    /// (without it, the largest record timestamp is used).
+    #[must_use]
+    pub fn log_append_time(mut self, now: i64) -> Self {
+        self.log_append_time = Some(now);
+        self
+    }
+
+    /// Sets the delete horizon (attribute bit 6). Kafka's cleaner stores it as baseTimestamp,
+    /// so record timestamp deltas count from it: set it before the first append.
+    #[must_use]
+    pub fn delete_horizon_ms(mut self, horizon: i64) -> Self {
+        self.delete_horizon_ms = Some(horizon);
+        self.base_timestamp = Some(horizon);
+        self
+    }
+
+    /// The offset the next [`Self::append`] assigns.
+    pub fn next_offset(&self) -> i64 {
+        self.last_offset
+            .map_or(self.base_offset, |o| o.wrapping_add(1))
+    }
+
+    /// Records appended so far.
+    pub fn record_count(&self) -> i32 {
+        self.count
+    }
+
+    /// No record appended yet.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Appends a record at the next offset and returns that offset.
+    pub fn append(
+        &mut self,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) -> i64 {
+        let offset = self.next_offset();
+        self.push(offset, timestamp, key, value, headers);
+        offset
+    }
+
+    /// Appends a record at `offset`, which must be above the previous one and within
+    /// `i32::MAX` of the base offset (gaps are allowed, as in compacted batches).
+    pub fn append_with_offset(
+        &mut self,
+        offset: i64,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) -> Result<i64, RecordError> {
+        let delta = offset.checked_sub(self.base_offset);
+        let above_last = self.last_offset.is_none_or(|last| offset > last);
+        if !above_last || !delta.is_some_and(|d| (0..=i64::from(i32::MAX)).contains(&d)) {
+            return Err(RecordError::InvalidAppendOffset {
+                position: 0,
+                offset,
+                base_offset: self.base_offset,
+                last_offset: self.last_offset,
+            });
+        }
+        self.push(offset, timestamp, key, value, headers);
+        Ok(offset)
+    }
+
+    fn push(
+        &mut self,
+        offset: i64,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) {
+        let base_timestamp = *self.base_timestamp.get_or_insert(timestamp);
+        let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
+        write_v2_record(
+            &mut self.records,
+            offset_delta,
+            timestamp.wrapping_sub(base_timestamp),
+            key,
+            value,
+            headers,
+        );
+        if timestamp > self.max_timestamp {
+            self.max_timestamp = timestamp;
+        }
+        self.count = self.count.wrapping_add(1);
+        self.last_offset = Some(offset);
+    }
+
+    /// Size of the batch if built now without compression: exact for
+    /// [`Compression::None`], an upper bound in practice for the others.
+    pub fn estimated_size_in_bytes(&self) -> usize {
+        RECORD_BATCH_OVERHEAD + self.records.len()
+    }
+
+    fn attributes(&self) -> i16 {
+        let mut a = self.compression.id() as u8;
+        if self.timestamp_type == TimestampType::LogAppendTime {
+            a |= TIMESTAMP_TYPE_MASK;
+        }
+        if self.transactional {
+            a |= TRANSACTIONAL_FLAG_MASK;
+        }
+        if self.control {
+            a |= CONTROL_FLAG_MASK;
+        }
+        if self.delete_horizon_ms.is_some() {
+            a |= DELETE_HORIZON_FLAG_MASK;
+        }
+        i16::from(a)
+    }
+
+    /// The finished batch: header, records (compressed as asked), CRC-32C computed last.
+    ///
+    /// A builder with no records gives a valid empty batch (count 0, both timestamps -1).
+    /// Fails only if the compressor does.
+    pub fn build(self) -> Result<Vec<u8>, RecordError> {
+        let payload = codec::compress(self.compression, &self.records)?;
+        let max_timestamp = match (self.timestamp_type, self.log_append_time) {
+            (TimestampType::LogAppendTime, Some(now)) => now,
+            _ => self.max_timestamp,
+        };
+        let header = BatchHeader {
+            base_offset: self.base_offset,
+            batch_length: (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + payload.len()) as i32,
+            partition_leader_epoch: self.partition_leader_epoch,
+            magic: MAGIC_V2,
+            crc: 0,
+            attributes: self.attributes(),
+            last_offset_delta: self
+                .last_offset
+                .map_or(0, |last| last.wrapping_sub(self.base_offset) as i32),
+            base_timestamp: self
+                .delete_horizon_ms
+                .or(self.base_timestamp)
+                .unwrap_or(NO_TIMESTAMP),
+            max_timestamp,
+            producer_id: self.producer_id,
+            producer_epoch: self.producer_epoch,
+            base_sequence: self.base_sequence,
+            records_count: self.count,
+        };
+        let mut out = Vec::with_capacity(RECORD_BATCH_OVERHEAD + payload.len());
+        out.extend_from_slice(&header.to_bytes());
+        out.extend_from_slice(&payload);
+        let crc = crc32c::crc32c(out.get(ATTRIBUTES_OFFSET..).unwrap_or_default());
+        if let Some(dst) = out.get_mut(CRC_OFFSET..CRC_OFFSET + 4) {
+            dst.copy_from_slice(&crc.to_be_bytes());
+        }
+        Ok(out)
+    }
+}

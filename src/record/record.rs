@@ -1,0 +1,222 @@
+//! Records: magic 2 `DefaultRecord` encoding and decoding, and the decoded form shared with
+//! legacy messages.
+
+use super::batch::increment_sequence;
+use super::cursor::Cursor;
+use super::varint::{size_of_varint, size_of_varlong, write_varint, write_varlong};
+use super::{RecordError, TimestampType, NO_SEQUENCE};
+
+/// A record header: a UTF-8 key and an optional value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Header {
+    /// The key. Kafka decodes header keys with Java's `new String(bytes, UTF_8)`, which replaces
+    /// malformed sequences with U+FFFD; this reader does the same rather than failing, so a
+    /// batch Kafka can read is never refused here.
+    pub key: String,
+    /// The value; `None` is Kafka's null (length -1).
+    pub value: Option<Vec<u8>>,
+}
+
+impl Header {
+    /// A header with a key and a value.
+    pub fn new(key: impl Into<String>, value: Option<&[u8]>) -> Self {
+        Self {
+            key: key.into(),
+            value: value.map(<[u8]>::to_vec),
+        }
+    }
+}
+
+/// One decoded record, from a magic 2 batch or a legacy magic 0/1 message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Absolute offset.
+    pub offset: i64,
+    /// The record's timestamp: base + delta (CreateTime), the batch maxTimestamp (LogAppendTime),
+    /// the message timestamp (v1), or -1 (v0).
+    pub timestamp: i64,
+    /// The timestamp type the record carries (for v2 and v1 wrappers: the batch's).
+    pub timestamp_type: TimestampType,
+    /// The key; `None` is null (length -1), `Some(vec![])` is empty.
+    pub key: Option<Vec<u8>>,
+    /// The value; `None` is null (a tombstone), `Some(vec![])` is empty.
+    pub value: Option<Vec<u8>>,
+    /// Record headers (v2 only; empty for legacy).
+    pub headers: Vec<Header>,
+    /// `baseSequence + offsetDelta` with wrap-around, or -1 (always -1 for legacy).
+    pub sequence: i32,
+    /// The record's attribute byte (unused in v2, always 0 there; the message's for legacy).
+    pub attributes: i8,
+    /// The format the record was stored in: 0, 1 (a legacy message) or 2.
+    pub magic: i8,
+    /// Legacy messages: the stored CRC-32. `None` for v2 (the CRC is per batch).
+    pub crc: Option<u32>,
+    /// Legacy messages: whether the stored CRC matches. Always true for v2 (Kafka's
+    /// `DefaultRecord.isValid`).
+    pub is_valid: bool,
+    /// Bytes the record occupies (v2: length varint + body; legacy: the message without its
+    /// offset and size fields).
+    pub size_in_bytes: usize,
+}
+
+impl Record {
+    /// Key length as Kafka reports it: -1 for null.
+    pub fn key_size(&self) -> i32 {
+        self.key.as_ref().map_or(-1, |k| k.len() as i32)
+    }
+
+    /// Value length as Kafka reports it: -1 for null.
+    pub fn value_size(&self) -> i32 {
+        self.value.as_ref().map_or(-1, |v| v.len() as i32)
+    }
+}
+
+/// Batch-level values every record of a v2 batch is decoded against.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct V2Context {
+    pub(crate) base_offset: i64,
+    pub(crate) base_timestamp: i64,
+    pub(crate) log_append_time: Option<i64>,
+    pub(crate) base_sequence: i32,
+    pub(crate) timestamp_type: TimestampType,
+}
+
+fn read_nullable<'a>(
+    c: &mut Cursor<'a>,
+    what: &'static str,
+) -> Result<Option<&'a [u8]>, RecordError> {
+    let len = c.varint(what)?;
+    if len < 0 {
+        // Kafka treats every negative length as null, not only -1.
+        return Ok(None);
+    }
+    c.take(len as usize, what).map(Some)
+}
+
+/// Kafka's `DefaultRecord.readFrom`: one record at the cursor.
+pub(crate) fn read_v2_record(c: &mut Cursor<'_>, ctx: &V2Context) -> Result<Record, RecordError> {
+    let start = c.position();
+    let length = c.varint("record length")?;
+    let length_size = c.consumed();
+    if length < 0 || length as usize > c.remaining() {
+        return Err(RecordError::InvalidRecordSize {
+            position: start,
+            expected: length,
+            remaining: c.remaining(),
+        });
+    }
+    let body_at = c.position();
+    let body = c.take(length as usize, "record")?;
+    let mut b = Cursor::new(body, body_at);
+    let attributes = b.i8("record attributes")?;
+    let timestamp_delta = b.varlong("timestampDelta")?;
+    let offset_delta = b.varint("offsetDelta")?;
+    let key = read_nullable(&mut b, "key")?;
+    let value = read_nullable(&mut b, "value")?;
+    let count_at = b.position();
+    let header_count = b.varint("headers count")?;
+    if header_count < 0 || header_count as usize > b.remaining() {
+        return Err(RecordError::InvalidHeaderCount {
+            position: count_at,
+            count: header_count,
+        });
+    }
+    let mut headers = Vec::with_capacity(header_count as usize);
+    for _ in 0..header_count {
+        let key_at = b.position();
+        let key_len = b.varint("header key length")?;
+        if key_len < 0 {
+            return Err(RecordError::InvalidHeaderKeySize {
+                position: key_at,
+                size: key_len,
+            });
+        }
+        let key = b.take(key_len as usize, "header key")?;
+        let value = read_nullable(&mut b, "header value")?;
+        headers.push(Header {
+            key: String::from_utf8_lossy(key).into_owned(),
+            value: value.map(<[u8]>::to_vec),
+        });
+    }
+    if b.remaining() != 0 {
+        return Err(RecordError::RecordSizeMismatch {
+            position: start,
+            expected: length as usize,
+            read: b.consumed(),
+        });
+    }
+    let timestamp = ctx
+        .log_append_time
+        .unwrap_or(ctx.base_timestamp.wrapping_add(timestamp_delta));
+    let sequence = if ctx.base_sequence >= 0 {
+        increment_sequence(ctx.base_sequence, offset_delta)
+    } else {
+        NO_SEQUENCE
+    };
+    Ok(Record {
+        offset: ctx.base_offset.wrapping_add(i64::from(offset_delta)),
+        timestamp,
+        timestamp_type: ctx.timestamp_type,
+        key: key.map(<[u8]>::to_vec),
+        value: value.map(<[u8]>::to_vec),
+        headers,
+        sequence,
+        attributes,
+        magic: super::MAGIC_V2,
+        crc: None,
+        is_valid: true,
+        size_in_bytes: length_size + length as usize,
+    })
+}
+
+fn nullable_size(bytes: Option<&[u8]>) -> usize {
+    match bytes {
+        Some(b) => size_of_varint(b.len() as i32) + b.len(),
+        None => 1,
+    }
+}
+
+fn write_nullable(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
+    match bytes {
+        Some(b) => {
+            write_varint(b.len() as i32, out);
+            out.extend_from_slice(b);
+        }
+        None => write_varint(-1, out),
+    }
+}
+
+/// Kafka's `DefaultRecord.writeTo`: appends one record to `out`, returns the bytes written.
+pub(crate) fn write_v2_record(
+    out: &mut Vec<u8>,
+    offset_delta: i32,
+    timestamp_delta: i64,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: &[Header],
+) -> usize {
+    let mut body_len = 1
+        + size_of_varlong(timestamp_delta)
+        + size_of_varint(offset_delta)
+        + nullable_size(key)
+        + nullable_size(value)
+        + size_of_varint(headers.len() as i32);
+    for h in headers {
+        body_len += size_of_varint(h.key.len() as i32) + h.key.len();
+        body_len += nullable_size(h.value.as_deref());
+    }
+    let start = out.len();
+    write_varint(body_len as i32, out);
+    out.push(0); // attributes: unused
+    write_varlong(timestamp_delta, out);
+    write_varint(offset_delta, out);
+    write_nullable(key, out);
+    write_nullable(value, out);
+    write_varint(headers.len() as i32, out);
+    for h in headers {
+        write_varint(h.key.len() as i32, out);
+        out.extend_from_slice(h.key.as_bytes());
+        write_nullable(h.value.as_deref(), out);
+    }
+    out.len() - start
+}

@@ -1,0 +1,108 @@
+//! Kafka's variable-length integers (`ByteUtils`): unsigned LEB128 groups, zigzag for signed.
+
+use super::RecordError;
+
+/// Encodes `value` as an unsigned varint (the `int` read as 32 unsigned bits), at most 5 bytes.
+pub fn write_unsigned_varint(value: u32, out: &mut Vec<u8>) {
+    let mut v = value;
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Encodes `value` as an unsigned varlong, at most 10 bytes.
+pub fn write_unsigned_varlong(value: u64, out: &mut Vec<u8>) {
+    let mut v = value;
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Encodes `value` as a zigzag varint (Kafka's `writeVarint`).
+pub fn write_varint(value: i32, out: &mut Vec<u8>) {
+    write_unsigned_varint(((value << 1) ^ (value >> 31)) as u32, out);
+}
+
+/// Encodes `value` as a zigzag varlong (Kafka's `writeVarlong`).
+pub fn write_varlong(value: i64, out: &mut Vec<u8>) {
+    write_unsigned_varlong(((value << 1) ^ (value >> 63)) as u64, out);
+}
+
+/// Bytes [`write_unsigned_varint`] uses for `value`.
+pub fn size_of_unsigned_varint(value: u32) -> usize {
+    let bits = 32 - value.leading_zeros() as usize;
+    bits.max(1).div_ceil(7)
+}
+
+/// Bytes [`write_varint`] uses for `value`.
+pub fn size_of_varint(value: i32) -> usize {
+    size_of_unsigned_varint(((value << 1) ^ (value >> 31)) as u32)
+}
+
+/// Bytes [`write_varlong`] uses for `value`.
+pub fn size_of_varlong(value: i64) -> usize {
+    let v = ((value << 1) ^ (value >> 63)) as u64;
+    let bits = 64 - v.leading_zeros() as usize;
+    bits.max(1).div_ceil(7)
+}
+
+/// Reads an unsigned varint from the start of `buf`: the value and the bytes used.
+///
+/// Like Kafka, bits of the 5th byte beyond 32 are dropped, and a 5th byte with its high bit set
+/// is [`RecordError::VarintTooLong`]. Positions in errors count from the start of `buf`.
+pub fn read_unsigned_varint(buf: &[u8]) -> Result<(u32, usize), RecordError> {
+    let mut value: u32 = 0;
+    for (i, &b) in buf.iter().enumerate().take(5) {
+        value |= u32::from(b & 0x7f).wrapping_shl(7 * i as u32);
+        if b & 0x80 == 0 {
+            return Ok((value, i + 1));
+        }
+        if i == 4 {
+            return Err(RecordError::VarintTooLong { position: 0, value });
+        }
+    }
+    Err(RecordError::Truncated {
+        position: 0,
+        what: "varint",
+        needed: buf.len() + 1,
+        remaining: buf.len(),
+    })
+}
+
+/// Reads an unsigned varlong from the start of `buf`: the value and the bytes used.
+///
+/// A 10th byte with its high bit set is [`RecordError::VarlongTooLong`].
+pub fn read_unsigned_varlong(buf: &[u8]) -> Result<(u64, usize), RecordError> {
+    let mut value: u64 = 0;
+    for (i, &b) in buf.iter().enumerate().take(10) {
+        value |= u64::from(b & 0x7f).wrapping_shl(7 * i as u32);
+        if b & 0x80 == 0 {
+            return Ok((value, i + 1));
+        }
+        if i == 9 {
+            return Err(RecordError::VarlongTooLong { position: 0, value });
+        }
+    }
+    Err(RecordError::Truncated {
+        position: 0,
+        what: "varlong",
+        needed: buf.len() + 1,
+        remaining: buf.len(),
+    })
+}
+
+/// Reads a zigzag varint from the start of `buf`: the value and the bytes used.
+pub fn read_varint(buf: &[u8]) -> Result<(i32, usize), RecordError> {
+    let (raw, used) = read_unsigned_varint(buf)?;
+    Ok((((raw >> 1) as i32) ^ -((raw & 1) as i32), used))
+}
+
+/// Reads a zigzag varlong from the start of `buf`: the value and the bytes used.
+pub fn read_varlong(buf: &[u8]) -> Result<(i64, usize), RecordError> {
+    let (raw, used) = read_unsigned_varlong(buf)?;
+    Ok((((raw >> 1) as i64) ^ -((raw & 1) as i64), used))
+}

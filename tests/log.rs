@@ -1,0 +1,504 @@
+//! The storage layer: appending with Kafka's index and roll rules, reading by offset and by
+//! timestamp, and recovery of torn or corrupt tails.
+
+use std::fs;
+use std::path::Path;
+
+use kafkit::log::{Log, LogConfig, LogReader, OffsetIndex, TimeIndex};
+use kafkit::record::{batches, BatchBuilder, Compression, TimestampType};
+
+use crate::common::tempdir;
+
+/// A one-batch producer batch with `n` records of `value_len` bytes, timestamps from `ts`.
+fn batch(n: usize, value_len: usize, ts: i64) -> Vec<u8> {
+    let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+    for i in 0..n {
+        let value = vec![b'a' + (i % 26) as u8; value_len];
+        b.append(
+            ts + i as i64,
+            Some(format!("k{i}").as_bytes()),
+            Some(&value),
+            &[],
+        );
+    }
+    b.build().expect("build")
+}
+
+fn config() -> LogConfig {
+    LogConfig::default()
+}
+
+/// (position, size, last offset, max timestamp) of every batch in a `.log`.
+fn scan(path: &Path) -> Vec<(u64, u64, i64, i64)> {
+    let bytes = fs::read(path).expect("read log");
+    let mut out = Vec::new();
+    let mut it = batches(&bytes);
+    for b in it.by_ref() {
+        let b = b.expect("batch");
+        out.push((
+            b.position() as u64,
+            b.size_in_bytes() as u64,
+            b.last_offset(),
+            b.max_timestamp(),
+        ));
+    }
+    out
+}
+
+/// (offset, position) entries of a `.index` and (timestamp, offset) entries of a `.timeindex`.
+type Indexes = (Vec<(i64, u32)>, Vec<(i64, i64)>);
+
+/// Kafka's rule, computed independently from the batches of a segment: an entry
+/// (last offset, position) when more than `interval` bytes lie between the last entry's
+/// position and this batch's position; time-index entries carry the max timestamp so far.
+fn expected_entries(batches: &[(u64, u64, i64, i64)], interval: u64) -> Indexes {
+    let mut offsets = Vec::new();
+    let mut times: Vec<(i64, i64)> = Vec::new();
+    let mut last_entry = 0u64;
+    let mut max = (-1i64, 0i64);
+    for &(position, _size, last_offset, max_ts) in batches {
+        if max_ts > max.0 {
+            max = (max_ts, last_offset);
+        }
+        if position - last_entry > interval {
+            offsets.push((last_offset, position as u32));
+            if times.last().is_none_or(|&(ts, _)| max.0 > ts) {
+                times.push(max);
+            }
+            last_entry = position;
+        }
+    }
+    // The final entry written when the segment is closed.
+    if max.0 >= 0 && times.last().is_none_or(|&(ts, _)| max.0 > ts) {
+        times.push(max);
+    }
+    (offsets, times)
+}
+
+fn index_entries(dir: &Path, base: i64) -> Indexes {
+    let name = format!("{base:020}");
+    let oi = OffsetIndex::open_read_only(&dir.join(format!("{name}.index")), base).expect("index");
+    let ti =
+        TimeIndex::open_read_only(&dir.join(format!("{name}.timeindex")), base).expect("timeindex");
+    (
+        oi.all_entries()
+            .expect("entries")
+            .iter()
+            .map(|e| (e.offset, e.position))
+            .collect(),
+        ti.all_entries()
+            .expect("entries")
+            .iter()
+            .map(|e| (e.timestamp, e.offset))
+            .collect(),
+    )
+}
+
+#[test]
+fn index_entries_of_a_multi_megabyte_partition_follow_kafkas_rule() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 1_000).expect("open");
+    // Batches of uneven sizes (1..40 records of 10..300 bytes) and out-of-order timestamps, ~4 MB.
+    let mut seed = 7u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    let mut total = 0;
+    while total < 4_000_000 {
+        let b = batch(
+            1 + next() % 40,
+            10 + next() % 290,
+            1_700_000_000_000 + (next() % 100_000) as i64,
+        );
+        total += b.len();
+        log.append(&b, 1_000).expect("append");
+    }
+    let leo = log.log_end_offset();
+    log.close().expect("close");
+
+    let log_file = dir.join("00000000000000000000.log");
+    assert_eq!(fs::metadata(&log_file).unwrap().len() as usize, total);
+    let found = scan(&log_file);
+    assert_eq!(found.last().unwrap().2 + 1, leo);
+    let (want_offsets, want_times) = expected_entries(&found, 4096);
+    assert!(
+        want_offsets.len() > 500,
+        "a 4 MB segment has hundreds of entries"
+    );
+    let (offsets, times) = index_entries(&dir, 0);
+    assert_eq!(offsets, want_offsets);
+    assert_eq!(times, want_times);
+    // Trimmed on close: exactly the entries, no preallocated tail.
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.index"))
+            .unwrap()
+            .len(),
+        8 * offsets.len() as u64
+    );
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.timeindex"))
+            .unwrap()
+            .len(),
+        12 * times.len() as u64
+    );
+
+    // Recovery rebuilds the very same indexes from the .log alone.
+    fs::remove_file(dir.join("00000000000000000000.index")).unwrap();
+    fs::remove_file(dir.join("00000000000000000000.timeindex")).unwrap();
+    let log = Log::open(&dir, config(), 0, 0, 2_000).expect("reopen");
+    assert_eq!(log.log_end_offset(), leo);
+    log.close().expect("close");
+    assert_eq!(index_entries(&dir, 0), (want_offsets, want_times));
+}
+
+#[test]
+fn active_indexes_are_preallocated_and_trimmed_on_close() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    log.append(&batch(3, 10, 5), 0).expect("append");
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.index"))
+            .unwrap()
+            .len(),
+        10_485_760
+    );
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.timeindex"))
+            .unwrap()
+            .len(),
+        10_485_756
+    );
+    log.close().expect("close");
+    assert_eq!(
+        fs::metadata(dir.join("00000000000000000000.index"))
+            .unwrap()
+            .len(),
+        0
+    );
+    // One batch: no offset entry, and the closing time-index entry (max ts 7 at offset 2).
+    let (offsets, times) = index_entries(&dir, 0);
+    assert!(offsets.is_empty());
+    assert_eq!(times, vec![(7, 2)]);
+}
+
+#[test]
+fn a_torn_tail_is_truncated_on_reopen_and_nothing_before_it_is_lost() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    for i in 0..200 {
+        log.append(&batch(5, 100, i * 10), 0).expect("append");
+    }
+    let leo = log.log_end_offset();
+    let rp = log.close().expect("close");
+    assert_eq!(rp, leo);
+    let path = dir.join("00000000000000000000.log");
+    let good = fs::read(&path).unwrap();
+
+    // 1. Garbage after the last batch; 2. a batch cut short; 3. a batch with a flipped byte.
+    let torn = batch(5, 100, 9999);
+    let mut flipped = batch(5, 100, 9999);
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x40;
+    for tail in [
+        b"garbage!".to_vec(),
+        torn[..torn.len() - 3].to_vec(),
+        flipped,
+        vec![0u8; 64],
+    ] {
+        let mut bytes = good.clone();
+        bytes.extend_from_slice(&tail);
+        fs::write(&path, &bytes).unwrap();
+        let log = Log::open(&dir, config(), rp, 0, 0).expect("reopen");
+        assert_eq!(log.log_end_offset(), leo);
+        assert_eq!(log.recovery().truncated_bytes, tail.len() as u64);
+        log.close().expect("close");
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            good,
+            "the valid prefix is kept byte for byte"
+        );
+    }
+
+    // After recovery the log takes appends again at the old end.
+    let mut log = Log::open(&dir, config(), rp, 0, 0).expect("reopen");
+    let info = log.append(&batch(1, 10, 1), 0).expect("append");
+    assert_eq!(info.first_offset, leo);
+    log.close().expect("close");
+    let mut reader = LogReader::open(&dir).expect("reader");
+    assert_eq!(reader.log_end_offset().unwrap(), leo + 1);
+}
+
+#[test]
+fn corruption_in_an_older_segment_truncates_there_and_drops_later_segments() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let cfg = LogConfig {
+        segment_bytes: 4096,
+        ..config()
+    };
+    let mut log = Log::open(&dir, cfg.clone(), 0, 0, 0).expect("open");
+    for i in 0..40 {
+        log.append(&batch(4, 200, i), 0).expect("append");
+    }
+    log.close().expect("close");
+    let segments = LogReader::open(&dir)
+        .unwrap()
+        .segment_base_offsets()
+        .to_vec();
+    assert!(segments.len() >= 4, "{segments:?}");
+    // Flip a byte inside the second segment's second batch, and recover from offset 0 (as after
+    // a crash before anything was flushed).
+    let second = dir.join(format!("{:020}.log", segments[1]));
+    let mut bytes = fs::read(&second).unwrap();
+    let first_size = scan(&second)[0].1 as usize;
+    bytes[first_size + 70] ^= 1;
+    fs::write(&second, &bytes).unwrap();
+    let log = Log::open(&dir, cfg, 0, 0, 0).expect("reopen");
+    let report = log.recovery();
+    assert_eq!(report.deleted_segments, segments.len() - 2);
+    assert_eq!(log.segment_base_offsets(), &segments[..2]);
+    let expected_leo = scan(&second)[0].2 + 1;
+    assert_eq!(log.log_end_offset(), expected_leo);
+    log.close().unwrap();
+    assert_eq!(fs::metadata(&second).unwrap().len() as usize, first_size);
+}
+
+#[test]
+fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
+    // segment.bytes
+    let tmp = tempdir();
+    let dir = tmp.path().join("a-0");
+    let cfg = LogConfig {
+        segment_bytes: 2000,
+        ..config()
+    };
+    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let b = batch(2, 300, 0);
+    for _ in 0..10 {
+        log.append(&b, 0).expect("append");
+    }
+    log.close().unwrap();
+    let reader = LogReader::open(&dir).unwrap();
+    // Each batch is 2 records; ~680 bytes: two fit in 2000 bytes, the third rolls.
+    let size = b.len() as u64;
+    let per_segment = 2000 / size;
+    assert_eq!(
+        reader.segment_base_offsets(),
+        &[
+            0,
+            2 * per_segment as i64,
+            4 * per_segment as i64,
+            6 * per_segment as i64,
+            8 * per_segment as i64
+        ][..(10 / per_segment as usize)]
+    );
+    for base in reader.segment_base_offsets() {
+        assert!(dir.join(format!("{base:020}.log")).is_file());
+        assert!(
+            fs::metadata(dir.join(format!("{base:020}.log")))
+                .unwrap()
+                .len()
+                <= 2000
+        );
+    }
+
+    // segment.ms, measured between batch timestamps
+    let dir = tmp.path().join("b-0");
+    let cfg = LogConfig {
+        segment_ms: 1000,
+        ..config()
+    };
+    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    for ts in [0, 500, 1000, 1001, 1500, 2002, 2003] {
+        log.append(&batch(1, 10, ts), 0).expect("append");
+    }
+    log.close().unwrap();
+    // rolls when ts - first ts of the segment > 1000: at 1001 (0+1000 < 1001), at 2002.
+    assert_eq!(
+        LogReader::open(&dir).unwrap().segment_base_offsets(),
+        &[0, 3, 5]
+    );
+
+    // full offset index: segment.index.bytes = 16 → 2 slots
+    let dir = tmp.path().join("c-0");
+    let cfg = LogConfig {
+        segment_index_bytes: 24,
+        index_interval_bytes: 0,
+        ..config()
+    };
+    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    for ts in 0..8 {
+        log.append(&batch(1, 10, ts), 0).expect("append");
+    }
+    log.close().unwrap();
+    let reader = LogReader::open(&dir).unwrap();
+    assert!(
+        reader.segment_base_offsets().len() >= 3,
+        "{:?}",
+        reader.segment_base_offsets()
+    );
+}
+
+#[test]
+fn reads_seek_by_offset_and_by_timestamp_across_segments() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let cfg = LogConfig {
+        segment_bytes: 10_000,
+        ..config()
+    };
+    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    for i in 0..300i64 {
+        log.append(&batch(3, 50, 1000 + i * 3), 0).expect("append");
+    }
+    log.close().unwrap();
+    let mut reader = LogReader::open(&dir).unwrap();
+    assert!(reader.segment_base_offsets().len() > 5);
+    assert_eq!(reader.log_end_offset().unwrap(), 900);
+    for target in [0i64, 1, 2, 3, 299, 450, 451, 899] {
+        let (base, pos) = reader.seek(target).unwrap().expect("found");
+        assert!(base <= target);
+        assert!(pos.last_offset >= target && pos.last_offset - target < 3);
+        let mut r = reader.reader(base, pos.position).unwrap();
+        let (_, b) = r.next_batch().unwrap().unwrap();
+        let recs = b.records().unwrap();
+        assert!(recs.iter().any(|r| r.offset == target));
+    }
+    assert!(reader.seek(900).unwrap().is_none());
+    // timestamps: record i has ts 1000 + i (3 per batch, consecutive)
+    assert_eq!(reader.offset_for_timestamp(1000).unwrap(), Some((0, 1000)));
+    assert_eq!(
+        reader.offset_for_timestamp(1451).unwrap(),
+        Some((451, 1451))
+    );
+    assert_eq!(reader.offset_for_timestamp(0).unwrap(), Some((0, 1000)));
+    assert_eq!(reader.offset_for_timestamp(5000).unwrap(), None);
+}
+
+#[test]
+fn max_message_bytes_rejects_large_batches_with_kafkas_message() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let cfg = LogConfig {
+        max_message_bytes: 500,
+        ..config()
+    };
+    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let err = log.append(&batch(1, 600, 0), 0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "The request included a message larger than the max message size the server will accept."
+    );
+    assert_eq!(log.log_end_offset(), 0);
+    log.append(&batch(1, 100, 0), 0).expect("a small one fits");
+    assert_eq!(log.log_end_offset(), 1);
+}
+
+#[test]
+fn log_append_time_and_topic_compression_are_applied_on_append() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let cfg = LogConfig {
+        timestamp_type: TimestampType::LogAppendTime,
+        compression: kafkit::log::CompressionPolicy::Fixed(Compression::Gzip),
+        ..config()
+    };
+    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let info = log.append(&batch(4, 100, 5), 123_456).expect("append");
+    assert_eq!(info.log_append_time, 123_456);
+    log.close().unwrap();
+    let bytes = fs::read(dir.join("00000000000000000000.log")).unwrap();
+    let b = batches(&bytes).next().unwrap().unwrap();
+    assert!(b.is_valid());
+    assert_eq!(b.compression().unwrap(), Compression::Gzip);
+    assert_eq!(b.timestamp_type(), TimestampType::LogAppendTime);
+    assert_eq!(b.max_timestamp(), 123_456);
+    let recs = b.records().unwrap();
+    assert_eq!(recs.len(), 4);
+    assert!(recs.iter().all(|r| r.timestamp == 123_456));
+    assert_eq!(recs[3].value.as_deref(), Some(&[b'd'; 100][..]));
+}
+
+#[test]
+fn reopening_between_appends_keeps_the_index_kafkas_recovery_would_build() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut rp = 0;
+    for round in 0..30i64 {
+        let mut log = Log::open(&dir, config(), rp, 0, 0).expect("open");
+        for i in 0..7 {
+            log.append(&batch(1 + (i % 4) as usize, 120, round * 100 + i), 0)
+                .expect("append");
+        }
+        rp = log.close().expect("close");
+    }
+    let found = scan(&dir.join("00000000000000000000.log"));
+    let want = expected_entries(&found, 4096);
+    assert!(want.0.len() > 10);
+    assert_eq!(index_entries(&dir, 0), want);
+}
+
+mod writer {
+    use std::fs;
+
+    use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicConfigs};
+
+    use super::batch;
+    use crate::common::tempdir;
+
+    fn topic(dd: &DataDir, name: &str, partitions: i32) -> kafkit::datadir::Topic {
+        let lock = dd.lock().expect("lock");
+        let new = NewTopic {
+            name: name.into(),
+            partitions: Some(partitions),
+            replication_factor: None,
+            assignment: None,
+            configs: TopicConfigs::default(),
+        };
+        dd.create_topic(&lock, &new).expect("create")
+    }
+
+    #[test]
+    fn closing_a_writer_checkpoints_recovery_points_and_a_dead_one_is_recovered_after() {
+        let tmp = tempdir();
+        let dd = DataDir::create(tmp.path()).expect("create");
+        let t = topic(&dd, "orders", 2);
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        for _ in 0..3 {
+            w.log(&t, 1)
+                .expect("log")
+                .append(&batch(2, 10, 0), 0)
+                .expect("append");
+        }
+        assert!(w.log(&t, 2).is_err(), "partition 2 of a 2-partition topic");
+        w.close().expect("close");
+        let text = fs::read_to_string(tmp.path().join("recovery-point-offset-checkpoint")).unwrap();
+        assert_eq!(text, "0\n1\norders 1 6\n");
+
+        // A writer that dies without closing leaves the old recovery point; its torn tail is cut
+        // by the next writer, which starts at offset 6 again.
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        w.log(&t, 1)
+            .expect("log")
+            .append(&batch(2, 10, 0), 0)
+            .expect("append");
+        // Dropped, not closed: no flush, no trim, no checkpoint, as when a process dies.
+        drop(w);
+        let seg = tmp.path().join("orders-1/00000000000000000000.log");
+        let len = fs::metadata(&seg).unwrap().len();
+        let f = fs::OpenOptions::new().write(true).open(&seg).unwrap();
+        f.set_len(len - 5).unwrap();
+        drop(f);
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        let log = w.log(&t, 1).expect("log");
+        assert_eq!(log.log_end_offset(), 6);
+        assert!(log.recovery().truncated_bytes > 0);
+        w.close().expect("close");
+    }
+}
