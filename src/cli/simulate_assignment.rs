@@ -493,6 +493,19 @@ fn write_compare(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Re
     Ok(())
 }
 
+/// One JSON Lines object: `"type"` first, then the other fields sorted by name (docs/json.md).
+fn json_line(out: &mut impl Write, mut value: Value) -> io::Result<()> {
+    let kind = value
+        .as_object_mut()
+        .and_then(|o| o.remove("type"))
+        .unwrap_or(Value::Null);
+    let rest = value.to_string();
+    match rest.strip_prefix('{').filter(|r| *r != "}") {
+        Some(fields) => writeln!(out, "{{\"type\":{kind},{fields}"),
+        None => writeln!(out, "{{\"type\":{kind}}}"),
+    }
+}
+
 fn tp_json(tp: &TopicPartition) -> Value {
     json!([tp.topic, tp.partition])
 }
@@ -536,7 +549,7 @@ fn round_json(sim: &Simulation, r: &RoundReport, explain: bool) -> Value {
 fn write_json(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Result<()> {
     for sim in sims {
         for r in &sim.rounds {
-            writeln!(out, "{}", round_json(sim, r, explain))?;
+            json_line(out, round_json(sim, r, explain))?;
         }
         let s = &sim.summary;
         let v = json!({
@@ -553,7 +566,7 @@ fn write_json(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Resul
             "stickiness": s.stickiness,
             "errors": s.errors,
         });
-        writeln!(out, "{v}")?;
+        json_line(out, v)?;
     }
     Ok(())
 }
@@ -620,7 +633,7 @@ fn replay_vector(
                         o.insert("differences".into(), json!(why));
                     }
                 }
-                writeln!(out, "{v}")?;
+                json_line(out, v)?;
             }
             OutputFormat::Text => {
                 writeln!(
@@ -683,10 +696,9 @@ fn replay_vector(
         }
     }
     match format {
-        OutputFormat::Json => writeln!(
+        OutputFormat::Json => json_line(
             out,
-            "{}",
-            json!({"type": "summary", "vector": file.id, "strategy": strategy.name(), "rounds": replays.len(), "matching": matching})
+            json!({"type": "summary", "vector": file.id, "strategy": strategy.name(), "rounds": replays.len(), "matching": matching}),
         )?,
         OutputFormat::Text => writeln!(out, "{matching}/{} rounds match Kafka", replays.len())?,
     }
