@@ -24,7 +24,9 @@ const PARTITIONS: i32 = 2000;
 const CONSUMERS: usize = 2000;
 
 fn topics() -> Vec<TopicMeta> {
-    (0..TOPICS).map(|t| TopicMeta::new(format!("topic{t}"), PARTITIONS)).collect()
+    (0..TOPICS)
+        .map(|t| TopicMeta::new(format!("topic{t}"), PARTITIONS))
+        .collect()
 }
 
 fn members(nonequal: bool) -> Vec<Member> {
@@ -65,7 +67,9 @@ fn bench(c: &mut Criterion) {
     for (name, nonequal) in [("uniform", false), ("nonequal", true)] {
         let members = members(nonequal);
         let mut group = c.benchmark_group(name);
-        group.sample_size(10).measurement_time(Duration::from_secs(20));
+        group
+            .sample_size(10)
+            .measurement_time(Duration::from_secs(20));
         group.bench_function("first", |b| {
             b.iter(|| {
                 let mut a = StickyAssignor::cooperative();

@@ -16,7 +16,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
+pub mod fast;
 pub mod java;
 pub mod props;
 pub mod range;
@@ -28,17 +30,20 @@ pub mod sticky;
 pub mod vectors;
 
 /// A partition of a topic, ordered by topic name, then partition number.
+///
+/// The name is shared (`Arc<str>`): an assignment of a million partitions holds a few hundred
+/// names, not a million copies.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TopicPartition {
     /// The topic name.
-    pub topic: String,
+    pub topic: Arc<str>,
     /// The partition number.
     pub partition: i32,
 }
 
 impl TopicPartition {
     /// A topic partition.
-    pub fn new(topic: impl Into<String>, partition: i32) -> Self {
+    pub fn new(topic: impl Into<Arc<str>>, partition: i32) -> Self {
         Self {
             topic: topic.into(),
             partition,

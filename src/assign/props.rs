@@ -26,7 +26,7 @@ pub fn check_valid(
             return Err(format!("{m} is not a member"));
         };
         for tp in list {
-            if !s.contains(tp.topic.as_str()) {
+            if !s.contains(&*tp.topic) {
                 return Err(format!(
                     "{m} got {tp} but does not subscribe to {}",
                     tp.topic
@@ -67,7 +67,7 @@ pub fn check_balanced(assignment: &Assignment, members: &[Member]) -> Result<(),
                 let small = subs.get(a.as_str()).copied();
                 if let Some(tp) = lb
                     .iter()
-                    .find(|tp| small.is_some_and(|s| s.contains(&tp.topic)))
+                    .find(|tp| small.is_some_and(|s| s.iter().any(|t| **t == *tp.topic)))
                 {
                     return Err(format!(
                         "{a} has {} partitions and {b} has {}, yet {b} holds {tp} which {a} could take",

@@ -646,10 +646,10 @@ impl Engine {
             };
             let id = m.spec.id.clone();
             m.owned.retain(|tp| {
-                let ok = subscribed.contains(&tp.topic)
+                let ok = subscribed.iter().any(|t| **t == *tp.topic)
                     && topics
                         .iter()
-                        .any(|t| t.name == tp.topic && tp.partition < t.partitions);
+                        .any(|t| *t.name == *tp.topic && tp.partition < t.partitions);
                 if !ok {
                     dropped.push((tp.clone(), id.clone()));
                 }
@@ -768,7 +768,7 @@ impl Engine {
                 for tp in &m.owned {
                     if self.exists(tp) {
                         by_topic
-                            .entry(tp.topic.clone())
+                            .entry(tp.topic.to_string())
                             .or_default()
                             .push(tp.partition);
                     }
@@ -814,7 +814,7 @@ impl Engine {
             m.owned.retain(|tp| {
                 topics
                     .iter()
-                    .any(|t| t.name == tp.topic && tp.partition < t.partitions)
+                    .any(|t| *t.name == *tp.topic && tp.partition < t.partitions)
             });
         }
         let mut phases = Vec::new();

@@ -10,7 +10,10 @@
 //! Internally topics are numbered in name order and partitions get a global index, so the
 //! million-partition cases of Kafka's tests run in a fraction of a second.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use super::fast::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::java::{self, HashSetEmu};
 use super::{AssignError, Assignment, Member, Subscription, TopicMeta, TopicPartition, UserData};
@@ -42,8 +45,8 @@ pub struct StickyOutcome {
 }
 
 /// Owned partitions and generation as the assignor reads them (`memberData`).
-struct MemberData {
-    partitions: Vec<TopicPartition>,
+struct MemberData<'a> {
+    partitions: Cow<'a, [TopicPartition]>,
     generation: Option<i32>,
 }
 
@@ -66,11 +69,11 @@ impl StickyAssignor {
         }
     }
 
-    fn member_data(&self, s: &Subscription) -> MemberData {
+    fn member_data<'a>(&self, s: &'a Subscription) -> MemberData<'a> {
         if self.cooperative {
             if s.generation.is_some() {
                 return MemberData {
-                    partitions: s.owned.clone(),
+                    partitions: Cow::Borrowed(&s.owned),
                     generation: s.generation,
                 };
             }
@@ -79,31 +82,30 @@ impl StickyAssignor {
                 Some(UserData::Cooperative { generation }) => Some(*generation),
                 // The int32 read from a sticky struct is its topic-array length.
                 Some(UserData::Sticky { partitions, .. }) => {
-                    let topics: HashSet<&str> =
-                        partitions.iter().map(|p| p.topic.as_str()).collect();
+                    let topics: HashSet<&str> = partitions.iter().map(|p| &*p.topic).collect();
                     Some(topics.len() as i32)
                 }
                 Some(UserData::Invalid) => Some(DEFAULT_GENERATION),
             };
             MemberData {
-                partitions: s.owned.clone(),
+                partitions: Cow::Borrowed(&s.owned),
                 generation,
             }
         } else {
             match &s.user_data {
                 None => MemberData {
-                    partitions: Vec::new(),
+                    partitions: Cow::Borrowed(&[]),
                     generation: None,
                 },
                 Some(UserData::Sticky {
                     partitions,
                     generation,
                 }) => MemberData {
-                    partitions: serialized_order(partitions),
+                    partitions: Cow::Owned(serialized_order(partitions)),
                     generation: *generation,
                 },
                 Some(UserData::Cooperative { .. }) | Some(UserData::Invalid) => MemberData {
-                    partitions: Vec::new(),
+                    partitions: Cow::Borrowed(&[]),
                     generation: Some(DEFAULT_GENERATION),
                 },
             }
@@ -125,15 +127,19 @@ impl StickyAssignor {
 
         // allSubscriptionsEqual: validates owned partitions, updates maxGeneration.
         let mut equal = true;
-        let mut first: HashSet<&str> = HashSet::new();
+        let mut first: HashSet<&str> = HashSet::default();
+        let mut first_list: &[String] = &[];
         let mut owned: Vec<Vec<u32>> = vec![Vec::new(); members.len()];
-        let mut previous_owner: HashMap<u32, usize> = HashMap::new();
-        let mut multi: HashSet<u32> = HashSet::new();
+        let mut previous_owner: Vec<u32> = vec![NONE; ctx.total as usize];
+        let mut multi: HashSet<u32> = HashSet::default();
+        let mut lookup = Lookup::default();
         for (i, m) in members.iter().enumerate() {
             let topics = &m.subscription.topics;
             if first.is_empty() {
                 first.extend(topics.iter().map(String::as_str));
+                first_list = topics;
             } else if equal
+                && topics.as_slice() != first_list
                 && !(topics.len() == first.len()
                     && topics.iter().all(|t| first.contains(t.as_str())))
             {
@@ -142,28 +148,29 @@ impl StickyAssignor {
             let md = &data[i];
             let gen = md.generation.unwrap_or(DEFAULT_GENERATION);
             self.max_generation = self.max_generation.max(gen);
-            for tp in &md.partitions {
-                let Some(g) = ctx.global(tp) else { continue };
-                match previous_owner.get(&g).copied() {
-                    None => {
-                        owned[i].push(g);
-                        previous_owner.insert(g, i);
-                    }
-                    Some(other) => {
-                        let other_gen = members[other]
-                            .subscription
-                            .generation
-                            .unwrap_or(DEFAULT_GENERATION);
-                        if gen == other_gen {
-                            multi.insert(g);
-                            remove_first(&mut owned[other], g);
-                            previous_owner.insert(g, i);
-                        } else if gen > other_gen {
-                            owned[i].push(g);
-                            remove_first(&mut owned[other], g);
-                            previous_owner.insert(g, i);
-                        }
-                    }
+            for tp in md.partitions.iter() {
+                let Some(g) = lookup.global(&ctx, tp) else {
+                    continue;
+                };
+                let slot = &mut previous_owner[g as usize];
+                if *slot == NONE {
+                    owned[i].push(g);
+                    *slot = i as u32;
+                    continue;
+                }
+                let other = *slot as usize;
+                let other_gen = members[other]
+                    .subscription
+                    .generation
+                    .unwrap_or(DEFAULT_GENERATION);
+                if gen == other_gen {
+                    multi.insert(g);
+                    remove_first(&mut owned[other], g);
+                    *slot = i as u32;
+                } else if gen > other_gen {
+                    owned[i].push(g);
+                    remove_first(&mut owned[other], g);
+                    *slot = i as u32;
                 }
             }
         }
@@ -217,14 +224,14 @@ impl StickyAssignor {
 pub fn serialized_order(partitions: &[TopicPartition]) -> Vec<TopicPartition> {
     let mut topics: Vec<&str> = Vec::new();
     for tp in partitions {
-        if !topics.contains(&tp.topic.as_str()) {
+        if !topics.contains(&&*tp.topic) {
             topics.push(&tp.topic);
         }
     }
     let mut out = Vec::with_capacity(partitions.len());
     for i in java::string_map_order(&topics) {
         if let Some(t) = topics.get(i) {
-            out.extend(partitions.iter().filter(|tp| tp.topic == *t).cloned());
+            out.extend(partitions.iter().filter(|tp| &*tp.topic == *t).cloned());
         }
     }
     out
@@ -233,24 +240,41 @@ pub fn serialized_order(partitions: &[TopicPartition]) -> Vec<TopicPartition> {
 /// `CooperativeStickyAssignor.computePartitionsTransferringOwnership`: partitions added to a
 /// member that some member lost (compared with the raw `ownedPartitions`).
 fn transferring_from_owned(ctx: &Ctx, members: &[Member], lists: &[Vec<u32>]) -> Vec<(u32, usize)> {
-    let mut added: Vec<(u32, usize)> = Vec::new();
-    let mut revoked: HashSet<u32> = HashSet::new();
+    let total = ctx.total as usize;
+    let mut assigned_to = vec![NONE; total];
     for (c, list) in lists.iter().enumerate() {
-        let owned: HashSet<u32> = members
-            .get(c)
-            .map(|m| {
-                m.subscription
-                    .owned
-                    .iter()
-                    .filter_map(|tp| ctx.global(tp))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let assigned: HashSet<u32> = list.iter().copied().collect();
-        added.extend(list.iter().filter(|g| !owned.contains(g)).map(|&g| (g, c)));
-        revoked.extend(owned.iter().filter(|g| !assigned.contains(g)));
+        for &g in list {
+            if let Some(slot) = assigned_to.get_mut(g as usize) {
+                *slot = c as u32;
+            }
+        }
     }
-    added.retain(|(g, _)| revoked.contains(g));
+    // `stamp[g] == c` while member c's owned partitions are being looked at.
+    let mut stamp = vec![NONE; total];
+    let mut revoked = vec![false; total];
+    let mut added: Vec<(u32, usize)> = Vec::new();
+    for (c, list) in lists.iter().enumerate() {
+        let mut lookup = Lookup::default();
+        for tp in members
+            .get(c)
+            .map_or(&[][..], |m| m.subscription.owned.as_slice())
+        {
+            let Some(g) = lookup.global(ctx, tp) else {
+                continue;
+            };
+            let g = g as usize;
+            stamp[g] = c as u32;
+            if assigned_to[g] != c as u32 {
+                revoked[g] = true;
+            }
+        }
+        added.extend(
+            list.iter()
+                .filter(|&&g| stamp[g as usize] != c as u32)
+                .map(|&g| (g, c)),
+        );
+    }
+    added.retain(|&(g, _)| revoked[g as usize]);
     added
 }
 
@@ -263,13 +287,44 @@ fn remove_first(list: &mut Vec<u32>, g: u32) -> bool {
     }
 }
 
+/// "No member" / "no partition" in the index arrays.
+const NONE: u32 = u32::MAX;
+
+/// Topic-name lookups with a one-entry cache: owned lists come grouped by topic.
+#[derive(Default)]
+struct Lookup<'a> {
+    last: Option<(&'a str, u32)>,
+}
+
+impl<'a> Lookup<'a> {
+    fn global(&mut self, ctx: &Ctx, tp: &'a TopicPartition) -> Option<u32> {
+        let t = match self.last {
+            Some((name, t)) if name == &*tp.topic => t,
+            _ => {
+                let t = *ctx.index.get(&*tp.topic)?;
+                self.last = Some((&*tp.topic, t));
+                t
+            }
+        };
+        let n = *ctx.counts.get(t as usize)?;
+        if tp.partition < 0 || tp.partition as u32 >= n {
+            return None;
+        }
+        Some(ctx.offsets.get(t as usize)? + tp.partition as u32)
+    }
+}
+
 /// Topics numbered in name order; a partition's global index is its topic's offset plus its id.
 pub(crate) struct Ctx {
-    names: Vec<String>,
+    names: Vec<std::sync::Arc<str>>,
     counts: Vec<u32>,
     offsets: Vec<u32>,
     hashes: Vec<i32>,
-    index: HashMap<String, u32>,
+    index: std::collections::HashMap<
+        String,
+        u32,
+        std::hash::BuildHasherDefault<super::fast::FxHasher>,
+    >,
     part_topic: Vec<u32>,
     total: u32,
 }
@@ -284,14 +339,14 @@ impl Ctx {
             counts: Vec::new(),
             offsets: Vec::new(),
             hashes: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             part_topic: Vec::new(),
             total: 0,
         };
         for (i, t) in sorted.iter().enumerate() {
             let n = t.partitions.max(0) as u32;
             ctx.index.insert(t.name.clone(), i as u32);
-            ctx.names.push(t.name.clone());
+            ctx.names.push(std::sync::Arc::from(t.name.as_str()));
             ctx.hashes.push(java::string_hash(&t.name));
             ctx.offsets.push(ctx.total);
             ctx.counts.push(n);
@@ -315,19 +370,13 @@ impl Ctx {
         (g - self.offsets.get(t).copied().unwrap_or(0)) as i32
     }
 
-    fn global(&self, tp: &TopicPartition) -> Option<u32> {
-        let t = *self.index.get(&tp.topic)? as usize;
-        let n = *self.counts.get(t)?;
-        if tp.partition < 0 || tp.partition as u32 >= n {
-            return None;
-        }
-        Some(self.offsets.get(t)? + tp.partition as u32)
-    }
-
     fn tp(&self, g: u32) -> TopicPartition {
         let t = self.topic_of(g);
         TopicPartition::new(
-            self.names.get(t).cloned().unwrap_or_default(),
+            self.names
+                .get(t)
+                .cloned()
+                .unwrap_or_else(|| std::sync::Arc::from("")),
             self.partition_of(g),
         )
     }
@@ -359,9 +408,9 @@ struct RackInfo {
 
 impl RackInfo {
     fn new(ctx: &Ctx, topics: &[TopicMeta], members: &[Member], prefer: bool) -> Self {
-        let mut rack_ids: HashMap<&str, u32> = HashMap::new();
+        let mut rack_ids: HashMap<&str, u32> = HashMap::default();
         let mut member_rack: Vec<Option<u32>> = Vec::with_capacity(members.len());
-        let mut consumers_on_rack: HashMap<u32, u32> = HashMap::new();
+        let mut consumers_on_rack: HashMap<u32, u32> = HashMap::default();
         for m in members {
             let r = m.subscription.rack.as_deref().filter(|r| !r.is_empty());
             let id = r.map(|r| {
@@ -386,7 +435,7 @@ impl RackInfo {
         let mut next = rack_ids.len() as u32;
         let mut partition_racks: Vec<Vec<u32>> = Vec::with_capacity(ctx.total as usize);
         for t in 0..ctx.topics() {
-            let meta = ctx.names.get(t).and_then(|n| by_name.get(n.as_str()));
+            let meta = ctx.names.get(t).and_then(|n| by_name.get(&**n));
             for g in ctx.topic_partitions(t) {
                 let p = ctx.partition_of(g) as usize;
                 let mut set: Vec<u32> = Vec::new();
@@ -475,7 +524,8 @@ struct Constrained<'a> {
     members: &'a [Member],
     owned: Vec<Vec<u32>>,
     multi: HashSet<u32>,
-    maybe_revoked: HashMap<u32, usize>,
+    /// Partition → the member it may be revoked from (`NONE`: none).
+    maybe_revoked: Vec<u32>,
     under: Vec<usize>,
     exactly_min: std::collections::VecDeque<usize>,
     min_quota: usize,
@@ -502,7 +552,7 @@ impl<'a> Constrained<'a> {
             members,
             owned,
             multi,
-            maybe_revoked: HashMap::new(),
+            maybe_revoked: vec![NONE; ctx.total as usize],
             under: Vec::new(),
             exactly_min: Default::default(),
             min_quota: total / n,
@@ -526,7 +576,9 @@ impl<'a> Constrained<'a> {
             let mut own: Vec<u32> = Vec::new();
             for &g in self.owned.get(c).map_or(&[][..], |v| v.as_slice()) {
                 if self.racks.mismatch(c, g) {
-                    self.maybe_revoked.insert(g, c);
+                    if let Some(slot) = self.maybe_revoked.get_mut(g as usize) {
+                        *slot = c as u32;
+                    }
                 } else {
                     own.push(g);
                 }
@@ -562,7 +614,9 @@ impl<'a> Constrained<'a> {
                         *a = true;
                     }
                 } else {
-                    self.maybe_revoked.insert(g, c);
+                    if let Some(slot) = self.maybe_revoked.get_mut(g as usize) {
+                        *slot = c as u32;
+                    }
                 }
             }
         }
@@ -599,8 +653,11 @@ impl<'a> Constrained<'a> {
             }
             None => 0,
         };
-        let revoked_from_other = self.maybe_revoked.get(&g).is_some_and(|&o| o != c);
-        if revoked_from_other || self.multi.contains(&g) {
+        let revoked_from_other = self
+            .maybe_revoked
+            .get(g as usize)
+            .is_some_and(|&o| o != NONE && o != c as u32);
+        if revoked_from_other || (!self.multi.is_empty() && self.multi.contains(&g)) {
             self.transferring.insert(g, c);
         }
         len
@@ -788,6 +845,89 @@ impl Movements {
     }
 }
 
+/// Kafka's `sortedCurrentSubscriptions`: members ordered by (assignment size, member id).
+///
+/// Sizes change by one at a time and take few distinct values, so members sit in one bitset (over
+/// their id rank) per size: insert, remove and "first member that subscribes to t" are cheap
+/// where a balanced tree would cost a rebalancing per move.
+struct SortedMembers {
+    /// Rank → member index.
+    by_rank: Vec<usize>,
+    words: usize,
+    buckets: BTreeMap<usize, Vec<u64>>,
+}
+
+impl SortedMembers {
+    fn new(rank: Vec<usize>) -> Self {
+        let mut by_rank = vec![0; rank.len()];
+        for (m, &r) in rank.iter().enumerate() {
+            if let Some(slot) = by_rank.get_mut(r) {
+                *slot = m;
+            }
+        }
+        SortedMembers {
+            words: rank.len().div_ceil(64).max(1),
+            by_rank,
+            buckets: BTreeMap::new(),
+        }
+    }
+
+    fn insert(&mut self, (size, rank, _): (usize, usize, usize)) {
+        let words = self.words;
+        let bits = self.buckets.entry(size).or_insert_with(|| vec![0; words]);
+        if let Some(w) = bits.get_mut(rank / 64) {
+            *w |= 1 << (rank % 64);
+        }
+    }
+
+    fn remove(&mut self, &(size, rank, _): &(usize, usize, usize)) {
+        let empty = match self.buckets.get_mut(&size) {
+            Some(bits) => {
+                if let Some(w) = bits.get_mut(rank / 64) {
+                    *w &= !(1 << (rank % 64));
+                }
+                bits.iter().all(|&w| w == 0)
+            }
+            None => false,
+        };
+        if empty {
+            self.buckets.remove(&size);
+        }
+    }
+
+    fn key(&self, size: usize, rank: usize) -> (usize, usize, usize) {
+        (size, rank, self.by_rank.get(rank).copied().unwrap_or(0))
+    }
+
+    fn first(&self) -> Option<(usize, usize, usize)> {
+        let (&size, bits) = self.buckets.iter().next()?;
+        let (i, w) = bits.iter().enumerate().find(|(_, w)| **w != 0)?;
+        Some(self.key(size, i * 64 + w.trailing_zeros() as usize))
+    }
+
+    fn last(&self) -> Option<(usize, usize, usize)> {
+        let (&size, bits) = self.buckets.iter().next_back()?;
+        let (i, w) = bits.iter().enumerate().rev().find(|(_, w)| **w != 0)?;
+        Some(self.key(size, i * 64 + 63 - w.leading_zeros() as usize))
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        self.buckets.iter().flat_map(move |(&size, bits)| {
+            bits.iter().enumerate().flat_map(move |(i, &w)| {
+                let mut w = w;
+                std::iter::from_fn(move || {
+                    if w == 0 {
+                        return None;
+                    }
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    Some(self.key(size, i * 64 + b))
+                })
+            })
+        })
+    }
+}
+
 /// The general path (unequal subscriptions).
 struct General<'a> {
     ctx: &'a Ctx,
@@ -797,13 +937,14 @@ struct General<'a> {
     rank: Vec<usize>,
     topic_consumers: Vec<Vec<usize>>,
     consumer_topics: Vec<Vec<usize>>,
-    subscribed: Vec<HashSet<usize>>,
-    raw_subscribed: Vec<HashSet<&'a str>>,
+    /// Per member, a bitset of subscribed topic indices (`words` u64 each).
+    subscribed: Vec<u64>,
+    words: usize,
     current: Vec<Vec<u32>>,
     fixed: Vec<bool>,
     owner: Vec<Option<usize>>,
     sorted_all: Vec<u32>,
-    sorted: BTreeSet<(usize, usize, usize)>,
+    sorted: SortedMembers,
     revocation_required: bool,
     movements: Movements,
 }
@@ -816,10 +957,11 @@ impl<'a> General<'a> {
         for (r, &m) in order.iter().enumerate() {
             rank[m] = r;
         }
+        let rank_for_sorted = rank.clone();
         let mut topic_consumers = vec![Vec::new(); ctx.topics()];
         let mut consumer_topics = Vec::with_capacity(members.len());
-        let mut subscribed = Vec::with_capacity(members.len());
-        let mut raw_subscribed = Vec::with_capacity(members.len());
+        let words = ctx.topics().div_ceil(64).max(1);
+        let mut subscribed = vec![0u64; words * members.len()];
         for (c, m) in members.iter().enumerate() {
             let mut ts = Vec::new();
             for name in &m.subscription.topics {
@@ -830,9 +972,12 @@ impl<'a> General<'a> {
                     }
                 }
             }
-            subscribed.push(ts.iter().copied().collect());
+            for &t in &ts {
+                if let Some(w) = subscribed.get_mut(c * words + t / 64) {
+                    *w |= 1 << (t % 64);
+                }
+            }
             consumer_topics.push(ts);
-            raw_subscribed.push(m.subscription.topics.iter().map(String::as_str).collect());
         }
         let mut owner = vec![None; ctx.total as usize];
         for (c, list) in owned.iter().enumerate() {
@@ -861,12 +1006,12 @@ impl<'a> General<'a> {
             topic_consumers,
             consumer_topics,
             subscribed,
-            raw_subscribed,
+            words,
             current: owned,
             fixed: vec![false; members.len()],
             owner,
             sorted_all,
-            sorted: BTreeSet::new(),
+            sorted: SortedMembers::new(rank_for_sorted),
             revocation_required: false,
             movements: Movements::default(),
         }
@@ -881,20 +1026,23 @@ impl<'a> General<'a> {
     }
 
     fn subscribes(&self, c: usize, t: usize) -> bool {
-        self.subscribed.get(c).is_some_and(|s| s.contains(&t))
+        self.subscribed
+            .get(c * self.words + t / 64)
+            .is_some_and(|w| w & (1 << (t % 64)) != 0)
     }
 
     fn build(&mut self, max_generation: i32, data: &[MemberData]) -> Result<(), AssignError> {
         // prepopulateCurrentAssignments: previous owners of an older generation.
-        let mut prev: HashMap<u32, (usize, i32)> = HashMap::new();
+        let mut prev: HashMap<u32, (usize, i32)> = HashMap::default();
         for (c, md) in data.iter().enumerate() {
             let gen = match md.generation {
                 Some(g) if g < max_generation => g,
                 None if max_generation > DEFAULT_GENERATION => DEFAULT_GENERATION,
                 _ => continue,
             };
-            for tp in &md.partitions {
-                let Some(g) = self.ctx.global(tp) else {
+            let mut lookup = Lookup::default();
+            for tp in md.partitions.iter() {
+                let Some(g) = lookup.global(self.ctx, tp) else {
                     continue;
                 };
                 match prev.get(&g) {
@@ -913,11 +1061,8 @@ impl<'a> General<'a> {
             let mut kept = Vec::with_capacity(list.len());
             for g in list {
                 let t = self.ctx.topic_of(g);
-                let topic = self.ctx.names.get(t).map_or("", String::as_str);
-                let subscribed = self
-                    .raw_subscribed
-                    .get(c)
-                    .is_some_and(|s| s.contains(topic));
+                // The partition's topic exists, so "subscribes to its name" is "to its index".
+                let subscribed = self.subscribes(c, t);
                 if !subscribed || self.racks.mismatch(c, g) {
                     self.revocation_required = true;
                 } else {
@@ -943,7 +1088,7 @@ impl<'a> General<'a> {
 
     fn maybe_assign_partition(&mut self, g: u32, rack_aware: bool) -> bool {
         let t = self.ctx.topic_of(g);
-        let found = self.sorted.iter().copied().find(|&(_, _, c)| {
+        let found = self.sorted.iter().find(|&(_, _, c)| {
             self.subscribes(c, t) && (!rack_aware || !self.racks.mismatch(c, g))
         });
         match found {
@@ -996,10 +1141,7 @@ impl<'a> General<'a> {
         prev: &HashMap<u32, (usize, i32)>,
         unassigned: &mut Vec<u32>,
     ) -> Result<(), AssignError> {
-        let initializing = self
-            .sorted
-            .last()
-            .is_none_or(|&(_, _, c)| self.size(c) == 0);
+        let initializing = self.sorted.last().is_none_or(|(_, _, c)| self.size(c) == 0);
 
         if self.racks.aware {
             let mut left = Vec::with_capacity(unassigned.len());
@@ -1107,7 +1249,7 @@ impl<'a> General<'a> {
                 }
             }
         }
-        for &(size, _, c) in &self.sorted {
+        for (size, _, c) in self.sorted.iter() {
             if size == self.max_assignment_size(c) {
                 continue;
             }
@@ -1200,7 +1342,7 @@ impl<'a> General<'a> {
         let target = self
             .sorted
             .iter()
-            .find(|&&(_, _, c)| self.subscribes(c, t))
+            .find(|&(_, _, c)| self.subscribes(c, t))
             .map(|k| k.2);
         if let Some(new) = target {
             self.reassign_to(g, new);

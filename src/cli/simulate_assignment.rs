@@ -507,7 +507,7 @@ fn json_line(out: &mut impl Write, mut value: Value) -> io::Result<()> {
 }
 
 fn tp_json(tp: &TopicPartition) -> Value {
-    json!([tp.topic, tp.partition])
+    json!([&*tp.topic, tp.partition])
 }
 
 fn assignment_json(a: &BTreeMap<String, Vec<TopicPartition>>) -> Value {
@@ -528,8 +528,8 @@ fn round_json(sim: &Simulation, r: &RoundReport, explain: bool) -> Value {
         "moves": r.moves.iter().map(|m| json!({"partition": tp_json(&m.partition), "from": m.from, "to": m.to})).collect::<Vec<_>>(),
         "phases": r.phases.iter().map(|p| json!({
             "generation": p.generation,
-            "revoked": p.revoked.iter().map(|(tp, m)| json!([tp.topic, tp.partition, m])).collect::<Vec<_>>(),
-            "assigned": p.added.iter().map(|(tp, m)| json!([tp.topic, tp.partition, m])).collect::<Vec<_>>(),
+            "revoked": p.revoked.iter().map(|(tp, m)| json!([&*tp.topic, tp.partition, m])).collect::<Vec<_>>(),
+            "assigned": p.added.iter().map(|(tp, m)| json!([&*tp.topic, tp.partition, m])).collect::<Vec<_>>(),
             "assignment": assignment_json(&p.assignment),
         })).collect::<Vec<_>>(),
         "revoked": r.phases.iter().map(|p| p.revoked.len()).sum::<usize>(),
