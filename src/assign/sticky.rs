@@ -112,13 +112,13 @@ impl StickyAssignor {
         }
     }
 
-    /// `assignPartitions(partitionsPerTopic, subscriptions)`: `topics` is `partitionsPerTopic`
-    /// (the subscribed topics that exist), `members` the subscription map in iteration order.
-    pub fn assign(
+    /// The assignment in compact form (what [`StickyAssignor::assign`] computes before it
+    /// spells out member ids and topic names).
+    pub fn assign_indexed(
         &mut self,
         topics: &[TopicMeta],
         members: &[Member],
-    ) -> Result<StickyOutcome, AssignError> {
+    ) -> Result<IndexedOutcome, AssignError> {
         let ctx = Ctx::new(topics);
         let data: Vec<MemberData> = members
             .iter()
@@ -200,21 +200,76 @@ impl StickyAssignor {
                 }
             }
         }
+        Ok(IndexedOutcome {
+            ctx,
+            lists,
+            transferring,
+        })
+    }
 
+    /// `assignPartitions(partitionsPerTopic, subscriptions)`: `topics` is `partitionsPerTopic`
+    /// (the subscribed topics that exist), `members` the subscription map in iteration order.
+    pub fn assign(
+        &mut self,
+        topics: &[TopicMeta],
+        members: &[Member],
+    ) -> Result<StickyOutcome, AssignError> {
+        Ok(self.assign_indexed(topics, members)?.into_outcome(members))
+    }
+}
+
+/// An assignment in compact form: per member (in input order) a list of partition indices.
+/// [`IndexedOutcome::into_outcome`] turns it into member ids and [`TopicPartition`]s.
+pub struct IndexedOutcome {
+    ctx: Ctx,
+    lists: Vec<Vec<u32>>,
+    transferring: Option<BTreeMap<u32, usize>>,
+}
+
+impl IndexedOutcome {
+    /// The number of members.
+    pub fn len(&self) -> usize {
+        self.lists.len()
+    }
+
+    /// True when the group has no members.
+    pub fn is_empty(&self) -> bool {
+        self.lists.is_empty()
+    }
+
+    /// Member `i`'s partitions as (topic, partition), in Kafka's list order.
+    pub fn partitions(&self, i: usize) -> impl Iterator<Item = (&str, i32)> + '_ {
+        self.lists.get(i).into_iter().flatten().map(move |&g| {
+            let t = self.ctx.topic_of(g);
+            (
+                self.ctx.names.get(t).map_or("", |n| &**n),
+                self.ctx.partition_of(g),
+            )
+        })
+    }
+
+    /// Member `i`'s partition count.
+    pub fn count(&self, i: usize) -> usize {
+        self.lists.get(i).map_or(0, Vec::len)
+    }
+
+    /// The assignment keyed by member id, with [`TopicPartition`]s.
+    pub fn into_outcome(self, members: &[Member]) -> StickyOutcome {
+        let ctx = &self.ctx;
         let assignment = members
             .iter()
-            .zip(lists)
+            .zip(self.lists)
             .map(|(m, list)| (m.id.clone(), list.into_iter().map(|g| ctx.tp(g)).collect()))
             .collect();
-        let transferring = transferring.map(|map| {
+        let transferring = self.transferring.map(|map| {
             map.into_iter()
                 .filter_map(|(g, c)| members.get(c).map(|m| (ctx.tp(g), m.id.clone())))
                 .collect()
         });
-        Ok(StickyOutcome {
+        StickyOutcome {
             assignment,
             transferring,
-        })
+        }
     }
 }
 
