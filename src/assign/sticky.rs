@@ -130,7 +130,12 @@ impl StickyAssignor {
         let mut first: HashSet<&str> = HashSet::default();
         let mut first_list: &[String] = &[];
         let mut owned: Vec<Vec<u32>> = vec![Vec::new(); members.len()];
-        let mut previous_owner: Vec<u32> = vec![NONE; ctx.total as usize];
+        let anything_owned = data.iter().any(|d| !d.partitions.is_empty());
+        let mut previous_owner: Vec<u32> = if anything_owned {
+            vec![NONE; ctx.total as usize]
+        } else {
+            Vec::new()
+        };
         let mut multi: HashSet<u32> = HashSet::default();
         let mut lookup = Lookup::default();
         for (i, m) in members.iter().enumerate() {
@@ -139,7 +144,7 @@ impl StickyAssignor {
                 first.extend(topics.iter().map(String::as_str));
                 first_list = topics;
             } else if equal
-                && topics.as_slice() != first_list
+                && !same_list(topics, first_list)
                 && !(topics.len() == first.len()
                     && topics.iter().all(|t| first.contains(t.as_str())))
             {
@@ -152,7 +157,9 @@ impl StickyAssignor {
                 let Some(g) = lookup.global(&ctx, tp) else {
                     continue;
                 };
-                let slot = &mut previous_owner[g as usize];
+                let Some(slot) = previous_owner.get_mut(g as usize) else {
+                    continue;
+                };
                 if *slot == NONE {
                     owned[i].push(g);
                     *slot = i as u32;
@@ -340,6 +347,17 @@ fn remove_first(list: &mut Vec<u32>, g: u32) -> bool {
     } else {
         false
     }
+}
+
+/// Two topic lists with the same names in the same order. Topic names are short, and a group
+/// of thousands of members subscribed to hundreds of topics compares a million of them, so this
+/// avoids a `memcmp` call per name.
+fn same_list(a: &[String], b: &[String]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            let (x, y) = (x.as_bytes(), y.as_bytes());
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p == q)
+        })
 }
 
 /// "No member" / "no partition" in the index arrays.
@@ -607,7 +625,8 @@ impl<'a> Constrained<'a> {
             members,
             owned,
             multi,
-            maybe_revoked: vec![NONE; ctx.total as usize],
+            // Filled on demand: a first assignment revokes nothing.
+            maybe_revoked: Vec::new(),
             under: Vec::new(),
             exactly_min: Default::default(),
             min_quota: total / n,
@@ -616,6 +635,15 @@ impl<'a> Constrained<'a> {
             current_over: 0,
             assignment: vec![Vec::new(); members.len()],
             transferring: BTreeMap::new(),
+        }
+    }
+
+    fn mark_revoked(&mut self, g: u32, c: usize) {
+        if self.maybe_revoked.is_empty() {
+            self.maybe_revoked = vec![NONE; self.ctx.total as usize];
+        }
+        if let Some(slot) = self.maybe_revoked.get_mut(g as usize) {
+            *slot = c as u32;
         }
     }
 
@@ -629,11 +657,14 @@ impl<'a> Constrained<'a> {
         let ids: Vec<&str> = self.members.iter().map(|m| m.id.as_str()).collect();
         for c in java::string_map_order(&ids) {
             let mut own: Vec<u32> = Vec::new();
-            for &g in self.owned.get(c).map_or(&[][..], |v| v.as_slice()) {
+            let owned = self
+                .owned
+                .get_mut(c)
+                .map(std::mem::take)
+                .unwrap_or_default();
+            for g in owned {
                 if self.racks.mismatch(c, g) {
-                    if let Some(slot) = self.maybe_revoked.get_mut(g as usize) {
-                        *slot = c as u32;
-                    }
+                    self.mark_revoked(g, c);
                 } else {
                     own.push(g);
                 }
@@ -669,9 +700,7 @@ impl<'a> Constrained<'a> {
                         *a = true;
                     }
                 } else {
-                    if let Some(slot) = self.maybe_revoked.get_mut(g as usize) {
-                        *slot = c as u32;
-                    }
+                    self.mark_revoked(g, c);
                 }
             }
         }
