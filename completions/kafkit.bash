@@ -22,6 +22,9 @@ _kafkit() {
             kafkit,help)
                 cmd="kafkit__subcmd__help"
                 ;;
+            kafkit,simulate-assignment)
+                cmd="kafkit__subcmd__simulate__subcmd__assignment"
+                ;;
             kafkit,topics)
                 cmd="kafkit__subcmd__topics"
                 ;;
@@ -30,6 +33,9 @@ _kafkit() {
                 ;;
             kafkit__subcmd__help,help)
                 cmd="kafkit__subcmd__help__subcmd__help"
+                ;;
+            kafkit__subcmd__help,simulate-assignment)
+                cmd="kafkit__subcmd__help__subcmd__simulate__subcmd__assignment"
                 ;;
             kafkit__subcmd__help,topics)
                 cmd="kafkit__subcmd__help__subcmd__topics"
@@ -41,7 +47,7 @@ _kafkit() {
 
     case "${cmd}" in
         kafkit)
-            opts="-h -V --data-dir --output --help --version topics generate help"
+            opts="-h -V --data-dir --output --help --version topics generate simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -89,7 +95,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help)
-            opts="topics generate help"
+            opts="topics generate simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -130,6 +136,20 @@ _kafkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kafkit__subcmd__help__subcmd__simulate__subcmd__assignment)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kafkit__subcmd__help__subcmd__topics)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -137,6 +157,72 @@ _kafkit() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__simulate__subcmd__assignment)
+            opts="-h -V --strategy --topic --members --member --rack --instance-id --then --scenario --compare --explain --group --offsets-topic-partitions --data-dir --output --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --strategy)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --members)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --member)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rack)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --instance-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --then)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenario)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --offsets-topic-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

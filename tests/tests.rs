@@ -1,5 +1,8 @@
 //! kafkit's integration tests: one test binary, one module per area.
 
+mod assign;
+mod assign_cli;
+mod assign_props;
 mod cli;
 mod common;
 mod datadir;

@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::output::OutputFormat;
 
 pub mod generate;
+pub mod simulate_assignment;
 pub mod topics;
 
 /// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
@@ -53,6 +54,9 @@ pub enum Command {
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
+    /// Show how Kafka's consumer-group assignors share partitions over scripted rebalances
+    /// (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka.
+    SimulateAssignment(Box<simulate_assignment::Args>),
 }
 
 /// An error that carries its own exit code and is printed as it is, without a chain.
@@ -104,6 +108,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let Cli { global, command } = cli;
     match command {
         Command::Generate(args) => generate::run(&args),
+        Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
         Command::Topics(args) => topics::run(&args, &global),
     }
 }
