@@ -10,6 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::output::OutputFormat;
 
+pub mod dump_log_segments;
 pub mod generate;
 
 /// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
@@ -42,6 +43,8 @@ pub struct GlobalArgs {
 /// The commands, named after Kafka's shell tools.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does.
+    DumpLogSegments(dump_log_segments::Args),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -82,6 +85,7 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let Cli { global, command } = cli;
     match command {
+        Command::DumpLogSegments(args) => dump_log_segments::run(&args, global.output),
         Command::Generate(args) => generate::run(&args),
     }
     .map(|()| drop(global))

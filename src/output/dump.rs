@@ -1,0 +1,236 @@
+//! Kafka-exact lines of `kafka-dump-log.sh` (DumpLogSegments) and their JSON Lines counterparts.
+//!
+//! The text follows Kafka's Java port of the tool (`org.apache.kafka.tools.DumpLogSegments`),
+//! which differs from the 4.0 Scala tool only in small fixes (see `docs/json.md` and the golden
+//! tests). Every function appends to a caller-owned buffer so a dump allocates nothing per line.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use super::json::{bytes_value, headers_value};
+use crate::decode;
+use crate::record::{ControlRecordType, EndTransactionMarker, RawBatch, Record};
+
+/// Kafka's `OptionalLong.toString`.
+pub fn optional_long(v: Option<i64>) -> String {
+    match v {
+        Some(v) => format!("OptionalLong[{v}]"),
+        None => "OptionalLong.empty".to_string(),
+    }
+}
+
+/// The compression name Kafka prints, or `unknown(<id>)` for ids 5–7 (where Kafka stops with
+/// `Unknown compression type id`).
+pub fn codec_name(b: &RawBatch<'_>) -> String {
+    match b.compression() {
+        Ok(c) => c.name().to_string(),
+        Err(_) => format!("unknown({})", b.attributes() & 0x07),
+    }
+}
+
+/// Appends the batch line (§16.1 / §16.2, no newline) of the entry at file `position`.
+/// `is_valid` is passed in so the caller computes the CRC once.
+pub fn batch_line(out: &mut String, position: u64, b: &RawBatch<'_>, is_valid: bool) {
+    if let Some(h) = b.header() {
+        let _ = write!(
+            out,
+            "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
+            h.base_offset,
+            h.last_offset(),
+            h.records_count,
+            h.base_sequence,
+            h.last_sequence(),
+            h.producer_id,
+            h.producer_epoch,
+            h.partition_leader_epoch,
+            h.is_transactional(),
+            h.is_control(),
+            optional_long(h.delete_horizon_ms()),
+        );
+    } else {
+        let _ = write!(out, "offset: {}", b.last_offset());
+    }
+    let _ = write!(
+        out,
+        " position: {position} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {is_valid}",
+        b.timestamp_type().name(),
+        b.max_timestamp(),
+        b.size_in_bytes(),
+        b.magic(),
+        codec_name(b),
+        b.checksum(),
+    );
+}
+
+/// The text DumpLogSegments prints for a control record after its metadata
+/// (` endTxnMarker: COMMIT coordinatorEpoch: 0`, ` SnapshotHeader {...}`, ...), and its JSON.
+pub fn control_record(r: &Record) -> Result<(String, Value), String> {
+    let control_type = ControlRecordType::of_record(r).map_err(|e| e.to_string())?;
+    match control_type {
+        ControlRecordType::Commit | ControlRecordType::Abort => {
+            let m = EndTransactionMarker::from_record(r).map_err(|e| e.to_string())?;
+            Ok((
+                format!(
+                    " endTxnMarker: {} coordinatorEpoch: {}",
+                    control_type.name(),
+                    m.coordinator_epoch
+                ),
+                json!({"type": control_type.name(), "coordinatorEpoch": m.coordinator_epoch}),
+            ))
+        }
+        other => match decode::kraft_control(other, r.value.as_deref()) {
+            Some(Ok((label, v))) => Ok((
+                format!(" {label} {}", v.to_kafka_string()),
+                json!({"type": other.name(), "data": v.to_json()}),
+            )),
+            Some(Err(e)) => Err(format!(
+                "cannot decode {} control record: {e}",
+                other.name()
+            )),
+            None => Ok((
+                format!(" controlType: {}({})", other.name(), other.id()),
+                json!({"type": other.name(), "id": other.id()}),
+            )),
+        },
+    }
+}
+
+/// Appends a record's metadata part: `| offset: … headerKeys: [...]` (magic 2) or
+/// `| offset: … isValid: … crc: …` (legacy, without the 4.0 tool's stray `}`), then `control`.
+pub fn record_metadata(out: &mut String, b: &RawBatch<'_>, r: &Record, control: Option<&str>) {
+    let _ = write!(
+        out,
+        "| offset: {} {}: {} keySize: {} valueSize: {}",
+        r.offset,
+        b.timestamp_type().name(),
+        r.timestamp,
+        r.key_size(),
+        r.value_size()
+    );
+    if b.magic() >= 2 {
+        let _ = write!(out, " sequence: {} headerKeys: [", r.sequence);
+        for (i, h) in r.headers.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&h.key);
+        }
+        out.push(']');
+    } else {
+        let _ = write!(
+            out,
+            " isValid: {} crc: {}",
+            r.is_valid,
+            r.crc.unwrap_or_default()
+        );
+    }
+    if let Some(control) = control {
+        out.push_str(control);
+    }
+}
+
+/// Appends the record contents: `key: K` and `payload: V`, each only when present, the first
+/// one after `| ` when the metadata was skipped and after a space otherwise (the Java port's
+/// rule; Kafka 4.0 put a bare space before a lone payload).
+pub fn record_contents(
+    out: &mut String,
+    key: Option<&str>,
+    payload: Option<&str>,
+    skip_metadata: bool,
+) {
+    let mut prefix = if skip_metadata { "| " } else { " " };
+    if let Some(k) = key {
+        out.push_str(prefix);
+        out.push_str("key: ");
+        out.push_str(k);
+        prefix = " ";
+    }
+    if let Some(v) = payload {
+        out.push_str(prefix);
+        out.push_str("payload: ");
+        out.push_str(v);
+    }
+}
+
+/// A `{"type":"batch"}` object (see `docs/json.md`).
+pub fn batch_json(file: &str, position: u64, b: &RawBatch<'_>, is_valid: bool) -> Value {
+    let h = b.header();
+    json!({
+        "type": "batch",
+        "file": file,
+        "baseOffset": h.map_or(b.base_offset(), |h| h.base_offset),
+        "lastOffset": b.last_offset(),
+        "count": b.records_count(),
+        "position": position,
+        "size": b.size_in_bytes(),
+        "magic": b.magic(),
+        "compression": codec_name(b),
+        "crc": b.checksum(),
+        "isValid": is_valid,
+        "producerId": h.map_or(-1, |h| h.producer_id),
+        "producerEpoch": h.map_or(-1, |h| h.producer_epoch),
+        "baseSequence": h.map_or(-1, |h| h.base_sequence),
+        "lastSequence": h.map_or(-1, |h| h.last_sequence()),
+        "partitionLeaderEpoch": b.partition_leader_epoch(),
+        "isTransactional": b.is_transactional(),
+        "isControl": b.is_control(),
+        "deleteHorizonMs": h.and_then(|h| h.delete_horizon_ms()),
+        "timestampType": b.timestamp_type().name(),
+        "maxTimestamp": b.max_timestamp(),
+    })
+}
+
+/// A `{"type":"record"}` object: offset, timestamp, key, value, headers and the rest of what
+/// the text line shows. Keys and values follow the shared byte rules ([`bytes_value`]).
+pub fn record_json(file: &str, b: &RawBatch<'_>, r: &Record) -> Value {
+    let mut v = json!({
+        "type": "record",
+        "file": file,
+        "offset": r.offset,
+        "timestamp": r.timestamp,
+        "timestampType": b.timestamp_type().name(),
+        "key": bytes_value(r.key.as_deref()),
+        "value": bytes_value(r.value.as_deref()),
+        "headers": headers_value(&r.headers),
+        "keySize": r.key_size(),
+        "valueSize": r.value_size(),
+        "sequence": r.sequence,
+    });
+    if b.magic() < 2 {
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("isValid".into(), Value::Bool(r.is_valid));
+            obj.insert("crc".into(), json!(r.crc));
+        }
+    }
+    v
+}
+
+/// Kafka's `StringDecoder`: UTF-8 with malformed sequences replaced by U+FFFD.
+pub fn string_decode(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contents_prefixes_follow_the_java_port() {
+        let mut s = String::new();
+        record_contents(&mut s, None, Some("v"), true);
+        assert_eq!(s, "| payload: v");
+        s.clear();
+        record_contents(&mut s, Some("k"), Some("v"), false);
+        assert_eq!(s, " key: k payload: v");
+        s.clear();
+        record_contents(&mut s, Some("k"), None, true);
+        assert_eq!(s, "| key: k");
+    }
+
+    #[test]
+    fn optional_longs() {
+        assert_eq!(optional_long(None), "OptionalLong.empty");
+        assert_eq!(optional_long(Some(5)), "OptionalLong[5]");
+    }
+}
