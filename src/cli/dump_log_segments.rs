@@ -482,7 +482,9 @@ impl<W: Write> Dumper<'_, W> {
                 p.inc(batch.size_in_bytes() as u64);
             }
             if let Some(h) = batch.header() {
-                if h.has_delete_horizon() || i64::from(h.records_count) < i64::from(h.last_offset_delta) + 1 {
+                if h.has_delete_horizon()
+                    || i64::from(h.records_count) < i64::from(h.last_offset_delta) + 1
+                {
                     saw_compaction = true;
                 }
             }
@@ -504,15 +506,19 @@ impl<W: Write> Dumper<'_, W> {
                 self.problem(display, Some(position), "bad_crc", &msg, false)?;
             }
             if batch.compression().is_err() {
-                let msg = format!(
-                    "Unknown compression type id: {}",
-                    batch.attributes() & 0x07
-                );
+                let msg = format!("Unknown compression type id: {}", batch.attributes() & 0x07);
                 self.problem(display, Some(position), "unknown_compression", &msg, true)?;
                 continue;
             }
             if self.deep {
-                self.dump_records(display, position, &batch, &mut line, &mut last_offset, &mut pairs)?;
+                self.dump_records(
+                    display,
+                    position,
+                    &batch,
+                    &mut line,
+                    &mut last_offset,
+                    &mut pairs,
+                )?;
             }
         }
         self.line = line;
@@ -521,7 +527,13 @@ impl<W: Write> Dumper<'_, W> {
                 let text = format!("Found {bytes} invalid bytes at the end of {name}");
                 if self.json {
                     let msg = text.clone();
-                    self.problem(display, Some(position), "invalid_trailing_bytes", &msg, false)?;
+                    self.problem(
+                        display,
+                        Some(position),
+                        "invalid_trailing_bytes",
+                        &msg,
+                        false,
+                    )?;
                 } else {
                     self.println(&text)?;
                     self.wrong = true;
@@ -712,13 +724,23 @@ impl<W: Write> Dumper<'_, W> {
             };
             if last < base {
                 let msg = format!("Corrupt index found, index file {abs} has non-zero size but the last offset is {last} which is less than the base offset {base}");
-                return self.problem(display, Some((entries - 1) * 8), "corrupt_index", &msg, true);
+                return self.problem(
+                    display,
+                    Some((entries - 1) * 8),
+                    "corrupt_index",
+                    &msg,
+                    true,
+                );
             }
             if len % 8 != 0 {
                 let msg = format!("Index file {abs} is corrupt, found {len} bytes which is neither positive nor a multiple of 8");
                 return self.problem(display, Some(len), "corrupt_index", &msg, true);
             }
-            return self.say(display, "sanity_check_passed", &format!("{display} passed sanity check."));
+            return self.say(
+                display,
+                "sanity_check_passed",
+                &format!("{display} passed sanity check."),
+            );
         }
         let log_path = path.with_file_name(format!("{}.log", prefix(name)));
         let log = match File::open(&log_path).and_then(|f| {
@@ -727,10 +749,7 @@ impl<W: Write> Dumper<'_, W> {
         }) {
             Ok(found) => Some(found),
             Err(e) => {
-                let msg = format!(
-                    "cannot check the index against {}: {e}",
-                    log_path.display()
-                );
+                let msg = format!("cannot check the index against {}: {e}", log_path.display());
                 self.problem(display, None, "io", &msg, true)?;
                 None
             }
@@ -743,7 +762,12 @@ impl<W: Write> Dumper<'_, W> {
             }
             let mut log_offset = None;
             if let Some((log_file, log_len)) = &log {
-                match first_batch_last_offset(log_file, *log_len, position, self.args.max_message_size) {
+                match first_batch_last_offset(
+                    log_file,
+                    *log_len,
+                    position,
+                    self.args.max_message_size,
+                ) {
                     Ok(found) => {
                         if found != offset {
                             mismatches.insert(offset, found);
@@ -761,7 +785,9 @@ impl<W: Write> Dumper<'_, W> {
                         log_offset = Some(found);
                     }
                     Err(msg) => {
-                        let msg = format!("index entry {i} (offset {offset}, position {position}): {msg}");
+                        let msg = format!(
+                            "index entry {i} (offset {offset}, position {position}): {msg}"
+                        );
                         self.problem(display, Some(i * 8), "index_entry_not_in_log", &msg, true)?;
                     }
                 }
@@ -776,7 +802,10 @@ impl<W: Write> Dumper<'_, W> {
             }
         }
         if !mismatches.is_empty() {
-            self.index_mismatches.entry(abs).or_default().extend(mismatches);
+            self.index_mismatches
+                .entry(abs)
+                .or_default()
+                .extend(mismatches);
         }
         Ok(())
     }
@@ -813,18 +842,34 @@ impl<W: Write> Dumper<'_, W> {
                 let (first_ts, _) = entry_at(0)?;
                 if last_ts < first_ts {
                     let msg = format!("Corrupt time index found, time index file ({abs}) has non-zero size but the last timestamp is {last_ts} which is less than the first timestamp {first_ts}");
-                    return self.problem(display, Some((entries - 1) * 12), "corrupt_index", &msg, true);
+                    return self.problem(
+                        display,
+                        Some((entries - 1) * 12),
+                        "corrupt_index",
+                        &msg,
+                        true,
+                    );
                 }
                 if last_off < base {
                     let msg = format!("Corrupt time index found, time index file ({abs}) has non-zero size but the last offset is {last_off} which is less than the first offset {base}");
-                    return self.problem(display, Some((entries - 1) * 12), "corrupt_index", &msg, true);
+                    return self.problem(
+                        display,
+                        Some((entries - 1) * 12),
+                        "corrupt_index",
+                        &msg,
+                        true,
+                    );
                 }
             }
             if len % 12 != 0 {
                 let msg = format!("Time index file {abs} is corrupt, found {len} bytes which is neither positive nor a multiple of 12");
                 return self.problem(display, Some(len), "corrupt_index", &msg, true);
             }
-            return self.say(display, "sanity_check_passed", &format!("{display} passed sanity check."));
+            return self.say(
+                display,
+                "sanity_check_passed",
+                &format!("{display} passed sanity check."),
+            );
         }
         let log_path = path.with_file_name(format!("{}.log", prefix(name)));
         let index_path = path.with_file_name(format!("{}.index", prefix(name)));
@@ -835,7 +880,10 @@ impl<W: Write> Dumper<'_, W> {
         let log = match log {
             Ok(found) => Some(found),
             Err(e) => {
-                let msg = format!("cannot check the time index against {}: {e}", log_path.display());
+                let msg = format!(
+                    "cannot check the time index against {}: {e}",
+                    log_path.display()
+                );
                 self.problem(display, None, "io", &msg, true)?;
                 None
             }
@@ -854,8 +902,12 @@ impl<W: Write> Dumper<'_, W> {
                     .and_then(|idx| idx.lookup(offset).ok())
                     .map_or(0, |e| u64::from(e.position));
                 match find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset) {
-                    Found::None => self.time_error(&abs, "time_index_offset_not_found", offset, -1)?,
-                    Found::Other(last) => self.time_error(&abs, "time_index_offset_not_found", offset, last)?,
+                    Found::None => {
+                        self.time_error(&abs, "time_index_offset_not_found", offset, -1)?
+                    }
+                    Found::Other(last) => {
+                        self.time_error(&abs, "time_index_offset_not_found", offset, last)?
+                    }
                     Found::Batch(max_ts) => {
                         if max_ts != ts {
                             self.time_error(&abs, "time_index_mismatch", ts, max_ts)?;
@@ -1032,7 +1084,10 @@ impl<W: Write> Dumper<'_, W> {
         for (file, m) in &self.index_mismatches {
             writeln!(err, "Mismatches in :{file}")?;
             for (index_offset, log_offset) in m.iter().rev() {
-                writeln!(err, "  Index offset: {index_offset}, log offset: {log_offset}")?;
+                writeln!(
+                    err,
+                    "  Index offset: {index_offset}, log offset: {log_offset}"
+                )?;
             }
         }
         for (file, m) in &self.time_mismatches {
@@ -1044,11 +1099,17 @@ impl<W: Write> Dumper<'_, W> {
         for (file, m) in &self.time_out_of_order {
             writeln!(err, "Found out of order timestamp in :{file}")?;
             for (a, b) in m {
-                writeln!(err, "  Index timestamp: {a}, Previously indexed timestamp: {b}")?;
+                writeln!(
+                    err,
+                    "  Index timestamp: {a}, Previously indexed timestamp: {b}"
+                )?;
             }
         }
         for m in self.time_not_found.values() {
-            writeln!(err, "The following indexed offsets are not found in the log.")?;
+            writeln!(
+                err,
+                "The following indexed offsets are not found in the log."
+            )?;
             for (a, b) in m {
                 writeln!(err, "Indexed offset: {a}, found log offset: {b}")?;
             }
@@ -1066,9 +1127,14 @@ impl<W: Write> Dumper<'_, W> {
 /// Topics whose logs are compacted by default, where offset gaps are normal.
 fn looks_compacted(abs: &str) -> bool {
     let dir = abs.rsplit('/').nth(1).unwrap_or_default();
-    ["__consumer_offsets-", "__transaction_state-", "__share_group_state-", "__cluster_metadata-"]
-        .iter()
-        .any(|p| dir.starts_with(p))
+    [
+        "__consumer_offsets-",
+        "__transaction_state-",
+        "__share_group_state-",
+        "__cluster_metadata-",
+    ]
+    .iter()
+    .any(|p| dir.starts_with(p))
 }
 
 /// `<20-digit end offset>-<10-digit epoch>.checkpoint` → (offset, epoch).
@@ -1078,7 +1144,11 @@ fn parse_snapshot_name(name: &str) -> Option<(i64, i32)> {
     if offset.len() != 20 || epoch.len() != 10 {
         return None;
     }
-    if !offset.bytes().chain(epoch.bytes()).all(|b| b.is_ascii_digit()) {
+    if !offset
+        .bytes()
+        .chain(epoch.bytes())
+        .all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     Some((offset.parse().ok()?, epoch.parse().ok()?))
@@ -1093,9 +1163,7 @@ fn first_batch_last_offset(
     max_message_size: i64,
 ) -> Result<i64, String> {
     if position < 0 || position as u64 > log_len {
-        return Err(format!(
-            "the position is outside the log ({log_len} bytes)"
-        ));
+        return Err(format!("the position is outside the log ({log_len} bytes)"));
     }
     let start = position as u64;
     let end = log_len.min(start + max_message_size as u64);

@@ -82,7 +82,10 @@ fn group_record(t: i16) -> Option<(&'static str, &'static str)> {
             "ShareGroupPartitionMetadataKey",
             "ShareGroupPartitionMetadataValue",
         ),
-        10 => ("ShareGroupMemberMetadataKey", "ShareGroupMemberMetadataValue"),
+        10 => (
+            "ShareGroupMemberMetadataKey",
+            "ShareGroupMemberMetadataValue",
+        ),
         11 => ("ShareGroupMetadataKey", "ShareGroupMetadataValue"),
         12 => (
             "ShareGroupTargetAssignmentMetadataKey",
@@ -123,21 +126,13 @@ enum CoordError {
     Other(String),
 }
 
-fn read_message(
-    name: &str,
-    bytes: &[u8],
-    version: i16,
-    which: &str,
-) -> Result<JValue, CoordError> {
+fn read_message(name: &str, bytes: &[u8], version: i16, which: &str) -> Result<JValue, CoordError> {
     let schema = schema(name).map_err(|e| CoordError::Other(e.0))?;
-    schema
-        .read(bytes, version)
-        .map(|(v, _)| v)
-        .map_err(|e| {
-            CoordError::Other(format!(
-                "Could not read record with version {version} from {which}'s buffer due to: {e}."
-            ))
-        })
+    schema.read(bytes, version).map(|(v, _)| v).map_err(|e| {
+        CoordError::Other(format!(
+            "Could not read record with version {version} from {which}'s buffer due to: {e}."
+        ))
+    })
 }
 
 fn coordinator(
@@ -290,9 +285,9 @@ pub fn cluster_metadata(value: Option<&[u8]>, offset: i64) -> Decoded {
             format!("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}")
         })?;
         let rest = value.get(pos..).unwrap_or_default();
-        let (data, used) = schema
-            .read(rest, version)
-            .map_err(|_: DecodeError| format!("Failed to deserialize record with type {api_key}"))?;
+        let (data, used) = schema.read(rest, version).map_err(|_: DecodeError| {
+            format!("Failed to deserialize record with type {api_key}")
+        })?;
         let garbage = rest.len() - used;
         if garbage > 0 {
             return Err(format!(
@@ -300,10 +295,7 @@ pub fn cluster_metadata(value: Option<&[u8]>, offset: i64) -> Decoded {
             ));
         }
         Ok(JValue::Obj(vec![
-            (
-                "type".into(),
-                JValue::Str(metadata_type_name(&schema.name)),
-            ),
+            ("type".into(), JValue::Str(metadata_type_name(&schema.name))),
             ("version".into(), JValue::Int(i64::from(version))),
             ("data".into(), data),
         ]))
@@ -373,6 +365,9 @@ mod tests {
             Some("Error at offset 3, skipping. Could not read version from key's buffer.")
         );
         let d = cluster_metadata(Some(&[1, 99, 0]), 5);
-        assert!(d.payload.unwrap_or_default().starts_with("Error at 5, skipping."));
+        assert!(d
+            .payload
+            .unwrap_or_default()
+            .starts_with("Error at 5, skipping."));
     }
 }

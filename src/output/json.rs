@@ -34,7 +34,9 @@ pub fn bytes_from_value(value: &Value) -> Result<Option<Vec<u8>>, String> {
                 .map_err(|e| format!("invalid base64: {e}")),
             _ => Err("expected a string, null or {\"base64\": \"...\"}".to_string()),
         },
-        other => Err(format!("expected a string, null or {{\"base64\": \"...\"}}, found {other}")),
+        other => Err(format!(
+            "expected a string, null or {{\"base64\": \"...\"}}, found {other}"
+        )),
     }
 }
 
@@ -65,7 +67,12 @@ mod tests {
 
     #[test]
     fn bytes_round_trip_through_json() {
-        for bytes in [None, Some(&b""[..]), Some(b"text"), Some(&[0xff, 0x00, 0x80][..])] {
+        for bytes in [
+            None,
+            Some(&b""[..]),
+            Some(b"text"),
+            Some(&[0xff, 0x00, 0x80][..]),
+        ] {
             let v = bytes_value(bytes);
             assert_eq!(bytes_from_value(&v).unwrap().as_deref(), bytes);
         }

@@ -62,7 +62,11 @@ fn expected_base(root: &Path, row: &Row) -> String {
 }
 
 fn files_of(row: &Row) -> Vec<String> {
-    let at = row.args.iter().position(|a| a == "--files").expect("--files");
+    let at = row
+        .args
+        .iter()
+        .position(|a| a == "--files")
+        .expect("--files");
     row.args[at + 1].split(',').map(str::to_string).collect()
 }
 
@@ -174,11 +178,14 @@ fn check_transaction_line(expected: &str, actual: &str) {
     // producerId:0,producerEpoch:0,state=Empty,partitions=[t-0],txnLastUpdateTimestamp=..,txnTimeoutMs=..
     let fields: BTreeMap<&str, &str> = e_payload
         .split(',')
-        .filter_map(|kv| kv.split_once(|c| c == ':' || c == '='))
+        .filter_map(|kv| kv.split_once([':', '=']))
         .collect();
     assert_eq!(d["producerId"].to_string(), fields["producerId"]);
     assert_eq!(d["producerEpoch"].to_string(), fields["producerEpoch"]);
-    assert_eq!(d["transactionTimeoutMs"].to_string(), fields["txnTimeoutMs"]);
+    assert_eq!(
+        d["transactionTimeoutMs"].to_string(),
+        fields["txnTimeoutMs"]
+    );
     assert_eq!(
         d["transactionLastUpdateTimestampMs"].to_string(),
         fields["txnLastUpdateTimestamp"]
@@ -229,7 +236,10 @@ fn every_recorded_kafka_run_matches() {
         let what = format!("{} {}", row.file, row.mode);
         let actual_err = run
             .stderr
-            .replace(&format!("{}/", root.canonicalize().unwrap().display()), "<FIXTURE_ROOT>/")
+            .replace(
+                &format!("{}/", root.canonicalize().unwrap().display()),
+                "<FIXTURE_ROOT>/",
+            )
             .replace(&format!("{}/", root.display()), "<FIXTURE_ROOT>/");
         let exp_out_text = String::from_utf8_lossy(&exp_out).into_owned();
         let mut diffs = Vec::new();
@@ -256,7 +266,10 @@ fn every_recorded_kafka_run_matches() {
         // stdout, with the named differences applied to Kafka's recorded lines.
         let mut expected: Vec<String> = lines(&exp_out_text);
         let actual: Vec<String> = lines(&run.stdout);
-        if expected.iter().any(|l| l.contains(" isValid: ") && l.contains("}")) {
+        if expected
+            .iter()
+            .any(|l| l.contains(" isValid: ") && l.contains("}"))
+        {
             let before = expected.clone();
             expected = expected.iter().map(|l| strip_legacy_brace(l)).collect();
             if before != expected {
@@ -359,6 +372,9 @@ fn kafkalite_golden_file_reproduces_from_all_three_hamlet_segments() {
             }
         }
         assert_eq!(out.lines().count(), 5382, "{codec}");
-        assert!(out == golden, "{codec}: differs from kafkalite's golden file");
+        assert!(
+            out == golden,
+            "{codec}: differs from kafkalite's golden file"
+        );
     }
 }
