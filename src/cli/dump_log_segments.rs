@@ -472,7 +472,7 @@ impl<W: Write> Dumper<'_, W> {
                     };
                     self.problem(display, Some(position), "corrupt_batch", &msg, true)?;
                     self.line = line;
-                    return self.finish_log(&abs, pairs, saw_compaction);
+                    return self.finish_log(display, &abs, pairs, saw_compaction);
                 }
             };
             let is_valid = batch.is_valid();
@@ -541,11 +541,12 @@ impl<W: Write> Dumper<'_, W> {
                 }
             }
         }
-        self.finish_log(&abs, pairs, saw_compaction)
+        self.finish_log(display, &abs, pairs, saw_compaction)
     }
 
     fn finish_log(
         &mut self,
+        display: &str,
         abs: &str,
         pairs: BTreeMap<i64, i64>,
         compacted: bool,
@@ -561,7 +562,7 @@ impl<W: Write> Dumper<'_, W> {
         if self.json {
             for (prev, next) in &pairs {
                 let v = json!({
-                    "type": "problem", "file": abs, "kind": "non_consecutive_offsets",
+                    "type": "problem", "file": display, "kind": "non_consecutive_offsets",
                     "message": format!("{prev} is followed by {next}"),
                     "previousOffset": prev, "offset": next, "compacted": compacted, "fatal": false,
                 });
@@ -774,7 +775,7 @@ impl<W: Write> Dumper<'_, W> {
                             self.wrong = true;
                             if self.json {
                                 let v = json!({
-                                    "type": "problem", "file": abs, "kind": "index_mismatch",
+                                    "type": "problem", "file": display, "kind": "index_mismatch",
                                     "position": i * 8, "indexOffset": offset, "logOffset": found,
                                     "message": format!("Index offset: {offset}, log offset: {found}"),
                                     "fatal": false,
@@ -903,17 +904,17 @@ impl<W: Write> Dumper<'_, W> {
                     .map_or(0, |e| u64::from(e.position));
                 match find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset) {
                     Found::None => {
-                        self.time_error(&abs, "time_index_offset_not_found", offset, -1)?
+                        self.time_error(display, &abs, "time_index_offset_not_found", offset, -1)?
                     }
                     Found::Other(last) => {
-                        self.time_error(&abs, "time_index_offset_not_found", offset, last)?
+                        self.time_error(display, &abs, "time_index_offset_not_found", offset, last)?
                     }
                     Found::Batch(max_ts) => {
                         if max_ts != ts {
-                            self.time_error(&abs, "time_index_mismatch", ts, max_ts)?;
+                            self.time_error(display, &abs, "time_index_mismatch", ts, max_ts)?;
                         }
                         if prev_ts >= ts {
-                            self.time_error(&abs, "time_index_out_of_order", ts, prev_ts)?;
+                            self.time_error(display, &abs, "time_index_out_of_order", ts, prev_ts)?;
                         }
                     }
                     Found::Error(p, msg) => {
@@ -934,7 +935,14 @@ impl<W: Write> Dumper<'_, W> {
         Ok(())
     }
 
-    fn time_error(&mut self, abs: &str, kind: &str, a: i64, b: i64) -> io::Result<()> {
+    fn time_error(
+        &mut self,
+        display: &str,
+        abs: &str,
+        kind: &str,
+        a: i64,
+        b: i64,
+    ) -> io::Result<()> {
         self.wrong = true;
         let (map, message) = match kind {
             "time_index_mismatch" => (
@@ -952,7 +960,7 @@ impl<W: Write> Dumper<'_, W> {
         };
         map.entry(abs.to_string()).or_default().push((a, b));
         if self.json {
-            let v = json!({"type": "problem", "file": abs, "kind": kind, "message": message, "fatal": false});
+            let v = json!({"type": "problem", "file": display, "kind": kind, "message": message, "fatal": false});
             self.emit(&v)?;
         }
         Ok(())
