@@ -99,6 +99,18 @@ pub struct Args {
     pub strict: bool,
 }
 
+impl Args {
+    /// Parses the command's own arguments (without the command name), as the CLI would.
+    pub fn parse_list(args: &[&str]) -> Result<Self, clap::Error> {
+        use clap::{Args as _, FromArgMatches as _};
+        let cmd = Self::augment_args(clap::Command::new("dump-log-segments"));
+        let matches = cmd.try_get_matches_from(
+            std::iter::once("dump-log-segments").chain(args.iter().copied()),
+        )?;
+        Self::from_arg_matches(&matches)
+    }
+}
+
 /// Which message parser prints record contents (Kafka's precedence: offsets > transaction log >
 /// cluster metadata > key/value decoders).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,14 +123,80 @@ enum Parser {
 
 /// Runs the command.
 pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
-    let Some(files) = args.files.as_deref() else {
+    if args.files.is_none() {
         let mut help = super::command();
         let help = help
             .find_subcommand_mut("dump-log-segments")
             .map(|c| c.render_help().to_string())
             .unwrap_or_default();
         return Err(Exit::failure(format!("Missing required argument \"[files]\"\n{help}")).into());
-    };
+    }
+    let list = file_list(args);
+    let progress = progress_bar(&list);
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let outcome = dump(
+        args,
+        format,
+        BufWriter::with_capacity(1 << 16, stdout.lock()),
+        stderr.lock(),
+        progress.clone(),
+    )?;
+    if let Some(p) = progress {
+        p.finish_and_clear();
+    }
+    if outcome.failed {
+        return Err(Exit {
+            message: String::new(),
+            code: 1,
+        }
+        .into());
+    }
+    if args.strict && outcome.wrong {
+        return Err(Exit {
+            message: String::new(),
+            code: 3,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// `--files`, split as Java's `String.split(",")` does (trailing empty items dropped).
+fn file_list(args: &Args) -> Vec<&str> {
+    let mut list: Vec<&str> = args
+        .files
+        .as_deref()
+        .unwrap_or_default()
+        .split(',')
+        .collect();
+    while list.len() > 1 && list.last() == Some(&"") {
+        list.pop();
+    }
+    list
+}
+
+/// What a dump found, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Something could not be dumped where Kafka's tool fails too (exit 1).
+    pub failed: bool,
+    /// Something is wrong with the data (exit 3 with `--strict`).
+    pub wrong: bool,
+    /// Problems reported.
+    pub problems: u64,
+}
+
+/// Dumps the files of `args` to `out` (data) and `err` (diagnostics, summaries): the whole
+/// command without process concerns, for tests and the fuzz target. I/O errors of `out`/`err`
+/// (a closed pipe) end the dump.
+pub fn dump<W: Write, E: Write>(
+    args: &Args,
+    format: OutputFormat,
+    out: W,
+    err: E,
+    progress: Option<indicatif::ProgressBar>,
+) -> io::Result<Outcome> {
     let parser = if args.offsets_decoder {
         Parser::Offsets
     } else if args.transaction_log_decoder {
@@ -137,14 +215,14 @@ pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
         || args.cluster_metadata_decoder
         || args.key_decoder.is_some()
         || args.value_decoder.is_some();
-    let stdout = io::stdout();
     let mut d = Dumper {
         args,
         json: format == OutputFormat::Json,
         print_data,
         deep: args.deep_iteration || print_data,
         parser,
-        out: BufWriter::with_capacity(1 << 16, stdout.lock()),
+        out,
+        err,
         line: String::with_capacity(1024),
         cwd: std::env::current_dir().unwrap_or_default(),
         index_mismatches: BTreeMap::new(),
@@ -155,37 +233,19 @@ pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
         stats: Stats::default(),
         failed: false,
         wrong: false,
-        progress: None,
+        progress,
     };
-    // Java's String.split(","): trailing empty items are dropped.
-    let mut list: Vec<&str> = files.split(',').collect();
-    while list.len() > 1 && list.last() == Some(&"") {
-        list.pop();
-    }
-    d.progress = progress_bar(&list);
-    for arg in list {
+    for arg in file_list(args) {
         d.dump_file(arg)?;
-    }
-    if let Some(p) = d.progress.take() {
-        p.finish_and_clear();
     }
     d.print_summaries()?;
     d.out.flush()?;
-    if d.failed {
-        return Err(Exit {
-            message: String::new(),
-            code: 1,
-        }
-        .into());
-    }
-    if args.strict && d.wrong {
-        return Err(Exit {
-            message: String::new(),
-            code: 3,
-        }
-        .into());
-    }
-    Ok(())
+    d.err.flush()?;
+    Ok(Outcome {
+        failed: d.failed,
+        wrong: d.wrong,
+        problems: d.stats.problems,
+    })
 }
 
 /// A progress bar on stderr, only when stderr is a terminal that stdout is not written to, and
@@ -223,13 +283,14 @@ struct Stats {
     problems: u64,
 }
 
-struct Dumper<'a, W: Write> {
+struct Dumper<'a, W: Write, E: Write> {
     args: &'a Args,
     json: bool,
     print_data: bool,
     deep: bool,
     parser: Parser,
     out: W,
+    err: E,
     line: String,
     cwd: PathBuf,
     /// index path → index offset → log offset (printed in descending index offset).
@@ -301,7 +362,7 @@ fn decode_bytes(decoder: BytesDecoder, bytes: &[u8]) -> Result<String, String> {
     }
 }
 
-impl<W: Write> Dumper<'_, W> {
+impl<W: Write, E: Write> Dumper<'_, W, E> {
     fn abs(&self, path: &str) -> String {
         if path.starts_with('/') {
             path.to_string()
@@ -340,10 +401,9 @@ impl<W: Write> Dumper<'_, W> {
             self.emit(&v)
         } else {
             self.out.flush()?;
-            let mut err = io::stderr().lock();
             match position {
-                Some(p) => writeln!(err, "Problem in {file} at byte {p}: {message}"),
-                None => writeln!(err, "Problem in {file}: {message}"),
+                Some(p) => writeln!(self.err, "Problem in {file} at byte {p}: {message}"),
+                None => writeln!(self.err, "Problem in {file}: {message}"),
             }
         }
     }
@@ -381,7 +441,7 @@ impl<W: Write> Dumper<'_, W> {
                     self.emit(&v)
                 } else {
                     self.out.flush()?;
-                    writeln!(io::stderr().lock(), "Ignoring unknown file {display}")
+                    writeln!(self.err, "Ignoring unknown file {display}")
                 }
             }
         }
@@ -986,7 +1046,7 @@ impl<W: Write> Dumper<'_, W> {
                 self.wrong = true;
                 self.stats.problems += 1;
                 // Kafka's exact words, then where.
-                return writeln!(io::stderr().lock(), "{msg} (in {display})");
+                return writeln!(self.err, "{msg} (in {display})");
             }
         };
         for e in entries {
@@ -1088,7 +1148,7 @@ impl<W: Write> Dumper<'_, W> {
             return self.emit(&v);
         }
         self.out.flush()?;
-        let mut err = io::BufWriter::new(io::stderr().lock());
+        let err = &mut self.err;
         for (file, m) in &self.index_mismatches {
             writeln!(err, "Mismatches in :{file}")?;
             for (index_offset, log_offset) in m.iter().rev() {
