@@ -376,8 +376,29 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         self.out.write_all(b"\n")
     }
 
+    /// One JSON line, `"type"` first and the other fields sorted by name (the convention of
+    /// every kafkit command, see `docs/json.md`).
     fn emit(&mut self, value: &Value) -> io::Result<()> {
-        write_line(&mut self.out, value)
+        let Value::Object(map) = value else {
+            return write_line(&mut self.out, value);
+        };
+        let out = &mut self.out;
+        out.write_all(b"{")?;
+        let mut first = true;
+        let typed = map.get_key_value("type");
+        for (k, v) in typed
+            .into_iter()
+            .chain(map.iter().filter(|(k, _)| *k != "type"))
+        {
+            if !first {
+                out.write_all(b",")?;
+            }
+            first = false;
+            serde_json::to_writer(&mut *out, k).map_err(io::Error::from)?;
+            out.write_all(b":")?;
+            serde_json::to_writer(&mut *out, v).map_err(io::Error::from)?;
+        }
+        out.write_all(b"}\n")
     }
 
     /// Reports a problem: on stderr in text mode (naming the file and byte position), as a
