@@ -72,11 +72,16 @@ fn dumps(c: &mut Criterion) {
         let path = segment(compression);
         let len = std::fs::metadata(&path).expect("segment").len();
         group.throughput(Throughput::Bytes(len));
-        group.bench_function(format!("batches {} MiB {}", len >> 20, compression.name()), |b| {
-            b.iter(|| run(&path, &[]))
-        });
         group.bench_function(
-            format!("deep print-data-log {} MiB {}", len >> 20, compression.name()),
+            format!("batches {} MiB {}", len >> 20, compression.name()),
+            |b| b.iter(|| run(&path, &[])),
+        );
+        group.bench_function(
+            format!(
+                "deep print-data-log {} MiB {}",
+                len >> 20,
+                compression.name()
+            ),
             |b| b.iter(|| run(&path, &["--deep-iteration", "--print-data-log"])),
         );
     }

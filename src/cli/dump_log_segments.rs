@@ -699,7 +699,11 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             } else {
                 None
             };
-            let contents = if self.print_data && !control_batch {
+            // The common case (text, string decoders) writes the contents straight into the
+            // line; every other parser builds its texts first.
+            let direct = !self.json
+                && self.parser == Parser::Bytes(BytesDecoder::String, BytesDecoder::String);
+            let contents = if self.print_data && !control_batch && !direct {
                 Some(self.parse(display, position, &r)?)
             } else {
                 None
@@ -726,6 +730,13 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
                     line,
                     key.as_deref(),
                     payload.as_deref(),
+                    self.args.skip_record_metadata,
+                );
+            } else if direct && self.print_data && !control_batch {
+                fmt::record_contents_lossy(
+                    line,
+                    r.key.as_deref(),
+                    r.value.as_deref(),
                     self.args.skip_record_metadata,
                 );
             }

@@ -96,20 +96,74 @@ pub fn control_record(r: &Record) -> Result<(String, Value), String> {
     }
 }
 
+/// Appends the decimal form of `v` (what `write!` does, without the formatting machinery:
+/// this runs several times per record).
+pub fn push_i64(out: &mut String, v: i64) {
+    const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let mut buf = [0u8; 21];
+    let mut n = v.unsigned_abs();
+    let mut i = buf.len();
+    while n >= 100 {
+        let d = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        if let (Some(dst), Some(src)) = (buf.get_mut(i..i + 2), DIGITS.get(d..d + 2)) {
+            dst.copy_from_slice(src);
+        }
+    }
+    if n >= 10 {
+        let d = n as usize * 2;
+        i -= 2;
+        if let (Some(dst), Some(src)) = (buf.get_mut(i..i + 2), DIGITS.get(d..d + 2)) {
+            dst.copy_from_slice(src);
+        }
+    } else {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'0' + n as u8;
+        }
+    }
+    if v < 0 {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'-';
+        }
+    }
+    if let Some(Ok(text)) = buf.get(i..).map(std::str::from_utf8) {
+        out.push_str(text);
+    }
+}
+
+/// Appends `bytes` as Kafka's `StringDecoder` shows them: UTF-8, malformed sequences replaced
+/// by U+FFFD.
+pub fn push_lossy(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
+    }
+}
+
 /// Appends a record's metadata part: `| offset: … headerKeys: [...]` (magic 2) or
 /// `| offset: … isValid: … crc: …` (legacy, without the 4.0 tool's stray `}`), then `control`.
 pub fn record_metadata(out: &mut String, b: &RawBatch<'_>, r: &Record, control: Option<&str>) {
-    let _ = write!(
-        out,
-        "| offset: {} {}: {} keySize: {} valueSize: {}",
-        r.offset,
-        b.timestamp_type().name(),
-        r.timestamp,
-        r.key_size(),
-        r.value_size()
-    );
+    out.push_str("| offset: ");
+    push_i64(out, r.offset);
+    out.push(' ');
+    out.push_str(b.timestamp_type().name());
+    out.push_str(": ");
+    push_i64(out, r.timestamp);
+    out.push_str(" keySize: ");
+    push_i64(out, i64::from(r.key_size()));
+    out.push_str(" valueSize: ");
+    push_i64(out, i64::from(r.value_size()));
     if b.magic() >= 2 {
-        let _ = write!(out, " sequence: {} headerKeys: [", r.sequence);
+        out.push_str(" sequence: ");
+        push_i64(out, i64::from(r.sequence));
+        out.push_str(" headerKeys: [");
         for (i, h) in r.headers.iter().enumerate() {
             if i > 0 {
                 out.push(',');
@@ -118,12 +172,12 @@ pub fn record_metadata(out: &mut String, b: &RawBatch<'_>, r: &Record, control: 
         }
         out.push(']');
     } else {
-        let _ = write!(
-            out,
-            " isValid: {} crc: {}",
-            r.is_valid,
-            r.crc.unwrap_or_default()
-        );
+        out.push_str(if r.is_valid {
+            " isValid: true crc: "
+        } else {
+            " isValid: false crc: "
+        });
+        push_i64(out, i64::from(r.crc.unwrap_or_default()));
     }
     if let Some(control) = control {
         out.push_str(control);
@@ -150,6 +204,28 @@ pub fn record_contents(
         out.push_str(prefix);
         out.push_str("payload: ");
         out.push_str(v);
+    }
+}
+
+/// [`record_contents`] for raw bytes under Kafka's `StringDecoder`, without intermediate
+/// strings.
+pub fn record_contents_lossy(
+    out: &mut String,
+    key: Option<&[u8]>,
+    payload: Option<&[u8]>,
+    skip_metadata: bool,
+) {
+    let mut prefix = if skip_metadata { "| " } else { " " };
+    if let Some(k) = key {
+        out.push_str(prefix);
+        out.push_str("key: ");
+        push_lossy(out, k);
+        prefix = " ";
+    }
+    if let Some(v) = payload {
+        out.push_str(prefix);
+        out.push_str("payload: ");
+        push_lossy(out, v);
     }
 }
 
@@ -226,6 +302,18 @@ mod tests {
         s.clear();
         record_contents(&mut s, Some("k"), None, true);
         assert_eq!(s, "| key: k");
+    }
+
+    #[test]
+    fn integers_and_lossy_text() {
+        for v in [0i64, 7, -1, 10, 1_700_000_000_000, i64::MIN, i64::MAX] {
+            let mut s = String::new();
+            push_i64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        let mut s = String::new();
+        push_lossy(&mut s, &[b'a', 0xff, b'b']);
+        assert_eq!(s, "a\u{fffd}b");
     }
 
     #[test]
