@@ -783,8 +783,10 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
                 return Ok((key, payload, decoded));
             }
         };
-        if decoded.failed && self.json {
-            // The JSON line carries the error in "decoded"; the text line carries Kafka's words.
+        if r.key.is_none() && matches!(self.parser, Parser::Offsets | Parser::TransactionLog) {
+            // Kafka's tool stops here (RuntimeException); kafkit prints the record and says so.
+            let msg = decoded.key.clone().unwrap_or_default();
+            self.problem(display, Some(position), "undecodable", &msg, true)?;
         }
         Ok((decoded.key, decoded.payload, Some(decoded.json)))
     }

@@ -342,6 +342,176 @@ pub fn kraft_control(
 mod tests {
     use super::*;
 
+    fn s16(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as i16).to_be_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+
+    fn compact(out: &mut Vec<u8>, s: Option<&[u8]>) {
+        match s {
+            None => out.push(0),
+            Some(b) => {
+                out.push(b.len() as u8 + 1);
+                out.extend_from_slice(b);
+            }
+        }
+    }
+
+    /// ConsumerProtocol.serializeSubscription(topics [foo], owned foo-0, generation 0, rack),
+    /// version 3, and serializeAssignment([foo-0]), version 3.
+    fn consumer_protocol() -> (Vec<u8>, Vec<u8>) {
+        let mut sub = 3i16.to_be_bytes().to_vec();
+        sub.extend_from_slice(&1i32.to_be_bytes());
+        s16(&mut sub, "foo");
+        sub.extend_from_slice(&(-1i32).to_be_bytes());
+        sub.extend_from_slice(&1i32.to_be_bytes());
+        s16(&mut sub, "foo");
+        sub.extend_from_slice(&1i32.to_be_bytes());
+        sub.extend_from_slice(&0i32.to_be_bytes());
+        sub.extend_from_slice(&0i32.to_be_bytes());
+        s16(&mut sub, "rack");
+        let mut asg = 3i16.to_be_bytes().to_vec();
+        asg.extend_from_slice(&1i32.to_be_bytes());
+        s16(&mut asg, "foo");
+        asg.extend_from_slice(&1i32.to_be_bytes());
+        asg.extend_from_slice(&0i32.to_be_bytes());
+        asg.extend_from_slice(&(-1i32).to_be_bytes());
+        (sub, asg)
+    }
+
+    /// GroupMetadataValue v4 (flexible) with one member, as Kafka's DumpLogSegmentsTest builds it.
+    fn group_metadata_v4(subscription: &[u8], assignment: &[u8]) -> Vec<u8> {
+        let mut v = 4i16.to_be_bytes().to_vec();
+        compact(&mut v, Some(b"consumer"));
+        v.extend_from_slice(&10i32.to_be_bytes());
+        compact(&mut v, Some(b"range"));
+        compact(&mut v, Some(b"member"));
+        v.extend_from_slice(&(-1i64).to_be_bytes());
+        v.push(2); // one member
+        compact(&mut v, Some(b"member"));
+        compact(&mut v, Some(b"instance"));
+        compact(&mut v, Some(b"client"));
+        compact(&mut v, Some(b"host"));
+        v.extend_from_slice(&1000i32.to_be_bytes());
+        v.extend_from_slice(&100i32.to_be_bytes());
+        compact(&mut v, Some(subscription));
+        compact(&mut v, Some(assignment));
+        v.push(0); // member tagged fields
+        v.push(0); // message tagged fields
+        v
+    }
+
+    fn group_key() -> Vec<u8> {
+        let mut k = 2i16.to_be_bytes().to_vec();
+        s16(&mut k, "group");
+        k
+    }
+
+    #[test]
+    fn group_metadata_with_the_consumer_protocol_decoded_as_in_kafkas_test() {
+        let (sub, asg) = consumer_protocol();
+        let d = offsets(Some(&group_key()), Some(&group_metadata_v4(&sub, &asg)), 0);
+        assert_eq!(
+            d.key.as_deref(),
+            Some(r#"{"type":"2","data":{"group":"group"}}"#)
+        );
+        assert_eq!(
+            d.payload.as_deref(),
+            Some(
+                r#"{"version":"4","data":{"protocolType":"consumer","generation":10,"protocol":"range","leader":"member","currentStateTimestamp":-1,"members":[{"memberId":"member","groupInstanceId":"instance","clientId":"client","clientHost":"host","rebalanceTimeout":1000,"sessionTimeout":100,"subscription":{"topics":["foo"],"userData":null,"ownedPartitions":[{"topic":"foo","partitions":[0]}],"generationId":0,"rackId":"rack"},"assignment":{"assignedPartitions":[{"topic":"foo","partitions":[0]}],"userData":null}}]}}"#
+            )
+        );
+        // Malformed embedded bytes stay base64.
+        let d = offsets(
+            Some(&group_key()),
+            Some(&group_metadata_v4(b"Subscription", b"Assignment")),
+            0,
+        );
+        assert!(d
+            .payload
+            .unwrap_or_default()
+            .contains(r#""subscription":"U3Vic2NyaXB0aW9u","assignment":"QXNzaWdubWVudA==""#));
+    }
+
+    #[test]
+    fn consumer_group_records_tombstones_and_errors_as_in_kafkas_test() {
+        let mut key = 3i16.to_be_bytes().to_vec();
+        s16(&mut key, "group");
+        let mut value = 0i16.to_be_bytes().to_vec();
+        value.extend_from_slice(&10i32.to_be_bytes());
+        value.push(0);
+        let d = offsets(Some(&key), Some(&value), 0);
+        assert_eq!(
+            d.key.as_deref(),
+            Some(r#"{"type":"3","data":{"groupId":"group"}}"#)
+        );
+        assert_eq!(
+            d.payload.as_deref(),
+            Some(r#"{"version":"0","data":{"epoch":10}}"#)
+        );
+        let d = offsets(Some(&key), None, 0);
+        assert_eq!(d.payload.as_deref(), Some("<DELETE>"));
+        let mut unknown = i16::MAX.to_be_bytes().to_vec();
+        unknown.extend_from_slice(&key[2..]);
+        let d = offsets(Some(&unknown), Some(&value), 0);
+        assert_eq!(
+            d.key.as_deref(),
+            Some("Unknown record type 32767 at offset 0, skipping.")
+        );
+        assert_eq!(d.payload, None);
+        // A tagged field claiming more bytes than there are.
+        let mut bad = 0i16.to_be_bytes().to_vec();
+        bad.extend_from_slice(&10i32.to_be_bytes());
+        bad.extend_from_slice(&[1, 0, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00]);
+        let d = offsets(Some(&key), Some(&bad), 0);
+        assert_eq!(
+            d.key.as_deref(),
+            Some("Error at offset 0, skipping. Could not read record with version 0 from value's buffer due to: Error reading byte array of 536870911 byte(s): only 1 byte(s) available.")
+        );
+    }
+
+    #[test]
+    fn kraft_control_records() {
+        // SnapshotHeaderRecord v0: version, lastContainedLogTimestamp, no tagged fields.
+        let mut v = 0i16.to_be_bytes().to_vec();
+        v.extend_from_slice(&10_000i64.to_be_bytes());
+        v.push(0);
+        let (label, json) = kraft_control(ControlRecordType::SnapshotHeader, Some(&v))
+            .unwrap()
+            .unwrap();
+        assert_eq!(label, "SnapshotHeader");
+        assert_eq!(
+            json.to_kafka_string(),
+            r#"{"version":0,"lastContainedLogTimestamp":10000}"#
+        );
+        // LeaderChangeMessage v0: leader 1, voters [1, 2], granting [1].
+        let mut v = 0i16.to_be_bytes().to_vec();
+        v.extend_from_slice(&1i32.to_be_bytes());
+        v.push(3);
+        for id in [1i32, 2] {
+            v.extend_from_slice(&id.to_be_bytes());
+            v.push(0);
+        }
+        v.push(2);
+        v.extend_from_slice(&1i32.to_be_bytes());
+        v.push(0);
+        v.push(0);
+        let (label, json) = kraft_control(ControlRecordType::LeaderChange, Some(&v))
+            .unwrap()
+            .unwrap();
+        assert_eq!(label, "LeaderChange:");
+        assert_eq!(
+            json.to_kafka_string(),
+            r#"{"version":0,"leaderId":1,"voters":[{"voterId":1},{"voterId":2}],"grantingVoters":[{"voterId":1}]}"#
+        );
+        assert!(kraft_control(ControlRecordType::Commit, Some(&v)).is_none());
+        assert!(
+            kraft_control(ControlRecordType::KraftVoters, Some(&[0, 0, 9]))
+                .unwrap()
+                .is_err()
+        );
+    }
+
     #[test]
     fn metadata_type_names() {
         assert_eq!(metadata_type_name("TopicRecord"), "TOPIC_RECORD");

@@ -283,7 +283,7 @@ impl Schema {
             for _ in 0..count {
                 let tag = r.uvarint()?;
                 let size = r.uvarint()? as usize;
-                let data = r.take(size)?;
+                let data = r.array(size)?;
                 let found = fields
                     .iter()
                     .position(|f| f.tag == Some(tag) && f.tagged.contains(version));

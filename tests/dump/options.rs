@@ -483,3 +483,43 @@ fn non_consecutive_offsets_and_strict() {
     // Batch-level dumps do not look at record offsets.
     assert_eq!(dump_in(tmp.path(), &["--files", f, "--strict"]).code, 0);
 }
+
+#[test]
+fn kraft_snapshot_names_and_the_bootstrap_checkpoint() {
+    let Some(root) = crate::common::fixtures() else {
+        return;
+    };
+    let tmp = tempdir();
+    let original = root
+        .join("8sylla__citypulse/__cluster_metadata-0/00000000000000014459-0000000001.checkpoint");
+    fs::copy(&original, tmp.path().join("bootstrap.checkpoint")).unwrap();
+    fs::copy(&original, tmp.path().join("weird.checkpoint")).unwrap();
+    let run = dump_in(tmp.path(), &["--files", "bootstrap.checkpoint"]);
+    assert!(run
+        .ok()
+        .starts_with("Dumping bootstrap.checkpoint\nKRaft bootstrap snapshot\nbaseOffset: 0 "));
+    // Kafka fails on a snapshot name it cannot parse; kafkit says so and dumps the batches.
+    let run = dump_in(tmp.path(), &["--files", "weird.checkpoint"]);
+    assert_eq!(run.code, 1);
+    assert!(run
+        .stderr
+        .contains("Problem in weird.checkpoint: not a KRaft snapshot name"));
+    assert_eq!(count(&run.stdout, "baseOffset: "), 3);
+}
+
+#[test]
+fn a_coordinator_record_without_key_is_reported() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("__consumer_offsets-0");
+    fs::create_dir_all(&dir).unwrap();
+    let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+    b.append(5, None, Some(b"v"), &[]);
+    fs::write(dir.join("00000000000000000000.log"), b.build().unwrap()).unwrap();
+    let f = "__consumer_offsets-0/00000000000000000000.log";
+    let run = dump_in(tmp.path(), &["--files", f, "--offsets-decoder"]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains(" key: Failed to decode message at offset 0 using the specified decoder (message had a missing key)\n"));
+    assert!(run.stderr.contains(&format!(
+        "Problem in {f} at byte 0: Failed to decode message at offset 0"
+    )));
+}
