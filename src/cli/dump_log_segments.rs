@@ -44,7 +44,17 @@ pub enum BytesDecoder {
 /// Dump Kafka log segments, indexes, producer snapshots, transaction indexes and KRaft
 /// snapshots, as Kafka's `kafka-dump-log.sh` prints them.
 #[derive(Debug, clap::Args)]
-#[command(visible_alias = "dump-log")]
+#[command(
+    visible_alias = "dump-log",
+    after_long_help = "Exit status: 0 when every file was dumped (bad CRCs, invalid trailing bytes and \
+index mismatches are reported but, as in Kafka, do not change it); 1 when a file could not be \
+dumped where Kafka's tool fails too (missing file, impossible entry framing such as a \
+zero-filled tail, undecodable records), after dumping everything else; 3 with --strict when \
+anything was found wrong.\n\nWith --output json, problems are JSON lines on stdout (see \
+docs/json.md); otherwise they are printed on stderr as `Problem in <file> at byte <position>: \
+<what>`, and Kafka's summaries (index mismatches, time-index errors, non-consecutive offsets) \
+follow on stderr after all files."
+)]
 pub struct Args {
     /// REQUIRED: The comma separated list of data and index log files to be dumped.
     #[arg(long, value_name = "file1, file2, ...")]
