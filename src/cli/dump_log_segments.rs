@@ -719,16 +719,18 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
                 None
             };
             if self.json {
-                let mut v = fmt::record_json(display, batch, &r);
-                if let Some(obj) = v.as_object_mut() {
-                    if let Some((_, cj)) = &control {
-                        obj.insert("control".into(), cj.clone());
-                    }
-                    if let Some((_, _, Some(decoded))) = &contents {
-                        obj.insert("decoded".into(), decoded.clone());
-                    }
-                }
-                self.emit(&v)?;
+                let decoded = match &contents {
+                    Some((_, _, decoded)) => decoded.as_ref(),
+                    None => None,
+                };
+                fmt::write_record_json(
+                    &mut self.out,
+                    display,
+                    batch,
+                    &r,
+                    control.as_ref().map(|(_, cj)| cj),
+                    decoded,
+                )?;
                 continue;
             }
             line.clear();

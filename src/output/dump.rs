@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::json::{bytes_value, headers_value};
 use crate::decode;
 use crate::record::{ControlRecordType, EndTransactionMarker, RawBatch, Record};
 
@@ -257,29 +256,100 @@ pub fn batch_json(file: &str, position: u64, b: &RawBatch<'_>, is_valid: bool) -
     })
 }
 
-/// A `{"type":"record"}` object: offset, timestamp, key, value, headers and the rest of what
-/// the text line shows. Keys and values follow the shared byte rules ([`bytes_value`]).
-pub fn record_json(file: &str, b: &RawBatch<'_>, r: &Record) -> Value {
-    let mut v = json!({
-        "type": "record",
-        "file": file,
-        "offset": r.offset,
-        "timestamp": r.timestamp,
-        "timestampType": b.timestamp_type().name(),
-        "key": bytes_value(r.key.as_deref()),
-        "value": bytes_value(r.value.as_deref()),
-        "headers": headers_value(&r.headers),
-        "keySize": r.key_size(),
-        "valueSize": r.value_size(),
-        "sequence": r.sequence,
-    });
-    if b.magic() < 2 {
-        if let Some(obj) = v.as_object_mut() {
-            obj.insert("isValid".into(), Value::Bool(r.is_valid));
-            obj.insert("crc".into(), json!(r.crc));
+/// Bytes by the shared JSON rule (see [`bytes_value`](super::json::bytes_value)), serialized without building a `Value`.
+struct BytesJson<'a>(Option<&'a [u8]>);
+
+impl serde::Serialize for BytesJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use base64::Engine as _;
+        use serde::ser::SerializeMap as _;
+        match self.0 {
+            None => s.serialize_none(),
+            Some(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => s.serialize_str(text),
+                Err(_) => {
+                    let mut m = s.serialize_map(Some(1))?;
+                    m.serialize_entry(
+                        "base64",
+                        &base64::engine::general_purpose::STANDARD.encode(bytes),
+                    )?;
+                    m.end()
+                }
+            },
         }
     }
-    v
+}
+
+#[derive(serde::Serialize)]
+struct HeaderJson<'a> {
+    key: &'a str,
+    value: BytesJson<'a>,
+}
+
+/// A `{"type":"record"}` line; fields after `type` in name order, as every JSON line.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecordJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    control: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    crc: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decoded: Option<&'a Value>,
+    file: &'a str,
+    headers: Vec<HeaderJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_valid: Option<bool>,
+    key: BytesJson<'a>,
+    key_size: i32,
+    offset: i64,
+    sequence: i32,
+    timestamp: i64,
+    timestamp_type: &'static str,
+    value: BytesJson<'a>,
+    value_size: i32,
+}
+
+/// Writes a `{"type":"record"}` line: offset, timestamp, key, value, headers and the rest of
+/// what the text line shows, plus the decoded control record and internal-topic record when
+/// given. Keys and values follow the shared byte rules ([`bytes_value`](super::json::bytes_value)).
+pub fn write_record_json(
+    out: &mut impl std::io::Write,
+    file: &str,
+    b: &RawBatch<'_>,
+    r: &Record,
+    control: Option<&Value>,
+    decoded: Option<&Value>,
+) -> std::io::Result<()> {
+    let legacy = b.magic() < 2;
+    let line = RecordJson {
+        kind: "record",
+        control,
+        crc: if legacy { r.crc } else { None },
+        decoded,
+        file,
+        headers: r
+            .headers
+            .iter()
+            .map(|h| HeaderJson {
+                key: &h.key,
+                value: BytesJson(h.value.as_deref()),
+            })
+            .collect(),
+        is_valid: legacy.then_some(r.is_valid),
+        key: BytesJson(r.key.as_deref()),
+        key_size: r.key_size(),
+        offset: r.offset,
+        sequence: r.sequence,
+        timestamp: r.timestamp,
+        timestamp_type: b.timestamp_type().name(),
+        value: BytesJson(r.value.as_deref()),
+        value_size: r.value_size(),
+    };
+    serde_json::to_writer(&mut *out, &line).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")
 }
 
 /// Kafka's `StringDecoder`: UTF-8 with malformed sequences replaced by U+FFFD.
