@@ -523,3 +523,36 @@ fn a_coordinator_record_without_key_is_reported() {
         "Problem in {f} at byte 0: Failed to decode message at offset 0"
     )));
 }
+
+#[test]
+fn a_closed_pipe_is_a_quiet_success() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let Some(root) = crate::common::fixtures() else {
+        return;
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args([
+            "dump-log-segments",
+            "--files",
+            "asayers__kafkalite/hamlet-none-0/00000000000000000000.log",
+            "--print-data-log",
+        ])
+        .current_dir(&root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("Dumping "));
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
