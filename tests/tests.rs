@@ -6,6 +6,7 @@ mod assign_props;
 mod cli;
 mod common;
 mod datadir;
+mod dump;
 mod generated;
 mod log;
 mod record;

@@ -10,6 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::output::OutputFormat;
 
+pub mod dump_log_segments;
 pub mod generate;
 pub mod simulate_assignment;
 pub mod topics;
@@ -51,6 +52,8 @@ pub enum Command {
     /// directory stands for a one-broker cluster whose broker id is its node.id (0 for a
     /// directory kafkit created). Writers take the directory's .lock as a broker does.
     Topics(Box<topics::Args>),
+    /// Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does.
+    DumpLogSegments(dump_log_segments::Args),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -107,6 +110,7 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let Cli { global, command } = cli;
     match command {
+        Command::DumpLogSegments(args) => dump_log_segments::run(&args, global.output),
         Command::Generate(args) => generate::run(&args),
         Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
         Command::Topics(args) => topics::run(&args, &global),
