@@ -14,3 +14,4 @@ pub enum OutputFormat {
 }
 
 pub mod json;
+pub mod message;
