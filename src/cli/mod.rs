@@ -10,7 +10,10 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::output::OutputFormat;
 
+pub mod consume;
 pub mod generate;
+pub mod get_offsets;
+pub mod produce;
 pub mod topics;
 
 /// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
@@ -45,6 +48,15 @@ pub struct GlobalArgs {
 pub enum Command {
     /// Create, delete, describe, or change a topic (kafka-topics.sh).
     Topics(Box<topics::Args>),
+    /// Write records to a topic from lines of text or JSON (kafka-console-producer.sh).
+    #[command(alias = "console-producer")]
+    Produce(Box<produce::Args>),
+    /// Read records from a topic's partitions (kafka-console-consumer.sh).
+    #[command(alias = "console-consumer")]
+    Consume(Box<consume::Args>),
+    /// Print the offsets of a topic's partitions: latest, earliest, max timestamp, or by time
+    /// (kafka-get-offsets.sh).
+    GetOffsets(Box<get_offsets::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -73,6 +85,30 @@ impl Exit {
     }
 }
 
+/// A usage error of `kafkit <command>`: Kafka's message, the command's usage line and a hint,
+/// exit code 1 (Kafka's `printUsageAndExit`).
+pub(crate) fn usage_error(command: &str, message: impl Into<String>) -> anyhow::Error {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let usage = cmd
+        .find_subcommand_mut(command)
+        .map(|c| c.render_usage().to_string())
+        .unwrap_or_default();
+    Exit {
+        message: format!(
+            "{}\n\n{usage}\n\nFor more information, try 'kafkit {command} --help'.",
+            message.into()
+        ),
+        code: 1,
+    }
+    .into()
+}
+
+/// Splits `name=value` at the first `=` (Kafka's `parseKeyValueArgs`: `name` alone gives `""`).
+pub(crate) fn key_value(text: &str) -> (&str, &str) {
+    text.split_once('=').unwrap_or((text, ""))
+}
+
 /// Parses the command line, runs the command and maps the outcome to an exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -87,6 +123,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match command {
         Command::Generate(args) => generate::run(&args),
         Command::Topics(args) => topics::run(&args, &global),
+        Command::Produce(args) => produce::run(&args, &global),
+        Command::Consume(args) => consume::run(&args, &global),
+        Command::GetOffsets(args) => get_offsets::run(&args, &global),
     }
 }
 

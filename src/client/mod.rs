@@ -10,6 +10,7 @@
 pub mod consumer;
 pub mod line_reader;
 pub mod murmur2;
+pub mod offsets;
 pub mod partitioner;
 pub mod producer;
 

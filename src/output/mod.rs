@@ -15,3 +15,4 @@ pub enum OutputFormat {
 
 pub mod json;
 pub mod message;
+pub mod log4j;

@@ -1,0 +1,315 @@
+//! `kafkit consume` (alias `console-consumer`): Kafka's `kafka-console-consumer.sh` reading a
+//! topic of the data directory without its lock (`kafka-cli-surface.md` §5).
+//!
+//! With `--partition` it reads that partition (assign mode) from `--offset`; without it, every
+//! partition of the topic (or of the topics `--include` matches). It keeps following new
+//! records until `--max-messages` records were printed or no record came for `--timeout-ms`.
+
+use std::io::{self, BufWriter, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::{key_value, usage_error, Exit, GlobalArgs};
+use crate::client::{IsolationLevel, PartitionConsumer};
+use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
+use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use crate::log::LogReader;
+use crate::output::message::{record_json, write_typed_line, MessageFormatter, MessageView};
+use crate::output::{log4j, OutputFormat};
+
+/// Read records from a topic (Kafka's kafka-console-consumer.sh).
+///
+/// Prints each record's value (or more with `--property print.key=true` ...), one per line.
+#[derive(Debug, Default, clap::Args)]
+#[command(args_override_self = true)]
+pub struct Args {
+    /// The topic to consume on.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    /// Regular expression specifying list of topics to include for consumption.
+    #[arg(long, value_name = "REGEX")]
+    pub include: Option<String>,
+    /// The partition to consume from. Consumption starts from the end of the partition unless
+    /// '--offset' is specified.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub partition: Option<i32>,
+    /// The offset to consume from (a non-negative number), or 'earliest' which means from
+    /// beginning, or 'latest' which means from end.
+    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true)]
+    pub offset: Option<String>,
+    /// Start with the earliest message present in the log rather than the latest message.
+    #[arg(long)]
+    pub from_beginning: bool,
+    /// The maximum number of messages to consume before exiting. If not set, consumption is
+    /// continual.
+    #[arg(long, value_name = "N")]
+    pub max_messages: Option<u64>,
+    /// If specified, exit if no message is available for consumption for the specified
+    /// interval.
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    /// Set to read_committed in order to filter out transactional messages which are not
+    /// committed. Set to read_uncommitted to read all messages.
+    #[arg(long, value_enum, default_value_t = IsolationLevel::ReadUncommitted)]
+    pub isolation_level: IsolationLevel,
+    /// Consumer groups are not supported yet (a later version); rejected with a message.
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
+    /// A message formatter property, name=value; repeatable: print.timestamp, print.key,
+    /// print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery,
+    /// key.separator, line.separator, headers.separator, null.literal.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub property: Vec<String>,
+    /// A consumer config, name=value; repeatable. Used: isolation.level, group.id (rejected).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub consumer_property: Vec<String>,
+    /// If there is an error when processing a message, skip it instead of halting.
+    #[arg(long)]
+    pub skip_message_on_error: bool,
+    /// Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads
+    /// --data-dir.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap_server: Option<String>,
+}
+
+/// Where a partition starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Earliest,
+    Latest,
+    At(i64),
+}
+
+fn parse_offset(text: &str) -> Option<Start> {
+    if text.eq_ignore_ascii_case("earliest") {
+        Some(Start::Earliest)
+    } else if text.eq_ignore_ascii_case("latest") {
+        Some(Start::Latest)
+    } else {
+        text.parse::<i64>().ok().filter(|n| *n >= 0).map(Start::At)
+    }
+}
+
+/// Kafka's validation, in Kafka's order (`ConsoleConsumerOptions`).
+fn validate(args: &Args) -> Result<Start> {
+    if args.topic.is_some() == args.include.is_some() {
+        return Err(usage_error(
+            "consume",
+            "Exactly one of --include/--topic is required. ",
+        ));
+    }
+    if args.partition.is_some() && args.topic.is_none() {
+        return Err(usage_error(
+            "consume",
+            "The topic is required when partition is specified.",
+        ));
+    }
+    if args.partition.is_some() && args.from_beginning && args.offset.is_some() {
+        return Err(usage_error(
+            "consume",
+            "Options from-beginning and offset cannot be specified together.",
+        ));
+    }
+    if args.offset.is_some() && args.partition.is_none() {
+        return Err(usage_error(
+            "consume",
+            "The partition is required when offset is specified.",
+        ));
+    }
+    let group_property = args
+        .consumer_property
+        .iter()
+        .map(|p| key_value(p))
+        .any(|(k, _)| k == "group.id");
+    if args.group.is_some() || group_property {
+        return Err(Exit::failure(
+            "Consumer groups are not supported yet: kafkit consume reads without a group. Drop --group (or group.id) and use --partition N --offset ..., or --from-beginning.",
+        )
+        .into());
+    }
+    match &args.offset {
+        Some(text) => parse_offset(text).ok_or_else(|| {
+            usage_error(
+                "consume",
+                format!("The provided offset value '{text}' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long."),
+            )
+        }),
+        None if args.from_beginning => Ok(Start::Earliest),
+        None => Ok(Start::Latest),
+    }
+}
+
+/// Runs `kafkit consume`.
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    let start = validate(args)?;
+    let isolation = match args
+        .consumer_property
+        .iter()
+        .map(|p| key_value(p))
+        .rfind(|(k, _)| *k == "isolation.level")
+    {
+        Some((_, "read_committed")) => IsolationLevel::ReadCommitted,
+        Some((_, "read_uncommitted")) => IsolationLevel::ReadUncommitted,
+        Some((_, other)) => {
+            return Err(Exit::failure(format!(
+                "org.apache.kafka.common.config.ConfigException: Invalid value {other} for configuration isolation.level: String must be one of: read_committed, read_uncommitted"
+            ))
+            .into())
+        }
+        None => args.isolation_level,
+    };
+    let formatter = MessageFormatter::from_properties(args.property.iter().map(|p| key_value(p)));
+    let datadir = DataDir::open(&global.data_dir)?;
+
+    // The partitions to read: one (assign mode), or all of the matching topics.
+    let mut partitions: Vec<TopicPartition> = Vec::new();
+    if let Some(name) = &args.topic {
+        let topic = datadir.topic(name)?.ok_or_else(|| {
+            Exit::failure(format!(
+                "Topic {name} does not exist in {}",
+                global.data_dir.display()
+            ))
+        })?;
+        match args.partition {
+            Some(p) if p < 0 || p as usize >= topic.partition_count() => {
+                return Err(Exit::failure(format!(
+                    "Partition {p} of topic {name} does not exist (the topic has {} partitions)",
+                    topic.partition_count()
+                ))
+                .into())
+            }
+            Some(p) => partitions.push(TopicPartition::new(name.clone(), p)),
+            None => partitions.extend(topic.topic_partitions()),
+        }
+    } else if let Some(regex) = &args.include {
+        let filter = TopicFilter::new(regex).map_err(|e| Exit::failure(e.to_string()))?;
+        for topic in datadir.topics()? {
+            if filter.matches(&topic.name) {
+                partitions.extend(topic.topic_partitions());
+            }
+        }
+    }
+    let log_starts =
+        OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
+    let mut consumers: Vec<(TopicPartition, PartitionConsumer)> = Vec::new();
+    for tp in partitions {
+        let dir = datadir.partition_dir(&tp);
+        let (earliest, latest) = if dir.is_dir() {
+            let mut log = LogReader::open(&dir)?;
+            let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
+            (
+                log.log_start_offset().max(checkpointed),
+                log.log_end_offset()?,
+            )
+        } else {
+            (0, 0)
+        };
+        let offset = match start {
+            Start::Earliest => earliest,
+            Start::Latest => latest,
+            // Out of range: auto.offset.reset (latest without --from-beginning).
+            Start::At(n) if n < earliest || n > latest => latest,
+            Start::At(n) => n,
+        };
+        consumers.push((tp, PartitionConsumer::new(dir, offset, isolation)));
+    }
+
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let json = global.output == OutputFormat::Json;
+    let timeout = args.timeout_ms.map(Duration::from_millis);
+    let mut total: u64 = 0;
+    let mut last_record = Instant::now();
+    let outcome: Result<()> = 'consume: loop {
+        let mut got = 0u64;
+        for (tp, consumer) in &mut consumers {
+            // Kafka's max.poll.records: at most 500 records from one partition per round.
+            for _ in 0..500 {
+                if args.max_messages.is_some_and(|max| total >= max) {
+                    break 'consume Ok(());
+                }
+                let record = match consumer.next_record() {
+                    Ok(Some(r)) => r,
+                    Ok(None) => break,
+                    Err(e) => break 'consume Err(e.into()),
+                };
+                let r = &record.record;
+                let view = MessageView {
+                    topic: &tp.topic,
+                    partition: tp.partition,
+                    offset: r.offset,
+                    timestamp: r.timestamp,
+                    timestamp_type: r.timestamp_type,
+                    key: r.key.as_deref(),
+                    value: r.value.as_deref(),
+                    headers: &r.headers,
+                    leader_epoch: (record.leader_epoch >= 0).then_some(record.leader_epoch),
+                    delivery_count: None,
+                };
+                let written = if json {
+                    write_typed_line(&mut out, record_json(&view))
+                } else {
+                    formatter.write(&mut out, &view)
+                };
+                if let Err(e) = written {
+                    break 'consume Err(e.into());
+                }
+                total += 1;
+                got += 1;
+            }
+        }
+        if args.max_messages.is_some_and(|max| total >= max) {
+            break Ok(());
+        }
+        if got > 0 {
+            last_record = Instant::now();
+            continue;
+        }
+        // Caught up: show what was printed, then wait for more or give up.
+        if let Err(e) = out.flush() {
+            break Err(e.into());
+        }
+        let waited = last_record.elapsed();
+        if let Some(timeout) = timeout {
+            if waited >= timeout {
+                eprintln!(
+                    "{}\norg.apache.kafka.common.errors.TimeoutException",
+                    log4j::line(
+                        "ERROR",
+                        "Error processing message, terminating consumer process: ",
+                        "org.apache.kafka.tools.consumer.ConsoleConsumer"
+                    )
+                );
+                break Ok(());
+            }
+            std::thread::sleep((timeout - waited).min(Duration::from_millis(50)));
+        } else {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let outcome = outcome.and_then(|()| out.flush().map_err(Into::into));
+    match outcome {
+        Err(e) if is_broken_pipe(&e) => {
+            eprintln!("Unable to write to standard out, closing consumer.");
+            eprintln!("Processed a total of {total} messages");
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("Processed a total of {total} messages");
+            Err(e)
+        }
+        Ok(()) => {
+            eprintln!("Processed a total of {total} messages");
+            Ok(())
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
