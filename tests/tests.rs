@@ -6,3 +6,7 @@ mod generated;
 mod log;
 mod record;
 mod topics;
+mod client;
+mod produce;
+mod consume;
+mod get_offsets;
