@@ -8,5 +8,6 @@ mod record;
 mod topics;
 mod client;
 mod produce;
+mod produce_interop;
 mod consume;
 mod get_offsets;
