@@ -14,9 +14,7 @@ use kafkit::client::{
 use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicPartition};
 use kafkit::log::LogReader;
 use kafkit::output::message::{MessageFormatter, MessageView};
-use kafkit::record::{
-    BatchBuilder, Compression, EndTransactionMarker, Header, TimestampType,
-};
+use kafkit::record::{BatchBuilder, Compression, EndTransactionMarker, Header, TimestampType};
 
 use crate::common::{tempdir, vectors};
 
@@ -64,7 +62,11 @@ fn murmur2_vectors_bit_exact_with_java() {
 }
 
 /// A vector record: (key, value, headers) with `None` for JSON null.
-type Expected = (Option<String>, Option<String>, Vec<(String, Option<String>)>);
+type Expected = (
+    Option<String>,
+    Option<String>,
+    Vec<(String, Option<String>)>,
+);
 
 fn expected_record(v: &Value) -> Expected {
     let s = |v: &Value| v.as_str().map(str::to_string);
@@ -95,8 +97,9 @@ fn line_reader_vectors() {
     for case in doc["cases"].as_array().expect("cases") {
         let name = case["name"].as_str().unwrap_or_default();
         let props = props(&case["props"]);
-        let format = LineFormat::from_properties(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let format =
+            LineFormat::from_properties(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         let input = case["input"].as_str().expect("input").as_bytes();
         let mut lines = Lines::new(input, 4096);
         let mut headers = Vec::new();
@@ -108,7 +111,9 @@ fn line_reader_vectors() {
                 format
                     .parse(line, n, &mut headers)
                     .map(|p| {
-                        let s = |b: Option<&[u8]>| b.map(|b| String::from_utf8(b.to_vec()).expect("utf8"));
+                        let s = |b: Option<&[u8]>| {
+                            b.map(|b| String::from_utf8(b.to_vec()).expect("utf8"))
+                        };
                         (
                             s(p.key),
                             s(p.value),
@@ -159,7 +164,12 @@ fn default_formatter_vectors() {
             .as_array()
             .expect("headers")
             .iter()
-            .map(|pair| Header::new(pair[0].as_str().expect("key"), pair[1].as_str().map(str::as_bytes)))
+            .map(|pair| {
+                Header::new(
+                    pair[0].as_str().expect("key"),
+                    pair[1].as_str().map(str::as_bytes),
+                )
+            })
             .collect();
         let timestamp_type = match r["timestamp_type"].as_str().expect("type") {
             "NO_TIMESTAMP_TYPE" => TimestampType::NoTimestamp,
@@ -229,7 +239,10 @@ fn partitioners() {
     assert_eq!(got, [0, 1, 2, 0]);
     // Built-in: keyed by the hash; unkeyed sticky until the batch is sealed.
     let mut b = BuiltInPartitioner::new(Some(7));
-    assert_eq!(b.partition(&rec(Some(b"a-little-bit-longer-string")), 10), 9);
+    assert_eq!(
+        b.partition(&rec(Some(b"a-little-bit-longer-string")), 10),
+        9
+    );
     let first = b.partition(&rec(None), 5);
     for _ in 0..100 {
         assert_eq!(b.partition(&rec(None), 5), first, "sticky between batches");
@@ -240,7 +253,11 @@ fn partitioners() {
         seen.insert(p);
         b.on_new_batch("t", 5, p);
     }
-    assert_eq!(seen.len(), 5, "new batches move over all partitions: {seen:?}");
+    assert_eq!(
+        seen.len(),
+        5,
+        "new batches move over all partitions: {seen:?}"
+    );
     // Random: in range, all partitions reached.
     let mut r = RandomPartitioner::new(Some(1));
     let seen: std::collections::BTreeSet<i32> =
@@ -291,7 +308,12 @@ fn producer_seals_batches_at_batch_size_like_the_record_accumulator() {
         acks: Acks::Leader,
         ..ProducerConfig::default()
     };
-    let mut p = Producer::new(writer, topic, Box::new(RoundRobinPartitioner::new()), config);
+    let mut p = Producer::new(
+        writer,
+        topic,
+        Box::new(RoundRobinPartitioner::new()),
+        config,
+    );
     let value = [b'x'; 100];
     for _ in 0..50 {
         p.send(None, 1_000, None, Some(&value), &[]).expect("send");
@@ -320,14 +342,22 @@ fn acks_all_checkpoints_each_batch_before_the_next() {
             acks,
             ..ProducerConfig::default()
         };
-        let mut p = Producer::new(writer, topic, Box::new(RoundRobinPartitioner::new()), config);
+        let mut p = Producer::new(
+            writer,
+            topic,
+            Box::new(RoundRobinPartitioner::new()),
+            config,
+        );
         for _ in 0..20 {
-            p.send(None, 1_000, None, Some(&[b'y'; 100]), &[]).expect("send");
+            p.send(None, 1_000, None, Some(&[b'y'; 100]), &[])
+                .expect("send");
         }
         // Batches were sealed and written; the writer is still open.
         let checkpoint = fs::read_to_string(dir.path().join("recovery-point-offset-checkpoint"))
             .unwrap_or_default();
-        let recovered = checkpoint.lines().any(|l| l.starts_with("t 0 ") && !l.ends_with(" 0"));
+        let recovered = checkpoint
+            .lines()
+            .any(|l| l.starts_with("t 0 ") && !l.ends_with(" 0"));
         assert_eq!(recovered, durable, "{acks:?}: checkpoint {checkpoint:?}");
         p.close().expect("close");
     }
@@ -343,14 +373,25 @@ fn producer_reports_written_records_and_refuses_oversized_ones() {
         max_request_size: 300,
         ..ProducerConfig::default()
     };
-    let mut p = Producer::new(writer, topic, Box::new(RoundRobinPartitioner::new()), config)
-        .report_written(true);
-    p.send(Some(1), 5, Some(b"k"), Some(b"v"), &[]).expect("send");
-    p.send(Some(1), 6, None, Some(&[0u8; 400]), &[]).expect("send");
+    let mut p = Producer::new(
+        writer,
+        topic,
+        Box::new(RoundRobinPartitioner::new()),
+        config,
+    )
+    .report_written(true);
+    p.send(Some(1), 5, Some(b"k"), Some(b"v"), &[])
+        .expect("send");
+    p.send(Some(1), 6, None, Some(&[0u8; 400]), &[])
+        .expect("send");
     let events = p.close().expect("close");
     assert_eq!(events.len(), 2, "{events:?}");
-    assert!(matches!(&events[0], Event::Failed(f) if f.error.contains("max.request.size") && f.value_size == 400));
-    assert!(matches!(&events[1], Event::Written(m) if m.partition == 1 && m.offset == 0 && m.timestamp == 5));
+    assert!(
+        matches!(&events[0], Event::Failed(f) if f.error.contains("max.request.size") && f.value_size == 400)
+    );
+    assert!(
+        matches!(&events[1], Event::Written(m) if m.partition == 1 && m.offset == 0 && m.timestamp == 5)
+    );
 }
 
 #[test]
@@ -411,5 +452,64 @@ fn read_committed_skips_aborted_transactions_and_control_batches() {
         ["p1", "c1", "c2", "a1", "p2", "open", "p3"]
     );
     // The open transaction of producer 9 is the last stable offset: nothing past it.
-    assert_eq!(read(IsolationLevel::ReadCommitted), ["p1", "c1", "c2", "p2"]);
+    assert_eq!(
+        read(IsolationLevel::ReadCommitted),
+        ["p1", "c1", "c2", "p2"]
+    );
+}
+
+#[path = "../examples/custom_partitioners.rs"]
+#[allow(dead_code)]
+mod custom_partitioners;
+
+#[test]
+fn the_custom_partitioners_of_the_examples() {
+    use custom_partitioners::{
+        java_string_hash, run_demo, FixedPartitioner, JavaHashPartitioner, TopicPartitionDemo,
+    };
+    // Java's String.hashCode.
+    assert_eq!(java_string_hash(b""), 0);
+    assert_eq!(java_string_hash(b"abc"), 96354);
+    assert_eq!(java_string_hash(b"polygenelubricants"), i32::MIN);
+    assert_eq!(java_string_hash("€".as_bytes()), 0x20ac);
+    let dir = tempdir();
+    // Records 0, 4 and 8 are unkeyed; the others have keys user<i>.
+    let fixed = run_demo(dir.path(), "fixed", Box::new(FixedPartitioner(2))).expect("demo");
+    assert_eq!(fixed, vec![2; 12]);
+    let hashed = run_demo(dir.path(), "hash", Box::new(JavaHashPartitioner)).expect("demo");
+    for (i, p) in hashed.iter().enumerate() {
+        let key = if i % 4 == 0 {
+            String::new()
+        } else {
+            format!("user{i}")
+        };
+        assert_eq!(
+            *p,
+            (java_string_hash(key.as_bytes()) & i32::MAX) % 3,
+            "record {i}"
+        );
+    }
+    let demo = run_demo(dir.path(), "demo", Box::new(TopicPartitionDemo::new(7))).expect("demo");
+    for (i, p) in demo.iter().enumerate() {
+        assert!((0..3).contains(p));
+        if i % 4 != 0 {
+            let key = format!("user{i}");
+            assert_eq!(
+                *p,
+                (java_string_hash(key.as_bytes()) % 3).abs(),
+                "record {i}"
+            );
+        }
+    }
+    // What the producer reported is what the log holds.
+    let records = crate::produce::consume_all(dir.path(), "fixed");
+    assert!(records.iter().all(|r| r["partition"] == 2));
+    assert_eq!(records.len(), 12);
+    // A partitioner that answers out of range stops the producer with Kafka's message.
+    let err = run_demo(dir.path(), "bad", Box::new(FixedPartitioner(-1))).expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains("The partitioner generated an invalid partition number: -1."),
+        "{err}"
+    );
 }

@@ -13,7 +13,12 @@ use crate::produce::{consume_all, create_topic};
 
 fn produce_json(dir: &std::path::Path, topic: &str, lines: &[&str]) {
     let input = lines.join("\n");
-    kafkit_stdin(dir, &["produce", "--topic", topic, "--input", "json"], input.as_bytes()).ok();
+    kafkit_stdin(
+        dir,
+        &["produce", "--topic", topic, "--input", "json"],
+        input.as_bytes(),
+    )
+    .ok();
 }
 
 #[test]
@@ -42,10 +47,29 @@ fn validation_messages_are_kafkas() {
         assert_eq!(run.code, 1, "{args:?}");
         assert_eq!(run.stderr.lines().next(), Some(message), "{args:?}: {}", run.stderr);
     }
-    let err = kafkit(dir.path(), &["consume", "--topic", "t", "--group", "g"]).fails().to_string();
-    assert!(err.contains("Consumer groups are not supported yet"), "{err}");
-    let err = kafkit(dir.path(), &["consume", "--topic", "t", "--consumer-property", "group.id=g"]).fails().to_string();
-    assert!(err.contains("Consumer groups are not supported yet"), "{err}");
+    let err = kafkit(dir.path(), &["consume", "--topic", "t", "--group", "g"])
+        .fails()
+        .to_string();
+    assert!(
+        err.contains("Consumer groups are not supported yet"),
+        "{err}"
+    );
+    let err = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--consumer-property",
+            "group.id=g",
+        ],
+    )
+    .fails()
+    .to_string();
+    assert!(
+        err.contains("Consumer groups are not supported yet"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -61,7 +85,17 @@ fn formatter_examples_of_the_spec_through_the_binary() {
         ],
     );
     let consume = |props: &[&str]| {
-        let mut args = vec!["consume", "--topic", "f", "--partition", "0", "--offset", "0", "--max-messages", "1"];
+        let mut args = vec![
+            "consume",
+            "--topic",
+            "f",
+            "--partition",
+            "0",
+            "--offset",
+            "0",
+            "--max-messages",
+            "1",
+        ];
         for p in props {
             args.push("--property");
             args.push(p);
@@ -72,31 +106,65 @@ fn formatter_examples_of_the_spec_through_the_binary() {
     };
     assert_eq!(consume(&[]), "value\n");
     assert_eq!(consume(&["print.key=true"]), "key\tvalue\n");
-    assert_eq!(consume(&["print.key=true", "print.partition=true"]), "Partition:0\tkey\tvalue\n");
     assert_eq!(
-        consume(&["print.timestamp=true", "print.partition=true", "print.offset=true", "print.key=true"]),
+        consume(&["print.key=true", "print.partition=true"]),
+        "Partition:0\tkey\tvalue\n"
+    );
+    assert_eq!(
+        consume(&[
+            "print.timestamp=true",
+            "print.partition=true",
+            "print.offset=true",
+            "print.key=true"
+        ]),
         "CreateTime:123\tPartition:0\tOffset:0\tkey\tvalue\n"
     );
     assert_eq!(
-        consume(&["print.timestamp=true", "print.partition=true", "print.offset=true", "print.headers=true", "print.key=true"]),
+        consume(&[
+            "print.timestamp=true",
+            "print.partition=true",
+            "print.offset=true",
+            "print.headers=true",
+            "print.key=true"
+        ]),
         "CreateTime:123\tPartition:0\tOffset:0\th1:v1,h2:v2\tkey\tvalue\n"
     );
     assert_eq!(
         consume(&[
-            "print.timestamp=true", "print.partition=true", "print.offset=true", "print.headers=true",
-            "print.key=true", "print.value=false", "key.separator=<sep>", "line.separator=<end>",
+            "print.timestamp=true",
+            "print.partition=true",
+            "print.offset=true",
+            "print.headers=true",
+            "print.key=true",
+            "print.value=false",
+            "key.separator=<sep>",
+            "line.separator=<end>",
             "headers.separator=|",
         ]),
         "CreateTime:123<sep>Partition:0<sep>Offset:0<sep>h1:v1|h2:v2<sep>key<end>"
     );
-    assert_eq!(consume(&["print.delivery=TRUE", "print.value=false"]), "Delivery:NOT_PRESENT\n");
+    assert_eq!(
+        consume(&["print.delivery=TRUE", "print.value=false"]),
+        "Delivery:NOT_PRESENT\n"
+    );
     assert_eq!(consume(&["print.value=false"]), "");
     // The second record: no headers, a null value under null.literal.
     let run = kafkit(
         dir.path(),
         &[
-            "consume", "--topic", "f", "--partition", "0", "--offset", "1", "--max-messages", "1",
-            "--property", "print.headers=true", "--property", "null.literal=<null>",
+            "consume",
+            "--topic",
+            "f",
+            "--partition",
+            "0",
+            "--offset",
+            "1",
+            "--max-messages",
+            "1",
+            "--property",
+            "print.headers=true",
+            "--property",
+            "null.literal=<null>",
         ],
     );
     assert_eq!(run.ok(), "NO_HEADERS\t<null>\n");
@@ -106,7 +174,8 @@ fn formatter_examples_of_the_spec_through_the_binary() {
 fn the_formatter_vectors_through_the_binary() {
     let Some(dir_v) = vectors() else { return };
     let doc: Value = serde_json::from_str(
-        &fs::read_to_string(dir_v.join("cli/console_consumer_default_formatter.json")).expect("vectors"),
+        &fs::read_to_string(dir_v.join("cli/console_consumer_default_formatter.json"))
+            .expect("vectors"),
     )
     .expect("json");
     let dir = tempdir();
@@ -134,7 +203,17 @@ fn the_formatter_vectors_through_the_binary() {
             .collect();
         let line = serde_json::json!({"key": r["key"], "value": r["value"], "timestamp": r["timestamp"], "headers": headers});
         produce_json(dir.path(), "v", &[&line.to_string()]);
-        let mut args = vec!["consume".to_string(), "--topic".into(), "v".into(), "--partition".into(), "0".into(), "--offset".into(), "0".into(), "--max-messages".into(), "1".into()];
+        let mut args = vec![
+            "consume".to_string(),
+            "--topic".into(),
+            "v".into(),
+            "--partition".into(),
+            "0".into(),
+            "--offset".into(),
+            "0".into(),
+            "--max-messages".into(),
+            "1".into(),
+        ];
         for (k, v) in config {
             args.push("--property".into());
             args.push(format!("{k}={}", v.as_str().expect("value")));
@@ -157,9 +236,23 @@ fn json_output_has_every_field_under_the_shared_byte_rules() {
     produce_json(
         dir.path(),
         "j",
-        &[r#"{"key":{"base64":"/w=="},"value":"v","timestamp":42,"headers":[{"key":"h","value":null}]}"#],
+        &[
+            r#"{"key":{"base64":"/w=="},"value":"v","timestamp":42,"headers":[{"key":"h","value":null}]}"#,
+        ],
     );
-    let run = kafkit(dir.path(), &["consume", "--topic", "j", "--from-beginning", "--max-messages", "1", "--output", "json"]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "j",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+            "--output",
+            "json",
+        ],
+    );
     assert_eq!(
         run.ok(),
         "{\"type\":\"record\",\"headers\":[{\"key\":\"h\",\"value\":null}],\"key\":{\"base64\":\"/w==\"},\"offset\":0,\"partition\":0,\"timestamp\":42,\"timestampType\":\"CreateTime\",\"topic\":\"j\",\"value\":\"v\"}\n"
@@ -171,16 +264,37 @@ fn offsets_earliest_latest_numbers_and_out_of_range() {
     let dir = tempdir();
     create_topic(dir.path(), "o", 2, &[]);
     let input: String = (0..10).map(|i| format!("{i}\n")).collect();
-    kafkit_stdin(dir.path(), &["produce", "--topic", "o", "--partition", "1"], input.as_bytes()).ok();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "o", "--partition", "1"],
+        input.as_bytes(),
+    )
+    .ok();
     let read = |extra: &[&str]| {
         let mut args = vec!["consume", "--topic", "o", "--timeout-ms", "200"];
         args.extend_from_slice(extra);
         let run = kafkit(dir.path(), &args);
         run.ok().lines().map(str::to_string).collect::<Vec<_>>()
     };
-    assert_eq!(read(&["--partition", "1", "--offset", "7"]), ["7", "8", "9"]);
-    assert_eq!(read(&["--partition", "1", "--offset", "earliest"]).len(), 10);
-    assert_eq!(read(&["--partition", "1", "--offset", "EARLIEST", "--max-messages", "2"]), ["0", "1"]);
+    assert_eq!(
+        read(&["--partition", "1", "--offset", "7"]),
+        ["7", "8", "9"]
+    );
+    assert_eq!(
+        read(&["--partition", "1", "--offset", "earliest"]).len(),
+        10
+    );
+    assert_eq!(
+        read(&[
+            "--partition",
+            "1",
+            "--offset",
+            "EARLIEST",
+            "--max-messages",
+            "2"
+        ]),
+        ["0", "1"]
+    );
     assert!(read(&["--partition", "1", "--offset", "latest"]).is_empty());
     assert!(read(&["--partition", "1"]).is_empty(), "default: the end");
     assert_eq!(read(&["--partition", "1", "--from-beginning"]).len(), 10);
@@ -188,12 +302,35 @@ fn offsets_earliest_latest_numbers_and_out_of_range() {
     assert!(read(&["--partition", "1", "--offset", "99"]).is_empty());
     assert!(read(&["--partition", "0", "--offset", "0"]).is_empty());
     assert_eq!(read(&["--from-beginning"]).len(), 10);
-    let run = kafkit(dir.path(), &["consume", "--include", "o|x", "--from-beginning", "--timeout-ms", "200"]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--include",
+            "o|x",
+            "--from-beginning",
+            "--timeout-ms",
+            "200",
+        ],
+    );
     assert_eq!(run.ok().lines().count(), 10);
-    let run = kafkit(dir.path(), &["consume", "--topic", "o", "--from-beginning", "--max-messages", "4"]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "o",
+            "--from-beginning",
+            "--max-messages",
+            "4",
+        ],
+    );
     assert_eq!(run.ok(), "0\n1\n2\n3\n");
     assert_eq!(run.stderr, "Processed a total of 4 messages\n");
-    let run = kafkit(dir.path(), &["consume", "--topic", "o", "--timeout-ms", "100"]);
+    let run = kafkit(
+        dir.path(),
+        &["consume", "--topic", "o", "--timeout-ms", "100"],
+    );
     assert!(run.stderr.contains("ERROR Error processing message, terminating consumer process:  (org.apache.kafka.tools.consumer.ConsoleConsumer)\norg.apache.kafka.common.errors.TimeoutException\nProcessed a total of 0 messages\n"), "{}", run.stderr);
     assert_eq!(run.code, 0);
 }
@@ -204,7 +341,15 @@ fn follows_new_records_until_max_messages() {
     create_topic(dir.path(), "live", 1, &[]);
     kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"old\n").ok();
     let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
-        .args(["consume", "--topic", "live", "--partition", "0", "--max-messages", "3"])
+        .args([
+            "consume",
+            "--topic",
+            "live",
+            "--partition",
+            "0",
+            "--max-messages",
+            "3",
+        ])
         .env("KAFKIT_DATA_DIR", dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -213,7 +358,12 @@ fn follows_new_records_until_max_messages() {
     // The consumer starts at the end; records written after it started are followed.
     std::thread::sleep(Duration::from_millis(500));
     kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"new1\n").ok();
-    kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"new2\nnew3\nnew4\n").ok();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "live"],
+        b"new2\nnew3\nnew4\n",
+    )
+    .ok();
     let start = Instant::now();
     loop {
         if child.try_wait().expect("wait").is_some() {
@@ -226,7 +376,12 @@ fn follows_new_records_until_max_messages() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let mut out = String::new();
-    child.stdout.take().expect("stdout").read_to_string(&mut out).expect("read");
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("read");
     assert_eq!(out, "new1\nnew2\nnew3\n");
 }
 
@@ -234,14 +389,40 @@ fn follows_new_records_until_max_messages() {
 fn reads_from_the_middle_of_a_ten_segment_partition() {
     let dir = tempdir();
     create_topic(dir.path(), "roll", 1, &["segment.bytes=1048576"]);
-    let input: String = (0..110_000).map(|i| format!("{i:06} {}\n", "r".repeat(93))).collect();
-    kafkit_stdin(dir.path(), &["produce", "--topic", "roll", "--acks", "1"], input.as_bytes()).ok();
+    let input: String = (0..110_000)
+        .map(|i| format!("{i:06} {}\n", "r".repeat(93)))
+        .collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "roll", "--acks", "1"],
+        input.as_bytes(),
+    )
+    .ok();
     let segments = fs::read_dir(dir.path().join("roll-0"))
         .expect("dir")
-        .filter(|e| e.as_ref().expect("entry").path().extension().is_some_and(|x| x == "log"))
+        .filter(|e| {
+            e.as_ref()
+                .expect("entry")
+                .path()
+                .extension()
+                .is_some_and(|x| x == "log")
+        })
         .count();
     assert!(segments >= 10, "{segments} segments");
-    let run = kafkit(dir.path(), &["consume", "--topic", "roll", "--partition", "0", "--offset", "55555", "--timeout-ms", "200"]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "roll",
+            "--partition",
+            "0",
+            "--offset",
+            "55555",
+            "--timeout-ms",
+            "200",
+        ],
+    );
     let lines: Vec<&str> = run.ok().lines().collect();
     assert_eq!(lines.len(), 110_000 - 55_555);
     for (i, line) in lines.iter().enumerate() {
@@ -253,8 +434,15 @@ fn reads_from_the_middle_of_a_ten_segment_partition() {
 fn seeking_uses_the_index_not_a_scan() {
     let dir = tempdir();
     create_topic(dir.path(), "seek", 1, &[]);
-    let input: String = (0..5000).map(|i| format!("{i:05} {}\n", "s".repeat(94))).collect();
-    kafkit_stdin(dir.path(), &["produce", "--topic", "seek", "--batch-size", "1000"], input.as_bytes()).ok();
+    let input: String = (0..5000)
+        .map(|i| format!("{i:05} {}\n", "s".repeat(94)))
+        .collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "seek", "--batch-size", "1000"],
+        input.as_bytes(),
+    )
+    .ok();
     // Destroy the first 100 KB of the segment: a reader that scanned from the start would fail;
     // one that seeks through the .index never reads those bytes.
     let log = dir.path().join("seek-0/00000000000000000000.log");
@@ -263,11 +451,40 @@ fn seeking_uses_the_index_not_a_scan() {
         *b = 0xff;
     }
     fs::write(&log, &bytes).expect("write");
-    let run = kafkit(dir.path(), &["consume", "--topic", "seek", "--partition", "0", "--offset", "4000", "--max-messages", "2"]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "seek",
+            "--partition",
+            "0",
+            "--offset",
+            "4000",
+            "--max-messages",
+            "2",
+        ],
+    );
     let out = run.ok();
-    assert!(out.starts_with("04000 ") && out.lines().nth(1).is_some_and(|l| l.starts_with("04001 ")), "{out}");
+    assert!(
+        out.starts_with("04000 ") && out.lines().nth(1).is_some_and(|l| l.starts_with("04001 ")),
+        "{out}"
+    );
     // Reading from the start does hit the damage.
-    let run = kafkit(dir.path(), &["consume", "--topic", "seek", "--partition", "0", "--offset", "0", "--max-messages", "1"]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "seek",
+            "--partition",
+            "0",
+            "--offset",
+            "0",
+            "--max-messages",
+            "1",
+        ],
+    );
     assert_ne!(run.code, 0);
 }
 
@@ -275,8 +492,15 @@ fn seeking_uses_the_index_not_a_scan() {
 fn a_closed_pipe_ends_quietly() {
     let dir = tempdir();
     create_topic(dir.path(), "p", 1, &[]);
-    let input: String = (0..50_000).map(|i| format!("{i} {}\n", "p".repeat(40))).collect();
-    kafkit_stdin(dir.path(), &["produce", "--topic", "p", "--acks", "1"], input.as_bytes()).ok();
+    let input: String = (0..50_000)
+        .map(|i| format!("{i} {}\n", "p".repeat(40)))
+        .collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "p", "--acks", "1"],
+        input.as_bytes(),
+    )
+    .ok();
     let script = format!(
         "'{}' consume --topic p --from-beginning --timeout-ms 2000 | head -n 1; echo \"status=${{PIPESTATUS[0]}}\"",
         env!("CARGO_BIN_EXE_kafkit")
@@ -317,19 +541,39 @@ fn read_committed_through_the_binary() {
         for batch in [
             txn(1, "committed"),
             txn(2, "aborted"),
-            EndTransactionMarker::abort(0).build_batch(0, 1, 2, 0, 0).expect("marker"),
-            EndTransactionMarker::commit(0).build_batch(0, 1, 1, 0, 0).expect("marker"),
+            EndTransactionMarker::abort(0)
+                .build_batch(0, 1, 2, 0, 0)
+                .expect("marker"),
+            EndTransactionMarker::commit(0)
+                .build_batch(0, 1, 1, 0, 0)
+                .expect("marker"),
         ] {
             log.append(&batch, 1).expect("append");
         }
         writer.close().expect("close");
     }
     let read = |level: &str| {
-        kafkit(dir.path(), &["consume", "--topic", "tx", "--from-beginning", "--timeout-ms", "200", "--isolation-level", level])
-            .ok()
-            .to_string()
+        kafkit(
+            dir.path(),
+            &[
+                "consume",
+                "--topic",
+                "tx",
+                "--from-beginning",
+                "--timeout-ms",
+                "200",
+                "--isolation-level",
+                level,
+            ],
+        )
+        .ok()
+        .to_string()
     };
     assert_eq!(read("read_committed"), "committed\n");
     assert_eq!(read("read_uncommitted"), "committed\naborted\n");
-    assert_eq!(consume_all(dir.path(), "tx").len(), 2, "control records are never shown");
+    assert_eq!(
+        consume_all(dir.path(), "tx").len(),
+        2,
+        "control records are never shown"
+    );
 }

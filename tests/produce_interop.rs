@@ -23,7 +23,11 @@ fn kafka_python(logs: &[&Path]) -> Option<Value> {
     let required = std::env::var_os("KAFKIT_REQUIRE_KAFKA_PYTHON").is_some();
     let out = match out {
         Ok(out) if out.status.code() == Some(2) || out.status.code().is_none() => {
-            assert!(!required, "kafka-python is required: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                !required,
+                "kafka-python is required: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             eprintln!("SKIPPED: kafka-python interop (kafka-python is not installed: pip install kafka-python)");
             return None;
         }
@@ -34,7 +38,11 @@ fn kafka_python(logs: &[&Path]) -> Option<Value> {
         }
         Ok(out) => out,
     };
-    assert!(out.status.success(), "kafka-python failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "kafka-python failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Some(serde_json::from_slice(&out.stdout).expect("script output"))
 }
 
@@ -53,7 +61,11 @@ fn kafka_python_reads_what_produce_wrote_for_every_codec() {
     let dir = tempdir();
     let mut input = String::new();
     for i in 0..400 {
-        let value = if i % 37 == 0 { "<NULL>".to_string() } else { format!("value-{i}-{}", "v".repeat(i % 90)) };
+        let value = if i % 37 == 0 {
+            "<NULL>".to_string()
+        } else {
+            format!("value-{i}-{}", "v".repeat(i % 90))
+        };
         input.push_str(&format!("trace:{i},empty:\tkey-{i}\t{value}\n"));
     }
     for (codec, configs) in [
@@ -61,16 +73,29 @@ fn kafka_python_reads_what_produce_wrote_for_every_codec() {
         ("gzip", &[][..]),
         ("snappy", &[][..]),
         ("lz4", &["message.timestamp.type=LogAppendTime"][..]),
-        ("zstd", &["segment.bytes=1048576", "index.interval.bytes=100"][..]),
+        (
+            "zstd",
+            &["segment.bytes=1048576", "index.interval.bytes=100"][..],
+        ),
     ] {
         let topic = format!("interop-{codec}");
         create_topic(dir.path(), &topic, 1, configs);
         kafkit_stdin(
             dir.path(),
             &[
-                "produce", "--topic", &topic, "--compression-codec", codec, "--batch-size", "1500",
-                "--property", "parse.key=true", "--property", "parse.headers=true",
-                "--property", "null.marker=<NULL>",
+                "produce",
+                "--topic",
+                &topic,
+                "--compression-codec",
+                codec,
+                "--batch-size",
+                "1500",
+                "--property",
+                "parse.key=true",
+                "--property",
+                "parse.headers=true",
+                "--property",
+                "null.marker=<NULL>",
             ],
             input.as_bytes(),
         )
@@ -80,14 +105,19 @@ fn kafka_python_reads_what_produce_wrote_for_every_codec() {
             .partition_dir(&TopicPartition::new(topic.clone(), 0));
         let logs = segment_logs(&partition);
         let log_refs: Vec<&Path> = logs.iter().map(|p| p.as_path()).collect();
-        let Some(seen) = kafka_python(&log_refs) else { return };
+        let Some(seen) = kafka_python(&log_refs) else {
+            return;
+        };
         let consumed = consume_all(dir.path(), &topic);
         assert_eq!(consumed.len(), 400);
         let mut next = 0i64;
         let mut batches = 0;
         let mut i = 0;
         for file in seen["files"].as_array().expect("files") {
-            assert_eq!(file["valid_bytes"], file["size"], "{codec}: no trailing bytes");
+            assert_eq!(
+                file["valid_bytes"], file["size"],
+                "{codec}: no trailing bytes"
+            );
             for batch in file["batches"].as_array().expect("batches") {
                 batches += 1;
                 assert_eq!(batch["magic"], 2);
@@ -142,19 +172,30 @@ fn check_indexes(partition: &Path) {
         }
         let seg = log.segment(base).expect("segment");
         let entries = seg.offset_index().all_entries().expect("index");
-        assert!(!entries.is_empty() || starts.len() < 3, "{partition:?}: an index");
+        assert!(
+            !entries.is_empty() || starts.len() < 3,
+            "{partition:?}: an index"
+        );
         for w in entries.windows(2) {
             assert!(w[0].offset < w[1].offset && w[0].position < w[1].position);
         }
         for e in &entries {
-            assert_eq!(starts.get(&e.offset), Some(&u64::from(e.position)), "index entry {e:?}");
+            assert_eq!(
+                starts.get(&e.offset),
+                Some(&u64::from(e.position)),
+                "index entry {e:?}"
+            );
         }
         let times = seg.time_index().all_entries().expect("timeindex");
         for w in times.windows(2) {
             assert!(w[0].offset <= w[1].offset && w[0].timestamp <= w[1].timestamp);
         }
         for t in &times {
-            assert_eq!(max_so_far.get(&t.offset), Some(&t.timestamp), "time entry {t:?}");
+            assert_eq!(
+                max_so_far.get(&t.offset),
+                Some(&t.timestamp),
+                "time entry {t:?}"
+            );
         }
     }
 }

@@ -1,13 +1,13 @@
 //! kafkit's integration tests: one test binary, one module per area.
 
+mod client;
 mod common;
+mod consume;
 mod datadir;
 mod generated;
+mod get_offsets;
 mod log;
-mod record;
-mod topics;
-mod client;
 mod produce;
 mod produce_interop;
-mod consume;
-mod get_offsets;
+mod record;
+mod topics;

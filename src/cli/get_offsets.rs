@@ -35,7 +35,12 @@ pub struct Args {
     /// The time to get offsets for: -1 or latest, -2 or earliest, -3 or max-timestamp,
     /// -4 or earliest-local, -5 or latest-tiered, or a timestamp in milliseconds (the first
     /// offset whose timestamp is at least it, found through the .timeindex).
-    #[arg(long, value_name = "TIME", default_value = "latest", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "latest",
+        allow_hyphen_values = true
+    )]
     pub time: String,
     /// Exclude internal topics (__consumer_offsets, ...) from the listing.
     #[arg(long)]

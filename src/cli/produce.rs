@@ -12,9 +12,7 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::{key_value, usage_error, Exit, GlobalArgs};
-use crate::client::{
-    Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig,
-};
+use crate::client::{Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig};
 use crate::datadir::{now_ms, DataDir, PartitionWriter};
 use crate::log::CompressionPolicy;
 use crate::output::json::bytes_from_value;
@@ -109,12 +107,18 @@ fn invalid_config(value: &str, name: &str, allowed: &str) -> anyhow::Error {
 /// Runs `kafkit produce`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let Some(topic_name) = args.topic.as_deref() else {
-        return Err(usage_error("produce", "Missing required argument \"[topic]\""));
+        return Err(usage_error(
+            "produce",
+            "Missing required argument \"[topic]\"",
+        ));
     };
     let format = LineFormat::from_properties(args.property.iter().map(|p| key_value(p)))
         .map_err(|e| Exit::failure(e.0))?;
-    let producer_props: Vec<(&str, &str)> =
-        args.producer_property.iter().map(|p| key_value(p)).collect();
+    let producer_props: Vec<(&str, &str)> = args
+        .producer_property
+        .iter()
+        .map(|p| key_value(p))
+        .collect();
     let producer_prop = |name: &str| {
         producer_props
             .iter()
@@ -127,8 +131,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         .as_deref()
         .or(producer_prop("acks"))
         .unwrap_or("-1");
-    let acks = Acks::parse(acks_text)
-        .ok_or_else(|| invalid_config(acks_text, "acks", "all, -1, 0, 1"))?;
+    let acks =
+        Acks::parse(acks_text).ok_or_else(|| invalid_config(acks_text, "acks", "all, -1, 0, 1"))?;
     let mut batch_size = match (args.batch_size, producer_prop("batch.size")) {
         (Some(n), _) => n,
         (None, Some(v)) => v.trim().parse().map_err(|_| {
@@ -191,8 +195,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
 
     let (input, size): (Box<dyn Read>, Option<u64>) = match &args.file {
         Some(path) => {
-            let file =
-                File::open(path).with_context(|| format!("opening {}", path.display()))?;
+            let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
             let size = file.metadata().ok().map(|m| m.len());
             (Box::new(file), size)
         }
@@ -399,7 +402,7 @@ fn json_record(line: &[u8], line_number: u64) -> std::result::Result<JsonRecord,
                 };
                 let Some(Value::String(k)) = k else {
                     return Err(bad(
-                        "each header needs a string \"key\" and a \"value\"".to_string(),
+                        "each header needs a string \"key\" and a \"value\"".to_string()
                     ));
                 };
                 let v = bytes_from_value(v.unwrap_or(&Value::Null))

@@ -360,7 +360,10 @@ impl<R: Read> Lines<R> {
     pub fn next_line(&mut self) -> io::Result<Option<&[u8]>> {
         let mut searched = 0;
         loop {
-            let pending = self.buf.get(self.start + searched..self.end).unwrap_or_default();
+            let pending = self
+                .buf
+                .get(self.start + searched..self.end)
+                .unwrap_or_default();
             if let Some(i) = memchr::memchr2(b'\n', b'\r', pending) {
                 let at = self.start + searched + i;
                 let is_cr = self.buf.get(at) == Some(&b'\r');
@@ -439,7 +442,10 @@ mod tests {
         assert_eq!(split(",", b""), vec![b"".to_vec()]);
         assert!(split(",", b",").is_empty());
         assert!(split(",", b",,").is_empty());
-        assert_eq!(split(",", b"a,,b,,"), vec![b"a".to_vec(), vec![], b"b".to_vec()]);
+        assert_eq!(
+            split(",", b"a,,b,,"),
+            vec![b"a".to_vec(), vec![], b"b".to_vec()]
+        );
         assert_eq!(split("[|]", b"a|b"), vec![b"a".to_vec(), b"b".to_vec()]);
     }
 }

@@ -21,4 +21,6 @@ pub use partitioner::{
     BuiltInPartitioner, Murmur2Partitioner, Partitioner, PartitionerKind, RandomPartitioner,
     RecordRef, RoundRobinPartitioner,
 };
-pub use producer::{Acks, Event, ProduceError, Producer, ProducerConfig, RecordMetadata, SendFailure};
+pub use producer::{
+    Acks, Event, ProduceError, Producer, ProducerConfig, RecordMetadata, SendFailure,
+};

@@ -261,7 +261,8 @@ impl<'d> Producer<'d> {
             key.map_or(-1, |k| k.len() as i32),
             value.map_or(-1, |v| v.len() as i32),
         );
-        let upper_bound = RECORD_BATCH_OVERHEAD + record_size(i32::MAX, i64::MAX, key, value, headers);
+        let upper_bound =
+            RECORD_BATCH_OVERHEAD + record_size(i32::MAX, i64::MAX, key, value, headers);
         if upper_bound > self.config.max_request_size {
             self.events.push(Event::Failed(SendFailure {
                 partition: partition.unwrap_or(-1),

@@ -14,5 +14,5 @@ pub enum OutputFormat {
 }
 
 pub mod json;
-pub mod message;
 pub mod log4j;
+pub mod message;
