@@ -305,6 +305,7 @@ pub struct Lines<R> {
     eof: bool,
     block: usize,
     consumed: u64,
+    reads: u64,
 }
 
 impl<R: Read> Lines<R> {
@@ -318,12 +319,19 @@ impl<R: Read> Lines<R> {
             eof: false,
             block: block.max(4096),
             consumed: 0,
+            reads: 0,
         }
     }
 
     /// Bytes consumed so far, terminators included (for progress bars).
     pub fn consumed(&self) -> u64 {
         self.consumed
+    }
+
+    /// How many reads returned input so far: a change means new input arrived (the producer
+    /// reads the clock again then).
+    pub fn reads(&self) -> u64 {
+        self.reads
     }
 
     /// Reads more input after the unread part; false at the end of the input.
@@ -347,6 +355,7 @@ impl<R: Read> Lines<R> {
                     return Ok(false);
                 }
                 Ok(n) => {
+                    self.reads += 1;
                     self.end += n;
                     return Ok(true);
                 }
@@ -358,6 +367,20 @@ impl<R: Read> Lines<R> {
 
     /// The next line without its terminator, or `None` at the end of the input.
     pub fn next_line(&mut self) -> io::Result<Option<&[u8]>> {
+        Ok(match self.advance()? {
+            Some(range) => self.buf.get(range),
+            None => None,
+        })
+    }
+
+    /// The line at `range`, as returned by [`Self::advance`] (valid until the next advance).
+    pub fn line(&self, range: std::ops::Range<usize>) -> &[u8] {
+        self.buf.get(range).unwrap_or_default()
+    }
+
+    /// Moves to the next line and returns where it is in the buffer ([`Self::line`] gives the
+    /// bytes), or `None` at the end of the input.
+    pub fn advance(&mut self) -> io::Result<Option<std::ops::Range<usize>>> {
         let mut searched = 0;
         loop {
             let pending = self
@@ -382,7 +405,7 @@ impl<R: Read> Lines<R> {
                 let line_start = self.start;
                 self.start = at + skip;
                 self.consumed += (self.start - line_start) as u64;
-                return Ok(self.buf.get(line_start..at));
+                return Ok(Some(line_start..at));
             }
             searched = self.end - self.start;
             if !self.fill()? {
@@ -392,7 +415,7 @@ impl<R: Read> Lines<R> {
                 let line_start = self.start;
                 self.consumed += (self.end - line_start) as u64;
                 self.start = self.end;
-                return Ok(self.buf.get(line_start..self.end));
+                return Ok(Some(line_start..self.end));
             }
         }
     }

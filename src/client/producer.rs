@@ -140,19 +140,33 @@ pub fn record_size(
     value: Option<&[u8]>,
     headers: &[Header],
 ) -> usize {
-    let bytes = |b: Option<&[u8]>| match b {
-        None => 1,
-        Some(b) => size_of_varint(b.len() as i32) + b.len(),
-    };
-    let mut body = 1
-        + size_of_varlong(timestamp_delta)
-        + size_of_varint(offset_delta)
-        + bytes(key)
-        + bytes(value)
-        + size_of_varint(headers.len() as i32);
-    for h in headers {
-        body += size_of_varint(h.key.len() as i32) + h.key.len() + bytes(h.value.as_deref());
+    sized(
+        fields_size(key, value, headers),
+        offset_delta,
+        timestamp_delta,
+    )
+}
+
+/// Bytes of a record's key, value and headers fields (with their length varints).
+fn fields_size(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[Header]) -> usize {
+    #[inline]
+    fn bytes(b: Option<&[u8]>) -> usize {
+        match b {
+            None => 1,
+            Some(b) => size_of_varint(b.len() as i32) + b.len(),
+        }
     }
+    let mut size = bytes(key) + bytes(value) + size_of_varint(headers.len() as i32);
+    for h in headers {
+        size += size_of_varint(h.key.len() as i32) + h.key.len() + bytes(h.value.as_deref());
+    }
+    size
+}
+
+/// The record's size given its fields' size and its deltas: attributes, deltas, length prefix.
+#[inline]
+fn sized(fields: usize, offset_delta: i32, timestamp_delta: i64) -> usize {
+    let body = 1 + size_of_varlong(timestamp_delta) + size_of_varint(offset_delta) + fields;
     size_of_varint(body as i32) + body
 }
 
@@ -261,8 +275,8 @@ impl<'d> Producer<'d> {
             key.map_or(-1, |k| k.len() as i32),
             value.map_or(-1, |v| v.len() as i32),
         );
-        let upper_bound =
-            RECORD_BATCH_OVERHEAD + record_size(i32::MAX, i64::MAX, key, value, headers);
+        let fields = fields_size(key, value, headers);
+        let upper_bound = RECORD_BATCH_OVERHEAD + sized(fields, i32::MAX, i64::MAX);
         if upper_bound > self.config.max_request_size {
             self.events.push(Event::Failed(SendFailure {
                 partition: partition.unwrap_or(-1),
@@ -287,7 +301,7 @@ impl<'d> Producer<'d> {
                 self.check_partition(chosen)?
             }
         };
-        if partition.is_none() && !self.fits(p, timestamp, key, value, headers) {
+        if partition.is_none() && !self.fits(p, timestamp, fields) {
             // Kafka's abortOnNewBatch: the sticky partitioner may move on before a new batch.
             self.seal(p)?;
             self.partitioner
@@ -300,7 +314,7 @@ impl<'d> Producer<'d> {
             let chosen = self.partitioner.partition(&record, self.partitions);
             p = self.check_partition(chosen)?;
         }
-        if !self.fits(p, timestamp, key, value, headers) {
+        if !self.fits(p, timestamp, fields) {
             self.seal(p)?;
         }
         let compression = self.config.compression;
@@ -321,23 +335,14 @@ impl<'d> Producer<'d> {
     }
 
     /// Whether the record fits the open batch of `p` (an empty batch takes any record).
-    fn fits(
-        &self,
-        p: usize,
-        timestamp: i64,
-        key: Option<&[u8]>,
-        value: Option<&[u8]>,
-        headers: &[Header],
-    ) -> bool {
+    fn fits(&self, p: usize, timestamp: i64, fields: usize) -> bool {
         let Some(Some(open)) = self.open.get(p) else {
             return true;
         };
-        let size = record_size(
+        let size = sized(
+            fields,
             open.builder.record_count(),
             timestamp.wrapping_sub(open.first_timestamp),
-            key,
-            value,
-            headers,
         );
         open.builder.estimated_size_in_bytes() + size <= self.limit
     }
