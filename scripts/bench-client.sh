@@ -26,20 +26,28 @@ with open('lines.txt', 'w') as f:
 fi
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-t() { /usr/bin/time -f %e "$@" 2>&1 >/dev/null | tail -1; }
+t() { # wall seconds of a command, millisecond resolution
+  local start end
+  start=$(date +%s%N)
+  "$@" >/dev/null 2>&1
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN { printf "%.3f\n", ns / 1e9 }'
+}
 
 echo "machine: $(nproc) cores; $(lscpu | grep 'Model name' | sed 's/ \+/ /g')"
 echo "file: $(stat -c %s lines.txt) bytes, $N lines"
 
 cp_s=$(for i in 1 2 3 4 5; do rm -f copy.txt; t cp lines.txt copy.txt; done | median); rm -f copy.txt
 echo "cp: ${cp_s} s"
+cps_s=$(for i in 1 2 3 4 5; do rm -f copy.txt; t sh -c 'cp lines.txt copy.txt && sync copy.txt'; done | median); rm -f copy.txt
+echo "cp + sync of the copy: ${cps_s} s"
 
 produce() { # $1 = extra args
   rm -rf d && "$K" --data-dir d topics --create --topic b >/dev/null
   t "$K" --data-dir d produce --topic b --file lines.txt $1
 }
 p_s=$(for i in 1 2 3 4 5; do produce "--acks 1"; done | median)
-echo "produce --acks 1: ${p_s} s ($(python3 -c "print(round($N/$p_s))") records/s, $(python3 -c "print(round($p_s/$cp_s, 2))")x cp)"
+echo "produce --acks 1: ${p_s} s ($(python3 -c "print(round($N/$p_s))") records/s, $(python3 -c "print(round($p_s/$cp_s, 2))")x cp, $(python3 -c "print(round($p_s/$cps_s, 2))")x cp + sync)"
 
 c_s=$(for i in 1 2 3 4 5; do t "$K" --data-dir d consume --topic b --partition 0 --offset earliest --max-messages $N; done | median)
 echo "consume to /dev/null: ${c_s} s ($(python3 -c "print(round($N/$c_s))") records/s)"
