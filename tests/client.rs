@@ -513,3 +513,35 @@ fn the_custom_partitioners_of_the_examples() {
         "{err}"
     );
 }
+
+#[test]
+fn the_topics_flush_policy_is_honoured_with_acks_1() {
+    // (flush.messages / flush.ms override, recovery point after 4 sealed one-record batches)
+    for (configs, expected) in [
+        (&[][..], 0),
+        (&["flush.messages=3"][..], 3),
+        (&["flush.ms=0"][..], 4),
+    ] {
+        let dir = tempdir();
+        crate::produce::create_topic(dir.path(), "f", 1, configs);
+        let datadir = DataDir::open(dir.path()).expect("datadir");
+        let topic = datadir.topic("f").expect("topic").expect("exists");
+        let writer = PartitionWriter::new(&datadir).expect("writer");
+        let config = ProducerConfig {
+            batch_size: 1,
+            acks: Acks::Leader,
+            ..ProducerConfig::default()
+        };
+        let mut p = Producer::new(
+            writer,
+            topic,
+            Box::new(RoundRobinPartitioner::new()),
+            config,
+        );
+        for _ in 0..5 {
+            p.send(None, 1, None, Some(b"v"), &[]).expect("send");
+        }
+        assert_eq!(p.recovery_point(0).expect("log"), expected, "{configs:?}");
+        p.close().expect("close");
+    }
+}

@@ -577,3 +577,28 @@ fn read_committed_through_the_binary() {
         "control records are never shown"
     );
 }
+
+#[test]
+fn ctrl_c_ends_following_with_the_processed_total() {
+    let dir = tempdir();
+    create_topic(dir.path(), "int", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "int"], b"one\ntwo\n").ok();
+    let child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args(["consume", "--topic", "int", "--from-beginning"])
+        .env("KAFKIT_DATA_DIR", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: sending SIGINT to the child we spawned.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "one\ntwo\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Processed a total of 2 messages\n"
+    );
+    assert_eq!(out.status.code(), Some(130));
+}

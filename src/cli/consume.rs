@@ -6,6 +6,7 @@
 //! records until `--max-messages` records were printed or no record came for `--timeout-ms`.
 
 use std::io::{self, BufWriter, Write};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -140,6 +141,29 @@ fn validate(args: &Args) -> Result<Start> {
     }
 }
 
+/// The signal that asked the consumer to stop (0: none yet).
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop_signal(signal: libc::c_int) {
+    STOP_SIGNAL.store(signal, Ordering::Relaxed);
+}
+
+/// Ctrl-C and SIGTERM end the loop instead of the process, so the consumer still prints
+/// `Processed a total of N messages`, as Kafka's shutdown hook does.
+fn catch_stop_signals() {
+    // SAFETY: `on_stop_signal` only stores into an atomic, which is async-signal-safe, and has
+    // the C signature `signal` expects; replacing the default action of SIGINT and SIGTERM
+    // affects only this process.
+    unsafe {
+        libc::signal(libc::SIGINT, on_stop_signal as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_stop_signal as libc::sighandler_t);
+    }
+}
+
+fn stop_signal() -> i32 {
+    STOP_SIGNAL.load(Ordering::Relaxed)
+}
+
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let start = validate(args)?;
@@ -215,6 +239,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         consumers.push((tp, PartitionConsumer::new(dir, offset, isolation)));
     }
 
+    catch_stop_signals();
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let json = global.output == OutputFormat::Json;
@@ -222,6 +247,9 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let mut total: u64 = 0;
     let mut last_record = Instant::now();
     let outcome: Result<()> = 'consume: loop {
+        if stop_signal() != 0 {
+            break Ok(());
+        }
         let mut got = 0u64;
         for (tp, consumer) in &mut consumers {
             // Kafka's max.poll.records: at most 500 records from one partition per round.
@@ -301,7 +329,15 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         }
         Ok(()) => {
             eprintln!("Processed a total of {total} messages");
-            Ok(())
+            match stop_signal() {
+                // Killed by a signal, as the JVM reports it: 128 + the signal number.
+                0 => Ok(()),
+                signal => Err(Exit {
+                    message: String::new(),
+                    code: u8::try_from(128 + signal).unwrap_or(1),
+                }
+                .into()),
+            }
         }
     }
 }

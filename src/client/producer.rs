@@ -398,6 +398,12 @@ impl<'d> Producer<'d> {
         Ok(())
     }
 
+    /// The recovery point of a partition's log: everything below it is fsynced (by `acks=all`,
+    /// `--sync`, or the topic's `flush.messages` / `flush.ms`).
+    pub fn recovery_point(&mut self, partition: i32) -> Result<i64, ProduceError> {
+        Ok(self.writer.log(&self.topic, partition)?.recovery_point())
+    }
+
     /// Writes every open batch (the end of linger).
     pub fn flush(&mut self) -> Result<(), ProduceError> {
         for p in 0..self.open.len() {
