@@ -155,8 +155,8 @@ fn catch_stop_signals() {
     // the C signature `signal` expects; replacing the default action of SIGINT and SIGTERM
     // affects only this process.
     unsafe {
-        libc::signal(libc::SIGINT, on_stop_signal as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_stop_signal as libc::sighandler_t);
+        libc::signal(libc::SIGINT, on_stop_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_stop_signal as *const () as libc::sighandler_t);
     }
 }
 
