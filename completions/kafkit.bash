@@ -81,7 +81,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__consume)
-            opts="-h -V --topic --include --partition --offset --from-beginning --max-messages --timeout-ms --isolation-level --group --property --consumer-property --skip-message-on-error --bootstrap-server --data-dir --output --help --version"
+            opts="-h -V --topic --include --partition --offset --from-beginning --max-messages --timeout-ms --isolation-level --group --property --consumer-property --skip-message-on-error --formatter --formatter-config --consumer.config --bootstrap-server --data-dir --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -124,6 +124,18 @@ _kafkit() {
                     return 0
                     ;;
                 --consumer-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --formatter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --formatter-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --consumer.config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -317,7 +329,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__produce)
-            opts="-h -V --topic --file --input --partition --partitioner --partitioner-seed --batch-size --max-partition-memory-bytes --compression-codec --acks --request-required-acks --sync --property --producer-property --bootstrap-server --data-dir --output --help --version"
+            opts="-h -V --topic --file --input --partition --partitioner --partitioner-seed --batch-size --max-partition-memory-bytes --compression-codec --acks --request-required-acks --sync --property --producer-property --reader-config --producer.config --bootstrap-server --timeout --message-send-max-retries --retry-backoff-ms --request-timeout-ms --metadata-expiry-ms --max-block-ms --max-memory-bytes --socket-buffer-size --data-dir --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -375,7 +387,47 @@ _kafkit() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --reader-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --producer.config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --bootstrap-server)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message-send-max-retries)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry-backoff-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata-expiry-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-block-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-memory-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --socket-buffer-size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -79,7 +79,17 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l compression-co
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l request-required-acks -l acks -d 'The acknowledgements the producer requires: 0, 1, or all (= -1, the default). With all, each batch is fsynced and checkpointed before the next is accepted' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l property -d 'A line reader property, name=value; repeatable: parse.key, key.separator, parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker, ignore.error' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer-property -d 'A producer config, name=value; repeatable. Used: acks, batch.size, compression.type, max.request.size' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l reader-config -d 'A properties file of line reader properties; --property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer.config -d 'A properties file of producer configs; --producer-property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to --data-dir' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l timeout -d 'Accepted and ignored: linger.ms; kafkit writes the open batches at the end of the input' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l message-send-max-retries -d 'Accepted and ignored (network settings of kafka-console-producer.sh)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l retry-backoff-ms -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l request-timeout-ms -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l metadata-expiry-ms -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-block-ms -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-memory-bytes -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l socket-buffer-size -d 'Accepted and ignored' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
@@ -97,6 +107,9 @@ read_committed\t'Only committed records, up to the first open transaction'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l group -d 'Consumer groups are not supported yet (a later version); rejected with a message' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l property -d 'A message formatter property, name=value; repeatable: print.timestamp, print.key, print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery, key.separator, line.separator, headers.separator, null.literal' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer-property -d 'A consumer config, name=value; repeatable. Used: isolation.level, group.id (rejected)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter -d 'The formatter: only Kafka\'s DefaultMessageFormatter (the default) is available' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter-config -d 'A properties file of formatter properties; --property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer.config -d 'A properties file of consumer configs; --consumer-property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads --data-dir' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'

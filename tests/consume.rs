@@ -602,3 +602,48 @@ fn ctrl_c_ends_following_with_the_processed_total() {
     );
     assert_eq!(out.status.code(), Some(130));
 }
+
+#[test]
+fn formatter_config_file_and_formatter_class() {
+    let dir = tempdir();
+    create_topic(dir.path(), "fc", 1, &[]);
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "fc", "--property", "parse.key=true"],
+        b"k\tv\n",
+    )
+    .ok();
+    let config = dir.path().join("formatter.properties");
+    fs::write(&config, "print.key=true\nkey.separator=->\n").expect("write");
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "fc",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+            "--formatter-config",
+            config.to_str().expect("path"),
+            "--property",
+            "key.separator==",
+            "--formatter",
+            "org.apache.kafka.tools.consumer.DefaultMessageFormatter",
+        ],
+    );
+    assert_eq!(run.ok(), "k=v\n");
+    let err = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "fc",
+            "--formatter",
+            "org.apache.kafka.tools.consumer.LoggingMessageFormatter",
+        ],
+    )
+    .fails()
+    .to_string();
+    assert!(err.contains("is not available"), "{err}");
+}

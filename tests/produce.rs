@@ -693,3 +693,43 @@ fn aliases_and_file_input() {
     );
     assert_eq!(run.ok(), "x\n");
 }
+
+#[test]
+fn config_files_with_arguments_winning_and_ignored_network_options() {
+    let dir = tempdir();
+    create_topic(dir.path(), "c", 1, &[]);
+    let reader = dir.path().join("reader.properties");
+    fs::write(&reader, "# the reader\nparse.key = true\nkey.separator=:\n").expect("write");
+    let producer = dir.path().join("producer.properties");
+    fs::write(&producer, "compression.type=snappy\nacks: 1\n").expect("write");
+    let run = kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "c",
+            "--reader-config",
+            reader.to_str().expect("path"),
+            "--property",
+            "key.separator=|",
+            "--producer.config",
+            producer.to_str().expect("path"),
+            "--timeout",
+            "100",
+            "--request-timeout-ms",
+            "5",
+            "--message-send-max-retries",
+            "1",
+            "--bootstrap-server",
+            "localhost:9092",
+        ],
+        b"k|v\n",
+    );
+    run.ok();
+    let records = consume_all(dir.path(), "c");
+    assert_eq!(
+        (records[0]["key"].as_str(), records[0]["value"].as_str()),
+        (Some("k"), Some("v"))
+    );
+    assert_eq!(batches(dir.path(), "c", 0)[0].0, Compression::Snappy);
+}

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::{key_value, usage_error, Exit, GlobalArgs};
+use super::{properties, usage_error, Exit, GlobalArgs};
 use crate::client::{IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
@@ -68,6 +68,15 @@ pub struct Args {
     /// If there is an error when processing a message, skip it instead of halting.
     #[arg(long)]
     pub skip_message_on_error: bool,
+    /// The formatter: only Kafka's DefaultMessageFormatter (the default) is available.
+    #[arg(long, value_name = "CLASS")]
+    pub formatter: Option<String>,
+    /// A properties file of formatter properties; --property wins over it.
+    #[arg(long, value_name = "FILE")]
+    pub formatter_config: Option<std::path::PathBuf>,
+    /// A properties file of consumer configs; --consumer-property wins over it.
+    #[arg(long = "consumer.config", value_name = "FILE")]
+    pub consumer_config: Option<std::path::PathBuf>,
     /// Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads
     /// --data-dir.
     #[arg(long, value_name = "HOST:PORT")]
@@ -118,11 +127,8 @@ fn validate(args: &Args) -> Result<Start> {
             "The partition is required when offset is specified.",
         ));
     }
-    let group_property = args
-        .consumer_property
-        .iter()
-        .map(|p| key_value(p))
-        .any(|(k, _)| k == "group.id");
+    let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
+    let group_property = consumer_props.iter().any(|(k, _)| k == "group.id");
     if args.group.is_some() || group_property {
         return Err(Exit::failure(
             "Consumer groups are not supported yet: kafkit consume reads without a group. Drop --group (or group.id) and use --partition N --offset ..., or --from-beginning.",
@@ -155,8 +161,14 @@ fn catch_stop_signals() {
     // the C signature `signal` expects; replacing the default action of SIGINT and SIGTERM
     // affects only this process.
     unsafe {
-        libc::signal(libc::SIGINT, on_stop_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_stop_signal as *const () as libc::sighandler_t);
+        libc::signal(
+            libc::SIGINT,
+            on_stop_signal as *const () as libc::sighandler_t,
+        );
+        libc::signal(
+            libc::SIGTERM,
+            on_stop_signal as *const () as libc::sighandler_t,
+        );
     }
 }
 
@@ -167,15 +179,24 @@ fn stop_signal() -> i32 {
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let start = validate(args)?;
-    let isolation = match args
-        .consumer_property
+    if let Some(class) = &args.formatter {
+        let default = class.rsplit('.').next() == Some("DefaultMessageFormatter");
+        if !default {
+            return Err(usage_error(
+                "consume",
+                format!("The formatter {class} is not available: kafkit consume has Kafka's DefaultMessageFormatter (and --output json)."),
+            ));
+        }
+    }
+    let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
+    let isolation = match consumer_props
         .iter()
-        .map(|p| key_value(p))
-        .rfind(|(k, _)| *k == "isolation.level")
+        .rfind(|(k, _)| k == "isolation.level")
+        .map(|(_, v)| v.as_str())
     {
-        Some((_, "read_committed")) => IsolationLevel::ReadCommitted,
-        Some((_, "read_uncommitted")) => IsolationLevel::ReadUncommitted,
-        Some((_, other)) => {
+        Some("read_committed") => IsolationLevel::ReadCommitted,
+        Some("read_uncommitted") => IsolationLevel::ReadUncommitted,
+        Some(other) => {
             return Err(Exit::failure(format!(
                 "org.apache.kafka.common.config.ConfigException: Invalid value {other} for configuration isolation.level: String must be one of: read_committed, read_uncommitted"
             ))
@@ -183,7 +204,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         }
         None => args.isolation_level,
     };
-    let formatter = MessageFormatter::from_properties(args.property.iter().map(|p| key_value(p)));
+    let formatter_props = properties(args.formatter_config.as_deref(), &args.property)?;
+    let formatter = MessageFormatter::from_properties(
+        formatter_props
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
     let datadir = DataDir::open(&global.data_dir)?;
 
     // The partitions to read: one (assign mode), or all of the matching topics.

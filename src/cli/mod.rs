@@ -109,6 +109,38 @@ pub(crate) fn key_value(text: &str) -> (&str, &str) {
     text.split_once('=').unwrap_or((text, ""))
 }
 
+/// Properties from a Java `.properties` file (`--reader-config`, `--producer.config`, ...)
+/// followed by `name=value` arguments, so that an argument wins over the file, as in Kafka.
+///
+/// The file format is the common subset of Java's: one `name=value` (or `name: value`) per
+/// line, `#` and `!` start comments, surrounding spaces are dropped.
+pub(crate) fn properties(
+    file: Option<&std::path::Path>,
+    args: &[String],
+) -> anyhow::Result<Vec<(String, String)>> {
+    use anyhow::Context as _;
+    let mut props = Vec::new();
+    if let Some(path) = file {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
+                continue;
+            }
+            let at = line.find(['=', ':']).unwrap_or(line.len());
+            let (name, value) = line.split_at(at);
+            let value = value.get(1..).unwrap_or_default();
+            props.push((name.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    for arg in args {
+        let (name, value) = key_value(arg);
+        props.push((name.to_string(), value.to_string()));
+    }
+    Ok(props)
+}
+
 /// Parses the command line, runs the command and maps the outcome to an exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

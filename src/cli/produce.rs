@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
-use super::{key_value, usage_error, Exit, GlobalArgs};
+use super::{properties, usage_error, Exit, GlobalArgs};
 use crate::client::{Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig};
 use crate::datadir::{now_ms, DataDir, PartitionWriter};
 use crate::log::CompressionPolicy;
@@ -81,10 +81,40 @@ pub struct Args {
     /// max.request.size.
     #[arg(long, value_name = "NAME=VALUE")]
     pub producer_property: Vec<String>,
+    /// A properties file of line reader properties; --property wins over it.
+    #[arg(long, value_name = "FILE")]
+    pub reader_config: Option<PathBuf>,
+    /// A properties file of producer configs; --producer-property wins over it.
+    #[arg(long = "producer.config", value_name = "FILE")]
+    pub producer_config: Option<PathBuf>,
     /// Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to
     /// --data-dir.
     #[arg(long, value_name = "HOST:PORT")]
     pub bootstrap_server: Option<String>,
+    /// Accepted and ignored: linger.ms; kafkit writes the open batches at the end of the input.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub timeout: Option<String>,
+    /// Accepted and ignored (network settings of kafka-console-producer.sh).
+    #[arg(long, value_name = "N", hide = true)]
+    pub message_send_max_retries: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub retry_backoff_ms: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub request_timeout_ms: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub metadata_expiry_ms: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub max_block_ms: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub max_memory_bytes: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub socket_buffer_size: Option<String>,
 }
 
 /// What each input line is.
@@ -112,19 +142,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             "Missing required argument \"[topic]\"",
         ));
     };
-    let format = LineFormat::from_properties(args.property.iter().map(|p| key_value(p)))
-        .map_err(|e| Exit::failure(e.0))?;
-    let producer_props: Vec<(&str, &str)> = args
-        .producer_property
-        .iter()
-        .map(|p| key_value(p))
-        .collect();
+    let reader_props = properties(args.reader_config.as_deref(), &args.property)?;
+    let format =
+        LineFormat::from_properties(reader_props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .map_err(|e| Exit::failure(e.0))?;
+    let producer_props = properties(args.producer_config.as_deref(), &args.producer_property)?;
     let producer_prop = |name: &str| {
         producer_props
             .iter()
             .rev()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| *v)
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     };
     let acks_text = args
         .request_required_acks
