@@ -647,3 +647,63 @@ fn formatter_config_file_and_formatter_class() {
     .to_string();
     assert!(err.contains("is not available"), "{err}");
 }
+
+#[test]
+fn auto_offset_reset_decides_out_of_range_and_groupless_starts() {
+    let dir = tempdir();
+    create_topic(dir.path(), "r", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "r"], b"a\nb\n").ok();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["consume", "--topic", "r", "--timeout-ms", "200"];
+        args.extend_from_slice(extra);
+        kafkit(dir.path(), &args)
+    };
+    let out = run(&[
+        "--partition",
+        "0",
+        "--offset",
+        "50",
+        "--consumer-property",
+        "auto.offset.reset=earliest",
+    ]);
+    assert_eq!(out.ok(), "a\nb\n");
+    assert_eq!(
+        run(&["--consumer-property", "auto.offset.reset=earliest"]).ok(),
+        "a\nb\n"
+    );
+    assert_eq!(
+        run(&["--consumer-property", "auto.offset.reset=latest"]).ok(),
+        ""
+    );
+    let err = run(&[
+        "--from-beginning",
+        "--consumer-property",
+        "auto.offset.reset=latest",
+    ])
+    .fails()
+    .to_string();
+    assert_eq!(
+        err.trim_end(),
+        "Can't simultaneously specify --from-beginning and 'auto.offset.reset=latest', please remove one option"
+    );
+    let err = run(&["--consumer-property", "auto.offset.reset=none"])
+        .fails()
+        .to_string();
+    assert!(
+        err.contains("Undefined offset with no reset policy for partitions: [r-0]"),
+        "{err}"
+    );
+    // An offset in range needs no policy.
+    assert_eq!(
+        run(&[
+            "--partition",
+            "0",
+            "--offset",
+            "1",
+            "--consumer-property",
+            "auto.offset.reset=none"
+        ])
+        .ok(),
+        "b\n"
+    );
+}

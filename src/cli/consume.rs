@@ -178,7 +178,7 @@ fn stop_signal() -> i32 {
 
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
-    let start = validate(args)?;
+    let mut start = validate(args)?;
     if let Some(class) = &args.formatter {
         let default = class.rsplit('.').next() == Some("DefaultMessageFormatter");
         if !default {
@@ -204,6 +204,37 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         }
         None => args.isolation_level,
     };
+    // auto.offset.reset: where a partition without a valid position starts (Kafka's
+    // --from-beginning sets it to earliest); `None` is the policy `none`.
+    let explicit_reset = consumer_props
+        .iter()
+        .rfind(|(k, _)| k == "auto.offset.reset")
+        .map(|(_, v)| v.clone());
+    if let Some(value) = explicit_reset.as_deref().filter(|v| *v != "earliest") {
+        if args.from_beginning {
+            return Err(Exit::failure(format!(
+                "Can't simultaneously specify --from-beginning and 'auto.offset.reset={value}', please remove one option"
+            ))
+            .into());
+        }
+    }
+    let reset = match explicit_reset.as_deref() {
+        Some("earliest") => Some(Start::Earliest),
+        Some("latest") => Some(Start::Latest),
+        Some("none") => None,
+        Some(other) => {
+            return Err(Exit::failure(format!(
+                "org.apache.kafka.common.config.ConfigException: Invalid value {other} for configuration auto.offset.reset: String must be one of: latest, earliest, none"
+            ))
+            .into())
+        }
+        None if args.from_beginning => Some(Start::Earliest),
+        None => Some(Start::Latest),
+    };
+    if args.partition.is_none() {
+        // Subscribe mode without a group: no committed offsets, the reset policy decides.
+        start = reset.unwrap_or(Start::At(-1));
+    }
     let formatter_props = properties(args.formatter_config.as_deref(), &args.property)?;
     let formatter = MessageFormatter::from_properties(
         formatter_props
@@ -243,6 +274,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
     let mut consumers: Vec<(TopicPartition, PartitionConsumer)> = Vec::new();
+    let mut undefined: Vec<String> = Vec::new();
     for tp in partitions {
         let dir = datadir.partition_dir(&tp);
         let (earliest, latest) = if dir.is_dir() {
@@ -255,14 +287,26 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         } else {
             (0, 0)
         };
-        let offset = match start {
-            Start::Earliest => earliest,
-            Start::Latest => latest,
-            // Out of range: auto.offset.reset (latest without --from-beginning).
-            Start::At(n) if n < earliest || n > latest => latest,
-            Start::At(n) => n,
+        let offset = match (start, reset) {
+            (Start::Earliest, _) => earliest,
+            (Start::Latest, _) => latest,
+            (Start::At(n), _) if (earliest..=latest).contains(&n) => n,
+            // Out of range: auto.offset.reset.
+            (Start::At(_), Some(Start::Earliest)) => earliest,
+            (Start::At(_), Some(_)) => latest,
+            (Start::At(_), None) => {
+                undefined.push(tp.to_string());
+                continue;
+            }
         };
         consumers.push((tp, PartitionConsumer::new(dir, offset, isolation)));
+    }
+    if !undefined.is_empty() {
+        return Err(Exit::failure(format!(
+            "org.apache.kafka.clients.consumer.NoOffsetForPartitionException: Undefined offset with no reset policy for partitions: [{}]",
+            undefined.join(", ")
+        ))
+        .into());
     }
 
     catch_stop_signals();
