@@ -60,8 +60,10 @@ pub struct Args {
     /// Default: the topic's compression.type (none when it is `producer`).
     #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip")]
     pub compression_codec: Option<String>,
-    /// The acknowledgements the producer requires: 0, 1, or all (= -1, the default). With all,
-    /// each batch is fsynced and checkpointed before the next is accepted.
+    /// The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka's default). With
+    /// all, each batch is fsynced and checkpointed before the next is accepted, which makes bulk
+    /// loads disk-latency bound: use 1 for them (the topic's flush.messages / flush.ms still
+    /// apply, and everything is fsynced when the run ends).
     #[arg(
         long,
         visible_alias = "acks",
