@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::{properties, usage_error, Exit, GlobalArgs};
+use crate::client::offsets::offset_range;
 use crate::client::{IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
-use crate::log::LogReader;
 use crate::output::message::{record_json, write_typed_line, MessageFormatter, MessageView};
 use crate::output::{log4j, OutputFormat};
 
@@ -176,12 +176,63 @@ fn stop_signal() -> i32 {
     STOP_SIGNAL.load(Ordering::Relaxed)
 }
 
+/// What the arguments and the property files ask for, validated.
+struct Settings {
+    start: Start,
+    /// auto.offset.reset; `None` is the policy `none`.
+    reset: Option<Start>,
+    isolation: IsolationLevel,
+    formatter: MessageFormatter,
+}
+
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    let settings = settings(args)?;
+    let datadir = DataDir::open(&global.data_dir)?;
+    let mut consumers = open_partitions(args, global, &datadir, &settings)?;
+    catch_stop_signals();
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut total: u64 = 0;
+    let outcome = consume_loop(
+        args,
+        global,
+        &settings,
+        &mut consumers,
+        &mut out,
+        &mut total,
+    )
+    .and_then(|()| out.flush().map_err(Into::into));
+    match outcome {
+        Err(e) if is_broken_pipe(&e) => {
+            eprintln!("Unable to write to standard out, closing consumer.");
+            eprintln!("Processed a total of {total} messages");
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("Processed a total of {total} messages");
+            Err(e)
+        }
+        Ok(()) => {
+            eprintln!("Processed a total of {total} messages");
+            match stop_signal() {
+                // Ended by a signal, as the JVM reports it: 128 + the signal number.
+                0 => Ok(()),
+                signal => Err(Exit {
+                    message: String::new(),
+                    code: u8::try_from(128 + signal).unwrap_or(1),
+                }
+                .into()),
+            }
+        }
+    }
+}
+
+/// Validation, then the consumer and formatter properties (files first, arguments win).
+fn settings(args: &Args) -> Result<Settings> {
     let mut start = validate(args)?;
     if let Some(class) = &args.formatter {
-        let default = class.rsplit('.').next() == Some("DefaultMessageFormatter");
-        if !default {
+        if class.rsplit('.').next() != Some("DefaultMessageFormatter") {
             return Err(usage_error(
                 "consume",
                 format!("The formatter {class} is not available: kafkit consume has Kafka's DefaultMessageFormatter (and --output json)."),
@@ -189,11 +240,13 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         }
     }
     let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
-    let isolation = match consumer_props
-        .iter()
-        .rfind(|(k, _)| k == "isolation.level")
-        .map(|(_, v)| v.as_str())
-    {
+    let prop = |name: &str| {
+        consumer_props
+            .iter()
+            .rfind(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let isolation = match prop("isolation.level") {
         Some("read_committed") => IsolationLevel::ReadCommitted,
         Some("read_uncommitted") => IsolationLevel::ReadUncommitted,
         Some(other) => {
@@ -205,12 +258,9 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         None => args.isolation_level,
     };
     // auto.offset.reset: where a partition without a valid position starts (Kafka's
-    // --from-beginning sets it to earliest); `None` is the policy `none`.
-    let explicit_reset = consumer_props
-        .iter()
-        .rfind(|(k, _)| k == "auto.offset.reset")
-        .map(|(_, v)| v.clone());
-    if let Some(value) = explicit_reset.as_deref().filter(|v| *v != "earliest") {
+    // --from-beginning sets it to earliest).
+    let explicit_reset = prop("auto.offset.reset");
+    if let Some(value) = explicit_reset.filter(|v| *v != "earliest") {
         if args.from_beginning {
             return Err(Exit::failure(format!(
                 "Can't simultaneously specify --from-beginning and 'auto.offset.reset={value}', please remove one option"
@@ -218,7 +268,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             .into());
         }
     }
-    let reset = match explicit_reset.as_deref() {
+    let reset = match explicit_reset {
         Some("earliest") => Some(Start::Earliest),
         Some("latest") => Some(Start::Latest),
         Some("none") => None,
@@ -241,9 +291,22 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str())),
     );
-    let datadir = DataDir::open(&global.data_dir)?;
+    Ok(Settings {
+        start,
+        reset,
+        isolation,
+        formatter,
+    })
+}
 
-    // The partitions to read: one (assign mode), or all of the matching topics.
+/// The partitions to read (one in assign mode, else every partition of the matching topics),
+/// each positioned where the settings say.
+fn open_partitions(
+    args: &Args,
+    global: &GlobalArgs,
+    datadir: &DataDir,
+    settings: &Settings,
+) -> Result<Vec<(TopicPartition, PartitionConsumer)>> {
     let mut partitions: Vec<TopicPartition> = Vec::new();
     if let Some(name) = &args.topic {
         let topic = datadir.topic(name)?.ok_or_else(|| {
@@ -273,21 +336,13 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
-    let mut consumers: Vec<(TopicPartition, PartitionConsumer)> = Vec::new();
+    let mut consumers = Vec::new();
     let mut undefined: Vec<String> = Vec::new();
     for tp in partitions {
         let dir = datadir.partition_dir(&tp);
-        let (earliest, latest) = if dir.is_dir() {
-            let mut log = LogReader::open(&dir)?;
-            let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
-            (
-                log.log_start_offset().max(checkpointed),
-                log.log_end_offset()?,
-            )
-        } else {
-            (0, 0)
-        };
-        let offset = match (start, reset) {
+        let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
+        let (earliest, latest) = offset_range(&dir, checkpointed)?;
+        let offset = match (settings.start, settings.reset) {
             (Start::Earliest, _) => earliest,
             (Start::Latest, _) => latest,
             (Start::At(n), _) if (earliest..=latest).contains(&n) => n,
@@ -299,7 +354,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 continue;
             }
         };
-        consumers.push((tp, PartitionConsumer::new(dir, offset, isolation)));
+        consumers.push((tp, PartitionConsumer::new(dir, offset, settings.isolation)));
     }
     if !undefined.is_empty() {
         return Err(Exit::failure(format!(
@@ -308,29 +363,35 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         ))
         .into());
     }
+    Ok(consumers)
+}
 
-    catch_stop_signals();
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+/// Prints records, partition after partition (at most 500 each per round, Kafka's
+/// max.poll.records), until --max-messages, --timeout-ms without a record, or a signal.
+fn consume_loop(
+    args: &Args,
+    global: &GlobalArgs,
+    settings: &Settings,
+    consumers: &mut [(TopicPartition, PartitionConsumer)],
+    out: &mut impl Write,
+    total: &mut u64,
+) -> Result<()> {
     let json = global.output == OutputFormat::Json;
     let timeout = args.timeout_ms.map(Duration::from_millis);
-    let mut total: u64 = 0;
+    let reached = |total: u64| args.max_messages.is_some_and(|max| total >= max);
     let mut last_record = Instant::now();
-    let outcome: Result<()> = 'consume: loop {
-        if stop_signal() != 0 {
-            break Ok(());
+    loop {
+        if stop_signal() != 0 || reached(*total) {
+            return Ok(());
         }
         let mut got = 0u64;
-        for (tp, consumer) in &mut consumers {
-            // Kafka's max.poll.records: at most 500 records from one partition per round.
+        for (tp, consumer) in consumers.iter_mut() {
             for _ in 0..500 {
-                if args.max_messages.is_some_and(|max| total >= max) {
-                    break 'consume Ok(());
+                if reached(*total) {
+                    return Ok(());
                 }
-                let record = match consumer.next_record() {
-                    Ok(Some(r)) => r,
-                    Ok(None) => break,
-                    Err(e) => break 'consume Err(e.into()),
+                let Some(record) = consumer.next_record()? else {
+                    break;
                 };
                 let r = &record.record;
                 let view = MessageView {
@@ -345,32 +406,25 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                     leader_epoch: (record.leader_epoch >= 0).then_some(record.leader_epoch),
                     delivery_count: None,
                 };
-                let written = if json {
-                    write_typed_line(&mut out, record_json(&view))
+                if json {
+                    write_typed_line(out, record_json(&view))?;
                 } else {
-                    formatter.write(&mut out, &view)
-                };
-                if let Err(e) = written {
-                    break 'consume Err(e.into());
+                    settings.formatter.write(out, &view)?;
                 }
-                total += 1;
+                *total += 1;
                 got += 1;
             }
-        }
-        if args.max_messages.is_some_and(|max| total >= max) {
-            break Ok(());
         }
         if got > 0 {
             last_record = Instant::now();
             continue;
         }
         // Caught up: show what was printed, then wait for more or give up.
-        if let Err(e) = out.flush() {
-            break Err(e.into());
-        }
+        out.flush()?;
         let waited = last_record.elapsed();
-        if let Some(timeout) = timeout {
-            if waited >= timeout {
+        let nap = Duration::from_millis(50);
+        match timeout {
+            Some(timeout) if waited >= timeout => {
                 eprintln!(
                     "{}\norg.apache.kafka.common.errors.TimeoutException",
                     log4j::line(
@@ -379,35 +433,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                         "org.apache.kafka.tools.consumer.ConsoleConsumer"
                     )
                 );
-                break Ok(());
+                return Ok(());
             }
-            std::thread::sleep((timeout - waited).min(Duration::from_millis(50)));
-        } else {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    };
-    let outcome = outcome.and_then(|()| out.flush().map_err(Into::into));
-    match outcome {
-        Err(e) if is_broken_pipe(&e) => {
-            eprintln!("Unable to write to standard out, closing consumer.");
-            eprintln!("Processed a total of {total} messages");
-            Ok(())
-        }
-        Err(e) => {
-            eprintln!("Processed a total of {total} messages");
-            Err(e)
-        }
-        Ok(()) => {
-            eprintln!("Processed a total of {total} messages");
-            match stop_signal() {
-                // Killed by a signal, as the JVM reports it: 128 + the signal number.
-                0 => Ok(()),
-                signal => Err(Exit {
-                    message: String::new(),
-                    code: u8::try_from(128 + signal).unwrap_or(1),
-                }
-                .into()),
-            }
+            Some(timeout) => std::thread::sleep((timeout - waited).min(nap)),
+            None => std::thread::sleep(nap),
         }
     }
 }

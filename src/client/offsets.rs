@@ -40,6 +40,18 @@ pub fn list_offset(dir: &Path, spec: OffsetSpec, log_start: i64) -> Result<Optio
     })
 }
 
+/// The offsets a consumer may start at in the partition at `dir`: (log start, log end). The log
+/// start is the first segment's base or the checkpointed log start offset, whichever is higher;
+/// a partition without a directory is empty.
+pub fn offset_range(dir: &Path, checkpointed_start: i64) -> Result<(i64, i64), LogError> {
+    if !dir.is_dir() {
+        return Ok((checkpointed_start, checkpointed_start));
+    }
+    let mut log = LogReader::open(dir)?;
+    let end = log.log_end_offset()?;
+    Ok((log.log_start_offset().max(checkpointed_start).min(end), end))
+}
+
 fn max_timestamp_offset(log: &mut LogReader) -> Result<Option<i64>, LogError> {
     let Some((max_ts, last_offset)) = log.max_timestamp()? else {
         return Ok(None);
