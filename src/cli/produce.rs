@@ -136,14 +136,17 @@ fn invalid_config(value: &str, name: &str, allowed: &str) -> anyhow::Error {
     .into()
 }
 
-/// Runs `kafkit produce`.
-pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
-    let Some(topic_name) = args.topic.as_deref() else {
-        return Err(usage_error(
-            "produce",
-            "Missing required argument \"[topic]\"",
-        ));
-    };
+/// What the arguments and property files ask for, validated before the data directory is
+/// touched.
+struct Settings {
+    format: LineFormat,
+    acks: Acks,
+    batch_size: usize,
+    max_request_size: usize,
+    codec: Option<Compression>,
+}
+
+fn settings(args: &Args) -> Result<Settings> {
     let reader_props = properties(args.reader_config.as_deref(), &args.property)?;
     let format =
         LineFormat::from_properties(reader_props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -156,6 +159,11 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     };
+    let not_int = |name: &str, v: &str| {
+        anyhow::Error::from(Exit::failure(format!(
+            "org.apache.kafka.common.config.ConfigException: Invalid value {v} for configuration {name}: Not a number of type INT"
+        )))
+    };
     let acks_text = args
         .request_required_acks
         .as_deref()
@@ -163,32 +171,78 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         .unwrap_or("-1");
     let acks =
         Acks::parse(acks_text).ok_or_else(|| invalid_config(acks_text, "acks", "all, -1, 0, 1"))?;
-    let mut batch_size = match (args.batch_size, producer_prop("batch.size")) {
+    // --max-partition-memory-bytes wins over --batch-size, which wins over batch.size.
+    let batch_size = match (
+        args.max_partition_memory_bytes.or(args.batch_size),
+        producer_prop("batch.size"),
+    ) {
         (Some(n), _) => n,
-        (None, Some(v)) => v.trim().parse().map_err(|_| {
-            Exit::failure(format!("org.apache.kafka.common.config.ConfigException: Invalid value {v} for configuration batch.size: Not a number of type INT"))
-        })?,
+        (None, Some(v)) => v.trim().parse().map_err(|_| not_int("batch.size", v))?,
         (None, None) => crate::client::producer::DEFAULT_BATCH_SIZE,
     };
-    if let Some(n) = args.max_partition_memory_bytes {
-        batch_size = n;
-    }
     let max_request_size = match producer_prop("max.request.size") {
-        Some(v) => v.trim().parse().map_err(|_| {
-            Exit::failure(format!("org.apache.kafka.common.config.ConfigException: Invalid value {v} for configuration max.request.size: Not a number of type INT"))
-        })?,
+        Some(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| not_int("max.request.size", v))?,
         None => crate::client::producer::DEFAULT_MAX_REQUEST_SIZE,
     };
-    let codec_name = args
+    let codec = match args
         .compression_codec
         .as_deref()
-        .or(producer_prop("compression.type"));
-    let codec = match codec_name {
+        .or(producer_prop("compression.type"))
+    {
         Some(name) => Some(Compression::from_name(name).ok_or_else(|| {
             invalid_config(name, "compression.type", "none, gzip, snappy, lz4, zstd")
         })?),
         None => None,
     };
+    Ok(Settings {
+        format,
+        acks,
+        batch_size,
+        max_request_size,
+        codec,
+    })
+}
+
+/// Standard input or --file, and a progress bar for a file when stderr is a terminal.
+fn open_input(args: &Args) -> Result<(Box<dyn Read>, Option<indicatif::ProgressBar>)> {
+    let Some(path) = &args.file else {
+        return Ok((Box::new(io::stdin().lock()), None));
+    };
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let progress = match file.metadata() {
+        Ok(meta) if io::stderr().is_terminal() => {
+            let bar = indicatif::ProgressBar::new(meta.len());
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            Some(bar)
+        }
+        _ => None,
+    };
+    Ok((Box::new(file), progress))
+}
+
+/// Runs `kafkit produce`.
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    let Some(topic_name) = args.topic.as_deref() else {
+        return Err(usage_error(
+            "produce",
+            "Missing required argument \"[topic]\"",
+        ));
+    };
+    let Settings {
+        format,
+        acks,
+        batch_size,
+        max_request_size,
+        codec,
+    } = settings(args)?;
 
     let datadir = DataDir::open(&global.data_dir)?;
     let topic = datadir.topic(topic_name)?.ok_or_else(|| {
@@ -223,28 +277,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let mut producer =
         Producer::new(writer, topic.clone(), partitioner, config).report_written(json_out);
 
-    let (input, size): (Box<dyn Read>, Option<u64>) = match &args.file {
-        Some(path) => {
-            let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
-            let size = file.metadata().ok().map(|m| m.len());
-            (Box::new(file), size)
-        }
-        None => (Box::new(io::stdin().lock()), None),
-    };
+    let (input, progress) = open_input(args)?;
     let interactive = args.file.is_none() && io::stdin().is_terminal();
-    let progress = match size {
-        Some(len) if io::stderr().is_terminal() => {
-            let bar = indicatif::ProgressBar::new(len);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            Some(bar)
-        }
-        _ => None,
-    };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut reporter = Reporter {
