@@ -433,9 +433,28 @@ fn round_robin_random_murmur2_and_forced_partitions() {
         create_topic(dir.path(), "r", 3, &[]);
         records
     };
-    for r in produce(&["--partitioner", "round-robin"]) {
-        let i: i64 = r["value"].as_str().expect("v").parse().expect("i");
-        assert_eq!(r["partition"], i % 3, "strict rotation, keys ignored");
+    // Strict rotation, keys ignored, also when full batches are sealed along the way (Kafka up
+    // to 3.9.0 skips partitions then: KAFKA-17632).
+    for batch_size in ["16384", "1", "150"] {
+        for r in produce(&["--partitioner", "round-robin", "--batch-size", batch_size]) {
+            let i: i64 = r["value"].as_str().expect("v").parse().expect("i");
+            assert_eq!(r["partition"], i % 3, "batch size {batch_size}");
+        }
+        for r in produce(&[
+            "--partitioner",
+            "murmur2",
+            "--batch-size",
+            batch_size,
+            "--property",
+            "parse.key=false",
+        ]) {
+            let i: i64 = r["value"].as_str().expect("v")[3..].parse().expect("i");
+            assert_eq!(
+                r["partition"],
+                i % 3,
+                "unkeyed murmur2 rotates, batch size {batch_size}"
+            );
+        }
     }
     for r in produce(&["--partitioner", "murmur2"]) {
         let key = r["key"].as_str().expect("key");

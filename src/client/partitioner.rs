@@ -107,11 +107,14 @@ impl Partitioner for BuiltInPartitioner {
 }
 
 /// Kafka's `RoundRobinPartitioner` as intended (strict rotation, keys ignored): a counter
-/// starting at 0, `toPositive(counter++) % partitions`. Kafka releases up to 3.9.0 skip
-/// partitions (KAFKA-17632); this does not.
+/// starting at 0, `toPositive(counter++) % partitions`.
+///
+/// The producer asks again after sealing a full batch; answering that second question with the
+/// same partition is Kafka's fix (KAFKA-17632) for releases up to 3.9.0, which skip partitions.
 #[derive(Debug, Default)]
 pub struct RoundRobinPartitioner {
     counter: i32,
+    repeat: Option<i32>,
 }
 
 impl RoundRobinPartitioner {
@@ -123,12 +126,19 @@ impl RoundRobinPartitioner {
 
 impl Partitioner for RoundRobinPartitioner {
     fn partition(&mut self, _record: &RecordRef<'_>, partitions: i32) -> i32 {
+        if let Some(p) = self.repeat.take().filter(|p| *p < partitions) {
+            return p;
+        }
         let n = self.counter;
         self.counter = self.counter.wrapping_add(1);
         if partitions <= 0 {
             return 0;
         }
         to_positive(n) % partitions
+    }
+
+    fn on_new_batch(&mut self, _topic: &str, _partitions: i32, previous: i32) {
+        self.repeat = Some(previous);
     }
 }
 
@@ -172,6 +182,10 @@ impl Partitioner for Murmur2Partitioner {
             Some(key) => partition_for_key(key, partitions),
             None => self.round_robin.partition(record, partitions),
         }
+    }
+
+    fn on_new_batch(&mut self, topic: &str, partitions: i32, previous: i32) {
+        self.round_robin.on_new_batch(topic, partitions, previous);
     }
 }
 
