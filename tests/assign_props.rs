@@ -167,6 +167,26 @@ proptest! {
             }
         }
         sc.validate().map_err(TestCaseError::fail)?;
+        // Every strategy runs the script without an error and ends with each partition once.
+        // Partitions in the group after each round (every member subscribes to every topic).
+        let mut totals = vec![counts.iter().sum::<i32>() as usize];
+        let mut t0 = counts[0];
+        for e in &sc.events {
+            if let Event::AddPartitions { partitions, .. } = e {
+                t0 = *partitions;
+            }
+            totals.push((t0 + counts[1..].iter().sum::<i32>()) as usize);
+        }
+        for strategy in Assignor::ALL {
+            let sim = simulate(&sc, strategy, 50);
+            for (r, total) in sim.rounds.iter().zip(&totals) {
+                prop_assert!(r.error.is_none(), "{strategy}: {:?}", r.error);
+                let listed: usize = r.assignment.values().map(Vec::len).sum();
+                let distinct: HashSet<&TopicPartition> = r.assignment.values().flatten().collect();
+                prop_assert_eq!(listed, distinct.len());
+                prop_assert_eq!(listed, *total, "{} round {}", strategy, r.round);
+            }
+        }
         for strategy in [Assignor::CooperativeSticky, Assignor::Uniform] {
             let sim = simulate(&sc, strategy, 50);
             for r in &sim.rounds {
