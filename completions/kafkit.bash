@@ -16,6 +16,12 @@ _kafkit() {
             ",$1")
                 cmd="kafkit"
                 ;;
+            kafkit,dump-log)
+                cmd="kafkit__subcmd__dump__subcmd__log__subcmd__segments"
+                ;;
+            kafkit,dump-log-segments)
+                cmd="kafkit__subcmd__dump__subcmd__log__subcmd__segments"
+                ;;
             kafkit,generate)
                 cmd="kafkit__subcmd__generate"
                 ;;
@@ -27,6 +33,9 @@ _kafkit() {
                 ;;
             kafkit,topics)
                 cmd="kafkit__subcmd__topics"
+                ;;
+            kafkit__subcmd__help,dump-log-segments)
+                cmd="kafkit__subcmd__help__subcmd__dump__subcmd__log__subcmd__segments"
                 ;;
             kafkit__subcmd__help,generate)
                 cmd="kafkit__subcmd__help__subcmd__generate"
@@ -47,12 +56,54 @@ _kafkit() {
 
     case "${cmd}" in
         kafkit)
-            opts="-h -V --data-dir --output --help --version topics generate simulate-assignment help"
+            opts="-h -V --data-dir --output --help --version topics dump-log-segments dump-log generate simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__dump__subcmd__log__subcmd__segments)
+            opts="-h -V --files --print-data-log --verify-index-only --index-sanity-check --max-message-size --max-bytes --deep-iteration --key-decoder --value-decoder --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --skip-record-metadata --strict --data-dir --output --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --files)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-message-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-decoder)
+                    COMPREPLY=($(compgen -W "string hex integer long" -- "${cur}"))
+                    return 0
+                    ;;
+                --value-decoder)
+                    COMPREPLY=($(compgen -W "string hex integer long" -- "${cur}"))
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -95,8 +146,22 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help)
-            opts="topics generate simulate-assignment help"
+            opts="topics dump-log-segments generate simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__dump__subcmd__log__subcmd__segments)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -28,6 +28,8 @@
 //!   fetching.
 //! * [`assign`] holds Kafka's consumer-group assignors as pure functions over plain data.
 //! * [`output`] decides how results look: Kafka-exact text lines, JSON Lines, tables.
+//! * [`decode`] reads the records of Kafka's internal topics (`__consumer_offsets`,
+//!   `__transaction_state`, `__cluster_metadata`) and KRaft control records.
 //!
 //! Arrows point one way: `cli -> client/assign/output -> log/datadir -> record`.
 #![warn(missing_docs)]
@@ -39,6 +41,7 @@
 pub mod assign;
 pub mod client;
 pub mod datadir;
+pub mod decode;
 pub mod log;
 pub mod output;
 pub mod record;

@@ -247,12 +247,7 @@ fn no_temp_files(dir: &Path) -> Vec<String> {
         let name = entry.file_name().to_string_lossy().into_owned();
         if entry.path().is_dir() {
             found.extend(no_temp_files(&entry.path()));
-        } else if name.contains(".tmp")
-            || entry
-                .path()
-                .parent()
-                .is_some_and(|p| p.ends_with(".kafkit/tmp"))
-        {
+        } else if name.contains(".tmp") {
             found.push(entry.path().display().to_string());
         }
     }
@@ -366,14 +361,18 @@ fn crash_leftovers_are_invisible_then_cleaned_by_the_next_writer() {
         dir.create_topic(&lock, &new_topic("real", 1))
             .expect("create");
     }
-    // A create that crashed before its commit point: intent + partition dirs, no topic file.
+    // A create that crashed before its commit point: the topic is still `pending` in the
+    // metadata file and its partition directories exist (one without partition.metadata yet).
     let ghost = Uuid::random();
-    fs::create_dir_all(tmp.path().join(".kafkit/pending")).expect("mkdir");
-    fs::write(
-        tmp.path().join(".kafkit/pending/ghost.json"),
-        format!(r#"{{"version":1,"name":"ghost","topic_id":"{ghost}","replica_assignment":[[0],[0]],"configs":{{}}}}"#),
-    )
-    .expect("write");
+    let meta_path = tmp.path().join(kafkit::datadir::TOPICS_FILE);
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&meta_path).expect("read")).expect("json");
+    doc["pending"]["ghost"] = serde_json::json!({
+        "topic_id": ghost.to_string(),
+        "replica_assignment": [[0], [0]],
+        "configs": {}
+    });
+    fs::write(&meta_path, doc.to_string()).expect("write");
     for p in 0..2 {
         let pd = tmp.path().join(format!("ghost-{p}"));
         fs::create_dir(&pd).expect("mkdir");
@@ -385,7 +384,7 @@ fn crash_leftovers_are_invisible_then_cleaned_by_the_next_writer() {
             .expect("write");
         }
     }
-    // A half-finished delete and an interrupted alter of "real".
+    // A half-finished delete, an interrupted alter of "real", a torn metadata write.
     let deleting = tmp
         .path()
         .join("old-0.0123456789abcdef0123456789abcdef-delete");
@@ -403,8 +402,10 @@ fn crash_leftovers_are_invisible_then_cleaned_by_the_next_writer() {
         format!("version: 0\ntopic_id: {real_id}"),
     )
     .expect("write");
-    fs::create_dir_all(tmp.path().join(".kafkit/tmp")).expect("mkdir");
-    fs::write(tmp.path().join(".kafkit/tmp/real.json"), "{").expect("write");
+    let torn = tmp
+        .path()
+        .join(format!("{}.tmp", kafkit::datadir::TOPICS_FILE));
+    fs::write(&torn, "{").expect("write");
 
     let names: Vec<String> = dir
         .topics()
@@ -423,11 +424,34 @@ fn crash_leftovers_are_invisible_then_cleaned_by_the_next_writer() {
 
     drop(dir.lock().expect("lock"));
     assert!(!tmp.path().join("ghost-0").exists() && !tmp.path().join("ghost-1").exists());
-    assert!(!tmp.path().join(".kafkit/pending/ghost.json").exists());
+    let doc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&meta_path).expect("read")).expect("json");
+    assert_eq!(doc["pending"], serde_json::json!({}));
+    assert!(doc["topics"]["real"].is_object());
     assert!(!deleting.exists());
     assert!(!extra.exists());
-    assert!(no_temp_files(tmp.path()).is_empty());
+    assert!(!torn.exists());
     assert!(tmp.path().join("real-0").is_dir());
+}
+
+#[test]
+fn a_kafkit_directory_holds_only_what_a_broker_accepts() {
+    // A broker's LogManager treats every subdirectory as `<topic>-<partition>`: kafkit's own
+    // metadata must be plain files.
+    let tmp = tempdir();
+    let dir = DataDir::create(tmp.path()).expect("create");
+    let lock = dir.lock().expect("lock");
+    dir.create_topic(&lock, &new_topic("a-b", 2))
+        .expect("create");
+    dir.create_topic(&lock, &new_topic("c", 1)).expect("create");
+    dir.delete_topic(&lock, "c").expect("delete");
+    for entry in fs::read_dir(tmp.path()).expect("dir") {
+        let entry = entry.expect("entry");
+        if entry.path().is_dir() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            assert!(TopicPartition::from_dir_name(&name).is_some(), "{name}");
+        }
+    }
 }
 
 #[test]
@@ -457,4 +481,103 @@ fn broker_topics_without_kafkit_metadata_can_be_grown_and_deleted() {
     );
     dir.delete_topic(&lock, "legacy").expect("delete");
     assert!(dir.topics().expect("topics").is_empty());
+}
+
+#[test]
+fn classic_placement_matches_kafkas_vectors() {
+    use kafkit::datadir::placement::{
+        assign_replicas_to_brokers, rack_alternated_broker_list, BrokerInfo,
+    };
+    let Some(dir) = vectors() else { return };
+    let text = fs::read_to_string(dir.join("cli/replica_placement_adminutils.json")).expect("read");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let racks = |v: &serde_json::Value| -> BTreeMap<i32, String> {
+        v.as_object()
+            .expect("racks")
+            .iter()
+            .map(|(k, r)| {
+                (
+                    k.parse().expect("id"),
+                    r.as_str().expect("rack").to_string(),
+                )
+            })
+            .collect()
+    };
+    for case in doc["rack_alternated_list_cases"].as_array().expect("cases") {
+        let expected: Vec<i32> = serde_json::from_value(case["expected"].clone()).expect("list");
+        assert_eq!(
+            rack_alternated_broker_list(&racks(&case["broker_rack"])),
+            expected
+        );
+    }
+    let cases = doc["assignment_cases"].as_array().expect("cases");
+    assert!(cases.len() >= 15);
+    for case in cases {
+        let brokers: Vec<BrokerInfo> = if case["rack_aware"] == true {
+            racks(&case["broker_rack"])
+                .into_iter()
+                .map(|(id, rack)| BrokerInfo {
+                    id,
+                    rack: Some(rack),
+                })
+                .collect()
+        } else {
+            case["broker_list"]
+                .as_array()
+                .expect("brokers")
+                .iter()
+                .map(|b| BrokerInfo {
+                    id: b.as_i64().expect("id") as i32,
+                    rack: None,
+                })
+                .collect()
+        };
+        let int = |k: &str| case[k].as_i64().expect(k) as i32;
+        let got = assign_replicas_to_brokers(
+            &brokers,
+            int("n_partitions"),
+            int("replication_factor"),
+            int("fixed_start_index"),
+            int("start_partition_id"),
+        )
+        .expect("placement");
+        let expected: BTreeMap<i32, Vec<i32>> = case["expected"]
+            .as_object()
+            .expect("expected")
+            .iter()
+            .map(|(p, r)| {
+                (
+                    p.parse().expect("p"),
+                    serde_json::from_value(r.clone()).expect("r"),
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{case}");
+    }
+    for case in doc["error_cases"].as_array().expect("errors") {
+        let message = case["message"].as_str().expect("message");
+        let err = if case.get("brokers").is_some() {
+            let n = case["brokers"].as_i64().expect("n") as i32;
+            let brokers: Vec<BrokerInfo> = (0..n).map(|id| BrokerInfo { id, rack: None }).collect();
+            let int = |k: &str| case[k].as_i64().expect(k) as i32;
+            assign_replicas_to_brokers(
+                &brokers,
+                int("n_partitions"),
+                int("replication_factor"),
+                0,
+                -1,
+            )
+        } else {
+            let brokers = vec![
+                BrokerInfo {
+                    id: 0,
+                    rack: Some("r".into()),
+                },
+                BrokerInfo { id: 1, rack: None },
+            ];
+            assign_replicas_to_brokers(&brokers, 1, 1, 0, -1)
+        }
+        .expect_err(message);
+        assert_eq!(err.to_string(), message);
+    }
 }

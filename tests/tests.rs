@@ -3,8 +3,10 @@
 mod assign;
 mod assign_cli;
 mod assign_props;
+mod cli;
 mod common;
 mod datadir;
+mod dump;
 mod generated;
 mod log;
 mod record;

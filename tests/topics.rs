@@ -137,9 +137,14 @@ fn each_name_rule_in_order() {
         exec_error(&create(d, ".", &[])),
         "Topic name is invalid: '.' is not allowed"
     );
+    let fresh = d.join("fresh");
     assert_eq!(
-        exec_error(&create(d, "..", &[])),
+        exec_error(&create(&fresh, "..", &[])),
         "Topic name is invalid: '..' is not allowed"
+    );
+    assert!(
+        !fresh.exists(),
+        "an invalid name must not create the data directory"
     );
     // Length is checked before characters.
     let long = format!("{}!", "b".repeat(249));
@@ -868,4 +873,66 @@ fn lists_and_describes_real_broker_directories() {
         kafkit(&kafkalite, &["topics", "--list"]).ok(),
         "hamlet-gzip\nhamlet-none\nhamlet-snappy\n"
     );
+}
+
+#[test]
+fn notes_and_warnings_kafka_prints() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    create(d, "n", &[]).ok();
+    let id = topic_id(d, "n");
+    // Both --topic and --topic-id with --if-exists: a note on stdout, then the id wins.
+    let out = kafkit(
+        d,
+        &[
+            "topics",
+            "--describe",
+            "--if-exists",
+            "--topic",
+            "other",
+            "--topic-id",
+            &id,
+        ],
+    )
+    .ok()
+    .to_string();
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("Only topic id will be used when both --topic and --topic-id are specified and topicId is not Uuid.ZERO_UUID")
+    );
+    assert!(
+        lines.next().is_some_and(|l| l.starts_with("Topic: n\t")),
+        "{out}"
+    );
+    // --delete-config is only a warning since 4.0.
+    let run = kafkit(d, &["topics", "--list", "--delete-config", "x"]);
+    assert_eq!(run.ok(), "n\n");
+    assert_eq!(
+        run.stderr,
+        "delete-config option is no longer supported and deprecated since version 4.0. The config will be fully removed in future releases.\n"
+    );
+    let run = create(d, "m", &["--config", "message.format.version=3.0-IV1"]);
+    let out = run.ok();
+    assert!(
+        out.starts_with("WARNING: The configuration message.format.version=3.0-IV1 is specified."),
+        "{out}"
+    );
+    assert!(out.ends_with("Created topic m.\n"), "{out}");
+}
+
+#[test]
+fn reading_a_missing_directory_is_an_error_and_creates_nothing() {
+    let tmp = tempdir();
+    let missing = tmp.path().join("nope");
+    for action in ["--list", "--describe"] {
+        let run = kafkit(&missing, &["topics", action]);
+        assert_eq!(
+            exec_error(&run),
+            format!("data directory {} does not exist", missing.display())
+        );
+    }
+    let run = kafkit(&missing, &["topics", "--delete", "--topic", "x"]);
+    assert_eq!(run.code, 1);
+    assert!(!missing.exists());
 }

@@ -10,6 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::output::OutputFormat;
 
+pub mod dump_log_segments;
 pub mod generate;
 pub mod simulate_assignment;
 pub mod topics;
@@ -45,7 +46,14 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create, delete, describe, or change a topic (kafka-topics.sh).
+    ///
+    /// The action is a flag as in kafka-topics.sh (--create, --list, --describe, --alter,
+    /// --delete) or a word: `kafkit topics create --topic demo --partitions 3`. The data
+    /// directory stands for a one-broker cluster whose broker id is its node.id (0 for a
+    /// directory kafkit created). Writers take the directory's .lock as a broker does.
     Topics(Box<topics::Args>),
+    /// Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does.
+    DumpLogSegments(dump_log_segments::Args),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -78,8 +86,21 @@ impl Exit {
 }
 
 /// Parses the command line, runs the command and maps the outcome to an exit code.
+///
+/// Usage errors exit with 1, as every Kafka tool's `printUsageAndExit` does; `--help` and
+/// `--version` print and exit with 0.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => report(&err),
@@ -89,6 +110,7 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let Cli { global, command } = cli;
     match command {
+        Command::DumpLogSegments(args) => dump_log_segments::run(&args, global.output),
         Command::Generate(args) => generate::run(&args),
         Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
         Command::Topics(args) => topics::run(&args, &global),

@@ -18,18 +18,9 @@ use crate::datadir::{
 };
 use crate::output::OutputFormat;
 
-/// Create, delete, describe, or change a topic (Kafka's kafka-topics.sh).
-///
-/// The action is a flag as in Kafka (`--create`) or a word (`kafkit topics create`).
+/// The arguments of `kafkit topics`, named as kafka-topics.sh names them.
 #[derive(Debug, Default, clap::Args)]
-#[command(
-    args_override_self = true,
-    long_about = "This tool helps to create, delete, describe, or change a topic.\n\n\
-        The action is given as in kafka-topics.sh (--create, --list, --describe, --alter, \
-        --delete) or as a word: `kafkit topics create --topic demo --partitions 3`.\n\n\
-        The data directory stands for a one-broker cluster whose broker id is its node.id \
-        (0 for a directory kafkit created)."
-)]
+#[command(args_override_self = true)]
 pub struct Args {
     /// The action as a word, the same as its flag.
     #[arg(value_enum, value_name = "ACTION")]
@@ -143,12 +134,15 @@ impl Action {
 
 /// Runs `kafkit topics`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
-    let action = validate(args)?;
+    let (action, note) = validate(args)?;
     let stdout = io::stdout();
     let mut out = Out {
         w: BufWriter::new(stdout.lock()),
         format: global.output,
     };
+    if let Some(note) = note {
+        out.warning(note)?;
+    }
     let result = match action {
         Action::Create => create(args, global, &mut out),
         Action::List => list(args, global, &mut out),
@@ -261,7 +255,7 @@ fn cant_combine(option: &str, with: &str) -> anyhow::Error {
     ))
 }
 
-fn validate(args: &Args) -> Result<Action> {
+fn validate(args: &Args) -> Result<(Action, Option<&'static str>)> {
     let mut actions: Vec<Action> = Vec::new();
     for (set, action) in [
         (args.create, Action::Create),
@@ -309,6 +303,7 @@ fn validate(args: &Args) -> Result<Action> {
         );
     }
     let has_topic = args.topic.is_some();
+    let mut note = None;
     if action == Action::Describe && args.if_exists {
         if !has_topic && args.topic_id.is_none() {
             return Err(usage(
@@ -316,8 +311,8 @@ fn validate(args: &Args) -> Result<Action> {
             ));
         }
         if has_topic && args.topic_id.is_some() {
-            println!(
-                "Only topic id will be used when both --topic and --topic-id are specified and topicId is not Uuid.ZERO_UUID"
+            note = Some(
+                "Only topic id will be used when both --topic and --topic-id are specified and topicId is not Uuid.ZERO_UUID",
             );
         }
     }
@@ -411,7 +406,7 @@ fn validate(args: &Args) -> Result<Action> {
             }
         }
     }
-    Ok(action)
+    Ok((action, note))
 }
 
 fn report_filters(args: &Args) -> [(bool, &'static str); 4] {
@@ -525,6 +520,8 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
     if name.is_empty() {
         return fail("The given topic name '' cannot be represented in a request.");
     }
+    // The controller's first check; made here too so a bad name leaves no data directory.
+    names::validate_topic_name(&name).map_err(|e| Failure::Message(e.to_string()))?;
     let new = NewTopic {
         name: name.clone(),
         partitions,

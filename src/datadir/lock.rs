@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 pub const LOCK_FILE: &str = ".lock";
 
 /// How long writers wait for another writer by default before giving up.
-pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30);
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// Held while this process writes to a data directory; released on drop.
 #[derive(Debug)]

@@ -6,31 +6,35 @@
 //! <dir>/
 //!   meta.properties  .lock  recovery-point-offset-checkpoint  log-start-offset-checkpoint ...
 //!   <topic>-<partition>/     partition.metadata, segments (the log's business)
-//!   .kafkit/topics/<topic>.json    kafkit's committed topic metadata (see below)
-//!   .kafkit/pending/<topic>.json   a create or delete of <topic> in progress
-//!   .kafkit/tmp/                   temporaries of the two above (written, synced, renamed)
+//!   .kafkit-topics.json      kafkit's topic metadata (see below)
 //! ```
 //!
-//! A broker keeps topic metadata in its controller; kafkit keeps it in one JSON file per topic
-//! under the hidden `.kafkit/` directory (hidden so it is not mistaken for a partition):
+//! A broker keeps topic metadata in its controller; kafkit keeps it in one JSON file at the
+//! root. It is a plain file on purpose: a broker's `LogManager` only looks at directories, and
+//! would refuse to start on a directory whose name is not `<topic>-<partition>`.
 //!
 //! ```json
-//! {"version": 1, "name": "demo", "topic_id": "NPmZHyhbR9y00wMglMH2sg",
-//!  "replica_assignment": [[0], [0], [0]], "configs": {"cleanup.policy": "compact"}}
+//! {"version": 1,
+//!  "topics": {"demo": {"topic_id": "NPmZHyhbR9y00wMglMH2sg",
+//!                      "replica_assignment": [[0], [0], [0]],
+//!                      "configs": {"cleanup.policy": "compact"}}},
+//!  "pending": {}}
 //! ```
 //!
 //! `replica_assignment[p]` lists partition `p`'s replicas (leader first); its length is the
-//! partition count. `configs` holds the overrides only. Files are replaced atomically.
+//! partition count. `configs` holds the overrides only. `pending` holds topics being created or
+//! deleted. The file is replaced atomically (`.kafkit-topics.json.tmp`, sync, rename, sync dir),
+//! so readers always see one consistent state without taking the lock.
 //!
-//! **Crash safety.** Writers hold the `.lock`. A create writes the intent to
-//! `.kafkit/pending/<topic>.json`, makes the partition directories with their
-//! `partition.metadata`, then writes `.kafkit/topics/<topic>.json` — the commit point — and
-//! removes the intent. A delete writes the intent, removes the topic file (the topic is gone),
-//! renames each partition directory to `<topic>-<p>.<32 hex>-delete` as Kafka does, removes
-//! them, and removes the intent. Readers ignore partition directories of a topic with an intent
-//! and no topic file; the next writer to take the lock finishes the cleanup.
+//! **Crash safety.** Writers hold the `.lock`. A create records the topic under `pending`,
+//! makes the partition directories with their `partition.metadata`, then moves the topic to
+//! `topics` — the commit point. A delete moves the topic from `topics` to `pending` in one
+//! write (from then on it is gone), renames each partition directory to
+//! `<topic>-<p>.<32 hex>-delete` as Kafka does, removes them, and clears `pending`. Readers
+//! ignore partition directories of pending topics; the next writer to take the lock removes
+//! what a crashed writer left.
 //!
-//! **Broker data directories.** Partition directories without any kafkit metadata (a real
+//! **Broker data directories.** Partition directories that the file does not mention (a real
 //! broker's `log.dirs`) are listed as topics too: partitions come from the directory names (the
 //! text after the last `-`), the id from `partition.metadata` when present, configs are Kafka's
 //! defaults.
@@ -52,10 +56,12 @@ pub mod config;
 pub mod lock;
 pub mod meta;
 pub mod names;
+pub mod placement;
 pub mod uuid;
 mod writer;
 
-pub use atomic::{sync_dir, write_atomic};
+pub use atomic::{sync_dir, write_atomic, write_atomic_via};
+
 pub use checkpoint::{CheckpointError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint};
 pub use config::{ConfigError, TopicConfigs};
 pub use lock::{DirLock, LockError, DEFAULT_LOCK_WAIT};
@@ -63,9 +69,6 @@ pub use meta::{MetaError, MetaProperties};
 pub use names::{InvalidTopicFilter, InvalidTopicName, TopicFilter};
 pub use uuid::Uuid;
 pub use writer::{now_ms, PartitionWriter};
-
-/// The hidden directory holding kafkit's own metadata.
-pub const KAFKIT_DIR: &str = ".kafkit";
 
 /// Kafka's hard limit on a replication factor (a Java `short`).
 pub const MAX_REPLICATION_FACTOR: i32 = 32767;
@@ -278,22 +281,31 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> DataDirError + '_ {
     }
 }
 
-/// The on-disk form of a topic's metadata (`.kafkit/topics/<topic>.json`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct TopicFile {
+/// The name of kafkit's topic metadata file at the data directory root.
+pub const TOPICS_FILE: &str = ".kafkit-topics.json";
+
+/// The on-disk form of [`TOPICS_FILE`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct TopicsFile {
     version: u32,
-    name: String,
+    #[serde(default)]
+    topics: BTreeMap<String, TopicEntry>,
+    #[serde(default)]
+    pending: BTreeMap<String, TopicEntry>,
+}
+
+/// One topic in [`TopicsFile`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct TopicEntry {
     topic_id: Uuid,
     replica_assignment: Vec<Vec<i32>>,
     #[serde(default)]
     configs: BTreeMap<String, String>,
 }
 
-impl TopicFile {
+impl TopicEntry {
     fn from_topic(topic: &Topic, id: Uuid) -> Self {
-        TopicFile {
-            version: 1,
-            name: topic.name.clone(),
+        TopicEntry {
             topic_id: id,
             replica_assignment: topic
                 .partitions
@@ -304,47 +316,23 @@ impl TopicFile {
         }
     }
 
-    fn read(path: &Path) -> Result<Option<TopicFile>> {
-        let bytes = match fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io_err(path)(e)),
-        };
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| DataDirError::CorruptTopicFile {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })
-    }
-
-    /// Writes through `tmp_dir/<file name>`: a topic name may be 249 bytes, so
-    /// `<topic>.json.tmp` would not fit in a file name.
-    fn write(&self, path: &Path, tmp_dir: &Path) -> Result<()> {
-        let mut text =
-            serde_json::to_string_pretty(self).map_err(|e| DataDirError::CorruptTopicFile {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
-        text.push('\n');
-        let tmp = tmp_dir.join(path.file_name().unwrap_or_default());
-        atomic::write_atomic_via(path, &tmp, text.as_bytes()).map_err(io_err(path))
-    }
-
-    fn into_topic(self, path: &Path) -> Result<Topic> {
+    fn to_topic(&self, name: &str, path: &Path) -> Result<Topic> {
         let configs = TopicConfigs::new(self.configs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .map_err(|e| DataDirError::CorruptTopicFile {
                 path: path.to_path_buf(),
-                message: e.to_string(),
+                message: format!("topic {name}: {e}"),
             })?;
         let partitions = self
             .replica_assignment
-            .into_iter()
+            .iter()
             .zip(0..)
-            .map(|(replicas, id)| PartitionInfo { id, replicas })
+            .map(|(replicas, id)| PartitionInfo {
+                id,
+                replicas: replicas.clone(),
+            })
             .collect();
         Ok(Topic {
-            name: self.name,
+            name: name.to_string(),
             id: Some(self.topic_id),
             partitions,
             configs,
@@ -430,49 +418,43 @@ impl DataDir {
         Ok(guard)
     }
 
-    fn topics_dir(&self) -> PathBuf {
-        self.path.join(KAFKIT_DIR).join("topics")
+    fn topics_path(&self) -> PathBuf {
+        self.path.join(TOPICS_FILE)
     }
 
-    fn pending_dir(&self) -> PathBuf {
-        self.path.join(KAFKIT_DIR).join("pending")
-    }
-
-    fn tmp_dir(&self) -> PathBuf {
-        self.path.join(KAFKIT_DIR).join("tmp")
-    }
-
-    fn topic_file(&self, name: &str) -> PathBuf {
-        self.topics_dir().join(format!("{name}.json"))
-    }
-
-    fn pending_file(&self, name: &str) -> PathBuf {
-        self.pending_dir().join(format!("{name}.json"))
-    }
-
-    /// Names with a `.json` file in `dir`.
-    fn json_names(dir: &Path) -> Result<BTreeSet<String>> {
-        let entries = match fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
-            Err(e) => return Err(io_err(dir)(e)),
-        };
-        let mut out = BTreeSet::new();
-        for entry in entries {
-            let entry = entry.map_err(io_err(dir))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(topic) = name.strip_suffix(".json") {
-                out.insert(topic.to_string());
+    fn read_topics_file(&self) -> Result<TopicsFile> {
+        let path = self.topics_path();
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(TopicsFile {
+                    version: 1,
+                    ..TopicsFile::default()
+                })
             }
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        let corrupt = |message: String| DataDirError::CorruptTopicFile {
+            path: path.clone(),
+            message,
+        };
+        let file: TopicsFile =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
+        if file.version != 1 {
+            return Err(corrupt(format!("unsupported version {}", file.version)));
         }
-        Ok(out)
+        Ok(file)
     }
 
-    fn committed(&self, name: &str) -> Result<Option<Topic>> {
-        let path = self.topic_file(name);
-        TopicFile::read(&path)?
-            .map(|f| f.into_topic(&path))
-            .transpose()
+    fn write_topics_file(&self, file: &TopicsFile) -> Result<()> {
+        let path = self.topics_path();
+        let mut text =
+            serde_json::to_string_pretty(file).map_err(|e| DataDirError::CorruptTopicFile {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+        text.push('\n');
+        write_atomic(&path, text.as_bytes()).map_err(io_err(&path))
     }
 
     /// Partition directories at the root, grouped by topic.
@@ -513,43 +495,40 @@ impl DataDir {
         }
     }
 
-    /// Every topic, sorted by name. Safe without the lock: files change by atomic renames.
+    /// Every topic, sorted by name. Safe without the lock: the metadata file changes by
+    /// atomic renames.
     pub fn topics(&self) -> Result<Vec<Topic>> {
-        let pending_before = Self::json_names(&self.pending_dir())?;
+        let path = self.topics_path();
+        let file = self.read_topics_file()?;
         let mut topics: BTreeMap<String, Topic> = BTreeMap::new();
-        for name in Self::json_names(&self.topics_dir())? {
-            if let Some(topic) = self.committed(&name)? {
-                topics.insert(name, topic);
-            }
+        for (name, entry) in &file.topics {
+            topics.insert(name.clone(), entry.to_topic(name, &path)?);
         }
-        let dirs = self.partition_dirs()?;
-        let pending_after = Self::json_names(&self.pending_dir())?;
-        for (name, partitions) in dirs {
-            if topics.contains_key(&name)
-                || pending_before.contains(&name)
-                || pending_after.contains(&name)
+        let mut again: Option<TopicsFile> = None;
+        for (name, partitions) in self.partition_dirs()? {
+            if file.topics.contains_key(&name)
+                || file.pending.contains_key(&name)
                 || name == "__cluster_metadata"
             {
                 continue;
             }
-            // A create may have committed while we scanned: its file wins.
-            let topic = match self.committed(&name)? {
-                Some(topic) => topic,
-                None => self.broker_topic(&name, &partitions),
-            };
-            topics.insert(name, topic);
+            // A writer may have started a create after we read the file: look again.
+            if again.is_none() {
+                again = Some(self.read_topics_file()?);
+            }
+            let later = again.as_ref();
+            if let Some(entry) = later.and_then(|f| f.topics.get(&name)) {
+                topics.insert(name.clone(), entry.to_topic(&name, &path)?);
+            } else if later.is_some_and(|f| !f.pending.contains_key(&name)) {
+                let topic = self.broker_topic(&name, &partitions);
+                topics.insert(name, topic);
+            }
         }
         Ok(topics.into_values().collect())
     }
 
     /// One topic by name.
     pub fn topic(&self, name: &str) -> Result<Option<Topic>> {
-        if names::validate_topic_name(name).is_err() {
-            return Ok(None);
-        }
-        if let Some(topic) = self.committed(name)? {
-            return Ok(Some(topic));
-        }
         Ok(self.topics()?.into_iter().find(|t| t.name == name))
     }
 
@@ -558,37 +537,22 @@ impl DataDir {
         Ok(self.topics()?.into_iter().find(|t| t.id == Some(id)))
     }
 
-    /// Finishes what a crashed writer left: intents without a topic file lose their partition
-    /// directories, `-delete` directories are removed, temporary files too.
+    /// Finishes what a crashed writer left: pending topics lose their partition directories,
+    /// `-delete` directories and partitions an interrupted alter made are removed, and the
+    /// metadata file's temporary too.
     fn recover(&self, _lock: &DirLock) -> Result<()> {
-        let pending = Self::json_names(&self.pending_dir())?;
-        for name in &pending {
-            let path = self.pending_file(name);
-            if self.committed(name)?.is_none() {
-                if let Some(file) = TopicFile::read(&path).ok().flatten() {
-                    self.remove_partition_dirs(name, file.topic_id)?;
-                }
+        remove_file_if_exists(&atomic::temp_path(&self.topics_path()))?;
+        let mut file = self.read_topics_file()?;
+        if !file.pending.is_empty() {
+            for (name, entry) in &file.pending {
+                self.remove_partition_dirs(name, entry.topic_id, 0)?;
             }
-            remove_file_if_exists(&path)?;
+            file.pending.clear();
+            self.write_topics_file(&file)?;
         }
-        if let Ok(entries) = fs::read_dir(self.tmp_dir()) {
-            for entry in entries.flatten() {
-                remove_file_if_exists(&entry.path())?;
-            }
-        }
-        // Partitions an interrupted alter made but never committed.
-        for (name, partitions) in self.partition_dirs()? {
-            if let Some(topic) = self.committed(&name)? {
-                let count = i32::try_from(topic.partition_count()).unwrap_or(i32::MAX);
-                for p in partitions.into_iter().filter(|p| *p >= count) {
-                    let dir = self.partition_dir(&TopicPartition::new(name.clone(), p));
-                    if meta::read_partition_metadata(&dir).ok().flatten() == topic.id
-                        || !dir.join(meta::PARTITION_METADATA).exists()
-                    {
-                        self.delete_partition_dir(&dir, &name, p)?;
-                    }
-                }
-            }
+        for (name, entry) in &file.topics {
+            let count = i32::try_from(entry.replica_assignment.len()).unwrap_or(i32::MAX);
+            self.remove_partition_dirs(name, entry.topic_id, count)?;
         }
         self.remove_delete_dirs()
     }
@@ -604,10 +568,11 @@ impl DataDir {
         Ok(())
     }
 
-    /// Removes `<name>-<p>` directories that belong to the topic with `id` (or carry no id).
-    fn remove_partition_dirs(&self, name: &str, id: Uuid) -> Result<()> {
+    /// Removes the `<name>-<p>` directories with `p >= from` that belong to the topic with
+    /// `id` (or carry no id).
+    fn remove_partition_dirs(&self, name: &str, id: Uuid, from: i32) -> Result<()> {
         let dirs = self.partition_dirs()?;
-        for p in dirs.get(name).into_iter().flatten() {
+        for p in dirs.get(name).into_iter().flatten().filter(|p| **p >= from) {
             let dir = self.partition_dir(&TopicPartition::new(name, *p));
             match meta::read_partition_metadata(&dir) {
                 Ok(Some(found)) if found != id => continue,
@@ -673,9 +638,10 @@ impl DataDir {
         Ok(())
     }
 
-    /// Places `count` partitions with `rf` replicas on the registered brokers (one broker:
-    /// every partition on it), with the KRaft placer's messages.
-    fn place(&self, count: usize, rf: i32) -> Result<Vec<Vec<i32>>> {
+    /// Places `count` partitions from `start` on with `rf` replicas on the registered
+    /// brokers: the KRaft controller's checks and messages, then Kafka's classic placement
+    /// (with one broker every partition lands on it).
+    fn place(&self, count: usize, rf: i32, start: i32) -> Result<Vec<Vec<i32>>> {
         let brokers = self.broker_ids();
         let unable = |why: String| {
             DataDirError::InvalidReplicationFactor(format!(
@@ -687,20 +653,23 @@ impl DataDir {
                 "Invalid replication factor {rf}: the replication factor must be positive."
             )));
         }
-        let rf_usize = usize::try_from(rf).unwrap_or(usize::MAX);
-        if rf_usize > brokers.len() {
+        if usize::try_from(rf).unwrap_or(usize::MAX) > brokers.len() {
             return Err(unable(format!(
                 "The target replication factor of {rf} cannot be reached because only {} broker(s) are registered.",
                 brokers.len()
             )));
         }
-        Ok((0..count)
-            .map(|p| {
-                (0..rf_usize)
-                    .filter_map(|j| brokers.get((p + j) % brokers.len()).copied())
-                    .collect()
+        let infos: Vec<placement::BrokerInfo> = brokers
+            .iter()
+            .map(|id| placement::BrokerInfo {
+                id: *id,
+                rack: None,
             })
-            .collect())
+            .collect();
+        let count = i32::try_from(count).unwrap_or(i32::MAX);
+        let placed = placement::assign_replicas_to_brokers(&infos, count, rf, -1, start)
+            .map_err(|e| DataDirError::InvalidReplicationFactor(e.to_string()))?;
+        Ok(placed.into_values().collect())
     }
 
     /// The assignment for a new topic, checked as the KRaft controller checks it.
@@ -731,7 +700,7 @@ impl DataDir {
         }
         let rf = if rf == -1 { 1 } else { rf };
         let partitions = if partitions == -1 { 1 } else { partitions };
-        self.place(usize::try_from(partitions).unwrap_or(0), rf)
+        self.place(usize::try_from(partitions).unwrap_or(0), rf, 0)
     }
 
     /// Creates a topic: checks name, existence, collisions and placement in the KRaft
@@ -768,23 +737,18 @@ impl DataDir {
             configs: new.configs.clone(),
             source: TopicSource::Kafkit,
         };
-        let file = TopicFile::from_topic(&topic, id);
-        self.make_kafkit_dirs()?;
-        file.write(&self.pending_file(&topic.name), &self.tmp_dir())?;
+        let entry = TopicEntry::from_topic(&topic, id);
+        let mut file = self.read_topics_file()?;
+        file.pending.insert(topic.name.clone(), entry.clone());
+        self.write_topics_file(&file)?;
         for tp in topic.topic_partitions() {
             self.make_partition_dir(&tp, id)?;
         }
         sync_dir(&self.path).map_err(io_err(&self.path))?;
-        file.write(&self.topic_file(&topic.name), &self.tmp_dir())?;
-        remove_file_if_exists(&self.pending_file(&topic.name))?;
+        file.pending.remove(&topic.name);
+        file.topics.insert(topic.name.clone(), entry);
+        self.write_topics_file(&file)?;
         Ok(topic)
-    }
-
-    fn make_kafkit_dirs(&self) -> Result<()> {
-        for dir in [self.topics_dir(), self.pending_dir(), self.tmp_dir()] {
-            fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        }
-        Ok(())
     }
 
     fn make_partition_dir(&self, tp: &TopicPartition, id: Uuid) -> Result<()> {
@@ -838,7 +802,7 @@ impl DataDir {
                 }
                 assignment.to_vec()
             }
-            None => self.place(additional, i32::try_from(rf.max(1)).unwrap_or(1))?,
+            None => self.place(additional, i32::try_from(rf.max(1)).unwrap_or(1), current)?,
         };
         let id = topic.id.unwrap_or_else(Uuid::random);
         for (replicas, p) in new_replicas.into_iter().zip(current..) {
@@ -852,8 +816,10 @@ impl DataDir {
         }
         topic.id = Some(id);
         sync_dir(&self.path).map_err(io_err(&self.path))?;
-        self.make_kafkit_dirs()?;
-        TopicFile::from_topic(&topic, id).write(&self.topic_file(name), &self.tmp_dir())?;
+        let mut file = self.read_topics_file()?;
+        file.topics
+            .insert(name.to_string(), TopicEntry::from_topic(&topic, id));
+        self.write_topics_file(&file)?;
         topic.source = TopicSource::Kafkit;
         Ok(topic)
     }
@@ -866,23 +832,19 @@ impl DataDir {
             .topic(name)?
             .ok_or_else(|| DataDirError::UnknownTopic(name.to_string()))?;
         let id = topic.id.unwrap_or(Uuid::ZERO);
-        let marker = TopicFile::from_topic(&topic, id);
-        self.make_kafkit_dirs()?;
-        marker.write(&self.pending_file(name), &self.tmp_dir())?;
-        let topic_file = self.topic_file(name);
-        remove_file_if_exists(&topic_file)?;
-        if let Some(dir) = topic_file.parent() {
-            if dir.exists() {
-                sync_dir(dir).map_err(io_err(dir))?;
-            }
-        }
+        let mut file = self.read_topics_file()?;
+        file.topics.remove(name);
+        file.pending
+            .insert(name.to_string(), TopicEntry::from_topic(&topic, id));
+        self.write_topics_file(&file)?;
         for tp in topic.topic_partitions() {
             let dir = self.partition_dir(&tp);
             if dir.exists() {
                 self.delete_partition_dir(&dir, name, tp.partition)?;
             }
         }
-        remove_file_if_exists(&self.pending_file(name))
+        file.pending.remove(name);
+        self.write_topics_file(&file)
     }
 }
 

@@ -13,4 +13,5 @@ pub enum OutputFormat {
     Json,
 }
 
+pub mod dump;
 pub mod json;

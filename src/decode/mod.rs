@@ -1,0 +1,543 @@
+//! Decoders for Kafka's internal topics and KRaft control records: pure bytes → values.
+//!
+//! * [`offsets`]: `__consumer_offsets` records (group coordinator keys and values, every version
+//!   in Kafka 4.0's schemas), with the consumer subscription and assignment embedded in group
+//!   metadata decoded as well;
+//! * [`transaction_log`]: `__transaction_state` records, in Kafka 4.x's JSON form;
+//! * [`cluster_metadata`]: `__cluster_metadata` records (every metadata record type);
+//! * [`kraft_control`]: the JSON of KRaft control records (snapshot header and footer, KRaft
+//!   version, voters, leader change).
+//!
+//! Messages are read by interpreting Kafka's own message schemas ([`schema`]), embedded from
+//! Kafka 4.0; the text forms are what Kafka's DumpLogSegments prints.
+
+pub mod jvalue;
+pub mod schema;
+
+use jvalue::JValue;
+use schema::{schema, DecodeError};
+
+use crate::record::ControlRecordType;
+
+/// What a decoder makes of one record: the texts DumpLogSegments prints after ` key: ` and
+/// ` payload: ` (each may be absent), the decoded JSON for JSON Lines output, and whether the
+/// record could not be decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    /// Text after `key: `, if any.
+    pub key: Option<String>,
+    /// Text after `payload: `, if any.
+    pub payload: Option<String>,
+    /// The decoded key and value (`{"key": ..., "value": ...}`), or the error.
+    pub json: serde_json::Value,
+    /// True when the record could not be decoded (the texts then carry Kafka's skip message).
+    pub failed: bool,
+}
+
+impl Decoded {
+    fn error(key: Option<String>, payload: Option<String>, message: String) -> Self {
+        Decoded {
+            key,
+            payload,
+            json: serde_json::json!({ "error": message }),
+            failed: true,
+        }
+    }
+}
+
+fn read_i16(bytes: &[u8]) -> Option<(i16, &[u8])> {
+    let (head, rest) = (bytes.get(..2)?, bytes.get(2..)?);
+    Some((i16::from_be_bytes([*head.first()?, *head.get(1)?]), rest))
+}
+
+/// Which key and value schemas a coordinator record type uses.
+type Lookup = fn(i16) -> Option<(&'static str, &'static str)>;
+
+fn group_record(t: i16) -> Option<(&'static str, &'static str)> {
+    Some(match t {
+        0 | 1 => ("OffsetCommitKey", "OffsetCommitValue"),
+        2 => ("GroupMetadataKey", "GroupMetadataValue"),
+        3 => ("ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue"),
+        4 => (
+            "ConsumerGroupPartitionMetadataKey",
+            "ConsumerGroupPartitionMetadataValue",
+        ),
+        5 => (
+            "ConsumerGroupMemberMetadataKey",
+            "ConsumerGroupMemberMetadataValue",
+        ),
+        6 => (
+            "ConsumerGroupTargetAssignmentMetadataKey",
+            "ConsumerGroupTargetAssignmentMetadataValue",
+        ),
+        7 => (
+            "ConsumerGroupTargetAssignmentMemberKey",
+            "ConsumerGroupTargetAssignmentMemberValue",
+        ),
+        8 => (
+            "ConsumerGroupCurrentMemberAssignmentKey",
+            "ConsumerGroupCurrentMemberAssignmentValue",
+        ),
+        9 => (
+            "ShareGroupPartitionMetadataKey",
+            "ShareGroupPartitionMetadataValue",
+        ),
+        10 => (
+            "ShareGroupMemberMetadataKey",
+            "ShareGroupMemberMetadataValue",
+        ),
+        11 => ("ShareGroupMetadataKey", "ShareGroupMetadataValue"),
+        12 => (
+            "ShareGroupTargetAssignmentMetadataKey",
+            "ShareGroupTargetAssignmentMetadataValue",
+        ),
+        13 => (
+            "ShareGroupTargetAssignmentMemberKey",
+            "ShareGroupTargetAssignmentMemberValue",
+        ),
+        14 => (
+            "ShareGroupCurrentMemberAssignmentKey",
+            "ShareGroupCurrentMemberAssignmentValue",
+        ),
+        15 => (
+            "ShareGroupStatePartitionMetadataKey",
+            "ShareGroupStatePartitionMetadataValue",
+        ),
+        _ => return None,
+    })
+}
+
+fn transaction_record(t: i16) -> Option<(&'static str, &'static str)> {
+    (t == 0).then_some(("TransactionLogKey", "TransactionLogValue"))
+}
+
+/// `--offsets-decoder`: a `__consumer_offsets` record at `offset`.
+pub fn offsets(key: Option<&[u8]>, value: Option<&[u8]>, offset: i64) -> Decoded {
+    coordinator(key, value, offset, group_record, true)
+}
+
+/// `--transaction-log-decoder`: a `__transaction_state` record at `offset` (Kafka 4.x JSON form).
+pub fn transaction_log(key: Option<&[u8]>, value: Option<&[u8]>, offset: i64) -> Decoded {
+    coordinator(key, value, offset, transaction_record, false)
+}
+
+enum CoordError {
+    Unknown(i16),
+    Other(String),
+}
+
+fn read_message(name: &str, bytes: &[u8], version: i16, which: &str) -> Result<JValue, CoordError> {
+    let schema = schema(name).map_err(|e| CoordError::Other(e.0))?;
+    schema.read(bytes, version).map(|(v, _)| v).map_err(|e| {
+        CoordError::Other(format!(
+            "Could not read record with version {version} from {which}'s buffer due to: {e}."
+        ))
+    })
+}
+
+fn coordinator(
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    offset: i64,
+    lookup: Lookup,
+    group: bool,
+) -> Decoded {
+    let Some(key) = key else {
+        let msg = format!(
+            "Failed to decode message at offset {offset} using the specified decoder (message had a missing key)"
+        );
+        return Decoded::error(Some(msg.clone()), None, msg);
+    };
+    let result = (|| {
+        let (record_type, key_rest) = read_i16(key).ok_or_else(|| {
+            CoordError::Other("Could not read version from key's buffer.".to_string())
+        })?;
+        let (key_schema, value_schema) =
+            lookup(record_type).ok_or(CoordError::Unknown(record_type))?;
+        let key_json = read_message(key_schema, key_rest, record_type, "key")?;
+        let key_json = JValue::Obj(vec![
+            ("type".into(), JValue::Str(record_type.to_string())),
+            ("data".into(), key_json),
+        ]);
+        let Some(value) = value else {
+            return Ok((key_json, None));
+        };
+        let (version, value_rest) = read_i16(value).ok_or_else(|| {
+            CoordError::Other("Could not read version from value's buffer.".to_string())
+        })?;
+        let mut data = read_message(value_schema, value_rest, version, "value")?;
+        if group && value_schema == "GroupMetadataValue" {
+            decode_embedded_consumer_protocol(&mut data);
+        }
+        let value_json = JValue::Obj(vec![
+            ("version".into(), JValue::Str(version.to_string())),
+            ("data".into(), data),
+        ]);
+        Ok((key_json, Some(value_json)))
+    })();
+    match result {
+        Ok((k, v)) => Decoded {
+            key: Some(k.to_kafka_string()),
+            payload: Some(
+                v.as_ref()
+                    .map_or_else(|| "<DELETE>".to_string(), JValue::to_kafka_string),
+            ),
+            json: serde_json::json!({
+                "key": k.to_json(),
+                "value": v.as_ref().map_or(serde_json::Value::Null, JValue::to_json),
+            }),
+            failed: false,
+        },
+        Err(CoordError::Unknown(t)) => {
+            let msg = format!("Unknown record type {t} at offset {offset}, skipping.");
+            Decoded::error(Some(msg.clone()), None, msg)
+        }
+        Err(CoordError::Other(e)) => {
+            let msg = format!("Error at offset {offset}, skipping. {e}");
+            Decoded::error(Some(msg.clone()), None, msg)
+        }
+    }
+}
+
+/// Kafka's `prepareGroupMetadataValue`: for groups of protocol type `consumer`, each member's
+/// `subscription` and `assignment` bytes are replaced by their decoded form when they decode
+/// (`int16 version` + ConsumerProtocolSubscription / ConsumerProtocolAssignment), else kept.
+fn decode_embedded_consumer_protocol(data: &mut JValue) {
+    if !matches!(data.get("protocolType"), Some(JValue::Str(t)) if t == "consumer") {
+        return;
+    }
+    let JValue::Obj(fields) = data else { return };
+    let Some((_, JValue::Arr(members))) = fields.iter_mut().find(|(k, _)| k == "members") else {
+        return;
+    };
+    for member in members {
+        for (field, schema_name) in [
+            ("subscription", "ConsumerProtocolSubscription"),
+            ("assignment", "ConsumerProtocolAssignment"),
+        ] {
+            let Some(JValue::Bytes(bytes)) = member.get(field) else {
+                continue;
+            };
+            let decoded = read_i16(bytes).and_then(|(version, rest)| {
+                let schema = schema(schema_name).ok()?;
+                // Kafka reads newer versions of the consumer protocol with the newest format it
+                // knows (its comment: "new versions cannot remove or reorder any of the existing
+                // fields"); the generated reader itself refuses them, and so does this one.
+                schema.read(rest, version).ok().map(|(v, _)| v)
+            });
+            if let Some(v) = decoded {
+                member.replace(field, v);
+            }
+        }
+    }
+}
+
+/// `MetadataRecordType` enum name from a schema name: `TopicRecord` → `TOPIC_RECORD`.
+fn metadata_type_name(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+fn metadata_schema(api_key: i16) -> Option<&'static schema::Schema> {
+    schema::registry()
+        .values()
+        .find(|s| s.kind == "metadata" && s.api_key == Some(api_key))
+}
+
+fn uvarint(bytes: &[u8], pos: &mut usize, what: &str) -> Result<i16, String> {
+    let mut value: u32 = 0;
+    for i in 0..5 {
+        let Some(&b) = bytes.get(*pos) else {
+            return Err("null".to_string());
+        };
+        *pos += 1;
+        value |= u32::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return i16::try_from(value).map_err(|_| format!("Value for {what} was too large."));
+        }
+    }
+    Err(format!(
+        "Varint is too long, the most significant bit in the 5th byte is set, converted value: {value:x}"
+    ))
+}
+
+/// `--cluster-metadata-decoder`: a `__cluster_metadata` record value at `offset`. The payload
+/// text is `{"type":"TOPIC_RECORD","version":0,"data":{...}}` or Kafka's skip message.
+pub fn cluster_metadata(value: Option<&[u8]>, offset: i64) -> Decoded {
+    let result = (|| -> Result<JValue, String> {
+        let value = value.ok_or_else(|| "null".to_string())?;
+        let mut pos = 0;
+        let frame = uvarint(value, &mut pos, "frame version")?;
+        if frame == 0 {
+            return Err("Could not deserialize metadata record with frame version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.".into());
+        } else if frame != 1 {
+            return Err(format!("Could not deserialize metadata record due to unknown frame version {frame}(only frame version 1 is supported)"));
+        }
+        let api_key = uvarint(value, &mut pos, "type")?;
+        let version = uvarint(value, &mut pos, "version")?;
+        let schema = metadata_schema(api_key).ok_or_else(|| {
+            format!("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}")
+        })?;
+        let rest = value.get(pos..).unwrap_or_default();
+        let (data, used) = schema.read(rest, version).map_err(|_: DecodeError| {
+            format!("Failed to deserialize record with type {api_key}")
+        })?;
+        let garbage = rest.len() - used;
+        if garbage > 0 {
+            return Err(format!(
+                "Found {garbage} byte(s) of garbage after {api_key}"
+            ));
+        }
+        Ok(JValue::Obj(vec![
+            ("type".into(), JValue::Str(metadata_type_name(&schema.name))),
+            ("version".into(), JValue::Int(i64::from(version))),
+            ("data".into(), data),
+        ]))
+    })();
+    match result {
+        Ok(v) => Decoded {
+            key: None,
+            payload: Some(v.to_kafka_string()),
+            json: serde_json::json!({ "key": null, "value": v.to_json() }),
+            failed: false,
+        },
+        Err(e) => {
+            let msg = format!("Error at {offset}, skipping. {e}");
+            Decoded::error(None, Some(msg.clone()), msg)
+        }
+    }
+}
+
+/// The JSON of a KRaft control record's value, and the label DumpLogSegments prints before it
+/// (`SnapshotHeader`, `SnapshotFooter`, `KRaftVersion`, `KRaftVoters`, `LeaderChange:`);
+/// `None` for types without one (transaction markers, unknown types).
+pub fn kraft_control(
+    control_type: ControlRecordType,
+    value: Option<&[u8]>,
+) -> Option<Result<(&'static str, JValue), DecodeError>> {
+    let (label, name) = match control_type {
+        ControlRecordType::SnapshotHeader => ("SnapshotHeader", "SnapshotHeaderRecord"),
+        ControlRecordType::SnapshotFooter => ("SnapshotFooter", "SnapshotFooterRecord"),
+        ControlRecordType::KraftVersion => ("KRaftVersion", "KRaftVersionRecord"),
+        ControlRecordType::KraftVoters => ("KRaftVoters", "VotersRecord"),
+        ControlRecordType::LeaderChange => ("LeaderChange:", "LeaderChangeMessage"),
+        _ => return None,
+    };
+    Some((|| {
+        let value = value.ok_or_else(|| DecodeError("null value".into()))?;
+        // Kafka reads these at the current version (0) and prints them at the version the
+        // record names in its own `version` field.
+        let (json, _) = schema(name)?.read(value, 0)?;
+        Ok((label, json))
+    })())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s16(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as i16).to_be_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+
+    fn compact(out: &mut Vec<u8>, s: Option<&[u8]>) {
+        match s {
+            None => out.push(0),
+            Some(b) => {
+                out.push(b.len() as u8 + 1);
+                out.extend_from_slice(b);
+            }
+        }
+    }
+
+    /// ConsumerProtocol.serializeSubscription(topics [foo], owned foo-0, generation 0, rack),
+    /// version 3, and serializeAssignment([foo-0]), version 3.
+    fn consumer_protocol() -> (Vec<u8>, Vec<u8>) {
+        let mut sub = 3i16.to_be_bytes().to_vec();
+        sub.extend_from_slice(&1i32.to_be_bytes());
+        s16(&mut sub, "foo");
+        sub.extend_from_slice(&(-1i32).to_be_bytes());
+        sub.extend_from_slice(&1i32.to_be_bytes());
+        s16(&mut sub, "foo");
+        sub.extend_from_slice(&1i32.to_be_bytes());
+        sub.extend_from_slice(&0i32.to_be_bytes());
+        sub.extend_from_slice(&0i32.to_be_bytes());
+        s16(&mut sub, "rack");
+        let mut asg = 3i16.to_be_bytes().to_vec();
+        asg.extend_from_slice(&1i32.to_be_bytes());
+        s16(&mut asg, "foo");
+        asg.extend_from_slice(&1i32.to_be_bytes());
+        asg.extend_from_slice(&0i32.to_be_bytes());
+        asg.extend_from_slice(&(-1i32).to_be_bytes());
+        (sub, asg)
+    }
+
+    /// GroupMetadataValue v4 (flexible) with one member, as Kafka's DumpLogSegmentsTest builds it.
+    fn group_metadata_v4(subscription: &[u8], assignment: &[u8]) -> Vec<u8> {
+        let mut v = 4i16.to_be_bytes().to_vec();
+        compact(&mut v, Some(b"consumer"));
+        v.extend_from_slice(&10i32.to_be_bytes());
+        compact(&mut v, Some(b"range"));
+        compact(&mut v, Some(b"member"));
+        v.extend_from_slice(&(-1i64).to_be_bytes());
+        v.push(2); // one member
+        compact(&mut v, Some(b"member"));
+        compact(&mut v, Some(b"instance"));
+        compact(&mut v, Some(b"client"));
+        compact(&mut v, Some(b"host"));
+        v.extend_from_slice(&1000i32.to_be_bytes());
+        v.extend_from_slice(&100i32.to_be_bytes());
+        compact(&mut v, Some(subscription));
+        compact(&mut v, Some(assignment));
+        v.push(0); // member tagged fields
+        v.push(0); // message tagged fields
+        v
+    }
+
+    fn group_key() -> Vec<u8> {
+        let mut k = 2i16.to_be_bytes().to_vec();
+        s16(&mut k, "group");
+        k
+    }
+
+    #[test]
+    fn group_metadata_with_the_consumer_protocol_decoded_as_in_kafkas_test() {
+        let (sub, asg) = consumer_protocol();
+        let d = offsets(Some(&group_key()), Some(&group_metadata_v4(&sub, &asg)), 0);
+        assert_eq!(
+            d.key.as_deref(),
+            Some(r#"{"type":"2","data":{"group":"group"}}"#)
+        );
+        assert_eq!(
+            d.payload.as_deref(),
+            Some(
+                r#"{"version":"4","data":{"protocolType":"consumer","generation":10,"protocol":"range","leader":"member","currentStateTimestamp":-1,"members":[{"memberId":"member","groupInstanceId":"instance","clientId":"client","clientHost":"host","rebalanceTimeout":1000,"sessionTimeout":100,"subscription":{"topics":["foo"],"userData":null,"ownedPartitions":[{"topic":"foo","partitions":[0]}],"generationId":0,"rackId":"rack"},"assignment":{"assignedPartitions":[{"topic":"foo","partitions":[0]}],"userData":null}}]}}"#
+            )
+        );
+        // Malformed embedded bytes stay base64.
+        let d = offsets(
+            Some(&group_key()),
+            Some(&group_metadata_v4(b"Subscription", b"Assignment")),
+            0,
+        );
+        assert!(d
+            .payload
+            .unwrap_or_default()
+            .contains(r#""subscription":"U3Vic2NyaXB0aW9u","assignment":"QXNzaWdubWVudA==""#));
+    }
+
+    #[test]
+    fn consumer_group_records_tombstones_and_errors_as_in_kafkas_test() {
+        let mut key = 3i16.to_be_bytes().to_vec();
+        s16(&mut key, "group");
+        let mut value = 0i16.to_be_bytes().to_vec();
+        value.extend_from_slice(&10i32.to_be_bytes());
+        value.push(0);
+        let d = offsets(Some(&key), Some(&value), 0);
+        assert_eq!(
+            d.key.as_deref(),
+            Some(r#"{"type":"3","data":{"groupId":"group"}}"#)
+        );
+        assert_eq!(
+            d.payload.as_deref(),
+            Some(r#"{"version":"0","data":{"epoch":10}}"#)
+        );
+        let d = offsets(Some(&key), None, 0);
+        assert_eq!(d.payload.as_deref(), Some("<DELETE>"));
+        let mut unknown = i16::MAX.to_be_bytes().to_vec();
+        unknown.extend_from_slice(&key[2..]);
+        let d = offsets(Some(&unknown), Some(&value), 0);
+        assert_eq!(
+            d.key.as_deref(),
+            Some("Unknown record type 32767 at offset 0, skipping.")
+        );
+        assert_eq!(d.payload, None);
+        // A tagged field claiming more bytes than there are.
+        let mut bad = 0i16.to_be_bytes().to_vec();
+        bad.extend_from_slice(&10i32.to_be_bytes());
+        bad.extend_from_slice(&[1, 0, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00]);
+        let d = offsets(Some(&key), Some(&bad), 0);
+        assert_eq!(
+            d.key.as_deref(),
+            Some("Error at offset 0, skipping. Could not read record with version 0 from value's buffer due to: Error reading byte array of 536870911 byte(s): only 1 byte(s) available.")
+        );
+    }
+
+    #[test]
+    fn kraft_control_records() {
+        // SnapshotHeaderRecord v0: version, lastContainedLogTimestamp, no tagged fields.
+        let mut v = 0i16.to_be_bytes().to_vec();
+        v.extend_from_slice(&10_000i64.to_be_bytes());
+        v.push(0);
+        let (label, json) = kraft_control(ControlRecordType::SnapshotHeader, Some(&v))
+            .unwrap()
+            .unwrap();
+        assert_eq!(label, "SnapshotHeader");
+        assert_eq!(
+            json.to_kafka_string(),
+            r#"{"version":0,"lastContainedLogTimestamp":10000}"#
+        );
+        // LeaderChangeMessage v0: leader 1, voters [1, 2], granting [1].
+        let mut v = 0i16.to_be_bytes().to_vec();
+        v.extend_from_slice(&1i32.to_be_bytes());
+        v.push(3);
+        for id in [1i32, 2] {
+            v.extend_from_slice(&id.to_be_bytes());
+            v.push(0);
+        }
+        v.push(2);
+        v.extend_from_slice(&1i32.to_be_bytes());
+        v.push(0);
+        v.push(0);
+        let (label, json) = kraft_control(ControlRecordType::LeaderChange, Some(&v))
+            .unwrap()
+            .unwrap();
+        assert_eq!(label, "LeaderChange:");
+        assert_eq!(
+            json.to_kafka_string(),
+            r#"{"version":0,"leaderId":1,"voters":[{"voterId":1},{"voterId":2}],"grantingVoters":[{"voterId":1}]}"#
+        );
+        assert!(kraft_control(ControlRecordType::Commit, Some(&v)).is_none());
+        assert!(
+            kraft_control(ControlRecordType::KraftVoters, Some(&[0, 0, 9]))
+                .unwrap()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn metadata_type_names() {
+        assert_eq!(metadata_type_name("TopicRecord"), "TOPIC_RECORD");
+        assert_eq!(
+            metadata_type_name("ZkMigrationStateRecord"),
+            "ZK_MIGRATION_STATE_RECORD"
+        );
+    }
+
+    #[test]
+    fn unknown_and_broken_coordinator_records_are_skipped() {
+        let d = offsets(Some(&[0, 99]), Some(&[0, 0]), 7);
+        assert_eq!(
+            d.key.as_deref(),
+            Some("Unknown record type 99 at offset 7, skipping.")
+        );
+        assert!(d.failed);
+        let d = offsets(Some(&[0]), None, 3);
+        assert_eq!(
+            d.key.as_deref(),
+            Some("Error at offset 3, skipping. Could not read version from key's buffer.")
+        );
+        let d = cluster_metadata(Some(&[1, 99, 0]), 5);
+        assert!(d
+            .payload
+            .unwrap_or_default()
+            .starts_with("Error at 5, skipping."));
+    }
+}
