@@ -461,3 +461,43 @@ fn bad_input_is_named_and_fails() {
     .to_string();
     assert!(err.contains("has no partition count"), "{err}");
 }
+
+#[test]
+fn static_members_are_ordered_by_instance_id_and_explain_goes_into_json() {
+    let dir = tempdir();
+    // Range orders static members by group.instance.id, before dynamic ones (MemberInfo order).
+    let run = kafkit(
+        dir.path(),
+        &[
+            "simulate-assignment",
+            "--topic",
+            "orders:3",
+            "--members",
+            "a,b,c",
+            "--instance-id",
+            "b=y",
+            "--instance-id",
+            "c=x",
+            "--explain",
+            "--output",
+            "json",
+        ],
+    );
+    let lines = json_lines(run.ok());
+    assert_eq!(
+        lines[0]["assignment"]["c"],
+        serde_json::json!([["orders", 0]])
+    );
+    assert_eq!(
+        lines[0]["assignment"]["b"],
+        serde_json::json!([["orders", 1]])
+    );
+    assert_eq!(
+        lines[0]["assignment"]["a"],
+        serde_json::json!([["orders", 2]])
+    );
+    let explain = lines[0]["explain"].as_array().expect("explain lines");
+    assert!(explain
+        .iter()
+        .any(|l| l.as_str().unwrap_or("").contains("__consumer_offsets")));
+}

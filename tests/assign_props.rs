@@ -167,6 +167,26 @@ proptest! {
             }
         }
         sc.validate().map_err(TestCaseError::fail)?;
+        // Every strategy runs the script without an error and ends with each partition once.
+        // Partitions in the group after each round (every member subscribes to every topic).
+        let mut totals = vec![counts.iter().sum::<i32>() as usize];
+        let mut t0 = counts[0];
+        for e in &sc.events {
+            if let Event::AddPartitions { partitions, .. } = e {
+                t0 = *partitions;
+            }
+            totals.push((t0 + counts[1..].iter().sum::<i32>()) as usize);
+        }
+        for strategy in Assignor::ALL {
+            let sim = simulate(&sc, strategy, 50);
+            for (r, total) in sim.rounds.iter().zip(&totals) {
+                prop_assert!(r.error.is_none(), "{strategy}: {:?}", r.error);
+                let listed: usize = r.assignment.values().map(Vec::len).sum();
+                let distinct: HashSet<&TopicPartition> = r.assignment.values().flatten().collect();
+                prop_assert_eq!(listed, distinct.len());
+                prop_assert_eq!(listed, *total, "{} round {}", strategy, r.round);
+            }
+        }
         for strategy in [Assignor::CooperativeSticky, Assignor::Uniform] {
             let sim = simulate(&sc, strategy, 50);
             for r in &sim.rounds {
@@ -207,5 +227,82 @@ proptest! {
         let r = server::range(&topics, &members, None).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let total: usize = r.values().map(Vec::len).sum();
         prop_assert_eq!(total, counts.iter().sum::<i32>() as usize);
+    }
+}
+
+/// Kafka's `testLargeAssignmentWithMultipleConsumersLeavingAndRandomSubscription`: 40 topics of
+/// 1–10 partitions, 200 consumers with random subscriptions; then 50 of them leave and the rest
+/// report what they own. Valid, balanced, and no partition moves back and forth.
+#[test]
+fn many_consumers_leaving_with_random_subscriptions() {
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let topics: Vec<TopicMeta> = (0..40)
+        .map(|i| TopicMeta::new(format!("topic-{i}"), 1 + next(10) as i32))
+        .collect();
+    let mut members: Vec<Member> = (0..200)
+        .map(|c| {
+            let k = 1 + next(20) as usize;
+            let mut ts: Vec<String> = (0..k).map(|_| format!("topic-{}", next(40))).collect();
+            ts.sort();
+            ts.dedup();
+            Member {
+                id: format!("consumer{c}"),
+                subscription: Subscription {
+                    topics: ts,
+                    ..Subscription::default()
+                },
+            }
+        })
+        .collect();
+    for cooperative in [false, true] {
+        let mut a = if cooperative {
+            StickyAssignor::cooperative()
+        } else {
+            StickyAssignor::eager()
+        };
+        let first = a
+            .assign(&topics, &members)
+            .expect("first assignment")
+            .assignment;
+        props::check_valid(&first, &topics, &members).expect("valid");
+        props::check_balanced(&first, &members).expect("balanced");
+        for m in &mut members {
+            let owned = first.get(&m.id).cloned().unwrap_or_default();
+            m.subscription.user_data = Some(UserData::Sticky {
+                partitions: owned.clone(),
+                generation: Some(1),
+            });
+            m.subscription.owned = owned;
+            m.subscription.generation = Some(1);
+        }
+        let mut rest = members.clone();
+        for _ in 0..50 {
+            let i = next(rest.len() as u64) as usize;
+            rest.remove(i);
+        }
+        let second = a
+            .assign(&topics, &rest)
+            .expect("second assignment")
+            .assignment;
+        if cooperative {
+            // Phase one withholds moving partitions: still no duplicates, only subscribers.
+            let all: HashSet<&TopicPartition> = second.values().flatten().collect();
+            assert_eq!(all.len(), second.values().map(Vec::len).sum::<usize>());
+        } else {
+            props::check_valid(&second, &topics, &rest).expect("valid after leaving");
+            props::check_balanced(&second, &rest).expect("balanced after leaving");
+        }
+        assert!(a.last_is_sticky, "a partition moved back and forth");
+        for m in &mut members {
+            m.subscription.user_data = None;
+            m.subscription.owned.clear();
+            m.subscription.generation = None;
+        }
     }
 }

@@ -210,3 +210,46 @@ impl<T: PartialEq + Copy> HashSetEmu<T> {
             .map(|(v, _, _)| *v)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_hash_is_javas() {
+        assert_eq!(string_hash("my-group"), -1906497762);
+        assert_eq!(string_hash("polygenelubricants"), i32::MIN);
+        assert_eq!(coordinator_partition("polygenelubricants", 50), 0);
+        assert_eq!(coordinator_partition("日本語", 50), 43);
+    }
+
+    #[test]
+    fn hash_map_order_follows_buckets_then_insertion() {
+        // "consumer3", "consumer2", "consumer1" is the HashMap order the sticky vectors rely on.
+        let order = string_map_order(&["consumer1", "consumer2", "consumer3"]);
+        assert_eq!(order, vec![2, 1, 0]);
+        assert_eq!(capacity_after(16, 12), 16);
+        assert_eq!(capacity_after(16, 13), 32);
+        assert_eq!(copy_capacity(3), 16);
+    }
+
+    #[test]
+    fn uuids_parse_like_kafka() {
+        let u = Uuid::parse("T1-A4s3VTwiI5CTbEp6POw").expect("uuid");
+        assert_eq!(u.java_hash(), 418407434);
+        assert!(Uuid::parse("not a uuid").is_none());
+    }
+
+    #[test]
+    fn hash_set_first_is_lowest_bucket_then_oldest() {
+        let mut s = HashSetEmu::new();
+        s.insert(18u32, 18); // bucket 2
+        s.insert(1, 1); // bucket 1
+        s.insert(17, 17); // bucket 1, after 1
+        assert_eq!(s.first(), Some(1));
+        s.remove(&1);
+        assert_eq!(s.first(), Some(17));
+        s.insert(1, 1); // back at the tail of bucket 1
+        assert_eq!(s.first(), Some(17));
+    }
+}

@@ -327,12 +327,12 @@ pub struct Reconciliation {
     pub state: &'static str,
 }
 
-/// Reconciles `current` towards `target`; `held_by_others` are partitions another member still
-/// owns.
+/// Reconciles `current` towards `target`; `held_by_other` tells whether another member still
+/// owns a partition.
 pub fn reconcile(
     current: &[TopicPartition],
     target: &[TopicPartition],
-    held_by_others: &HashSet<TopicPartition>,
+    held_by_other: impl Fn(&TopicPartition) -> bool,
 ) -> Reconciliation {
     let cur: BTreeSet<&TopicPartition> = current.iter().collect();
     let tgt: BTreeSet<&TopicPartition> = target.iter().collect();
@@ -342,7 +342,7 @@ pub fn reconcile(
     let (unreleased, free): (Vec<TopicPartition>, Vec<TopicPartition>) = tgt
         .difference(&cur)
         .map(|&t| t.clone())
-        .partition(|t| held_by_others.contains(t));
+        .partition(|t| held_by_other(t));
     if !pending_revocation.is_empty() {
         Reconciliation {
             assigned,

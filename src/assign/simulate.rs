@@ -827,12 +827,9 @@ impl Engine {
             let mut next: Vec<Vec<TopicPartition>> = Vec::new();
             for m in &self.members {
                 let tgt = target.get(&m.spec.id).cloned().unwrap_or_default();
-                let others: HashSet<TopicPartition> = owners
-                    .iter()
-                    .filter(|(_, o)| **o != m.spec.id)
-                    .map(|(tp, _)| tp.clone())
-                    .collect();
-                let r = server::reconcile(&m.owned, &tgt, &others);
+                let me = &m.spec.id;
+                let r =
+                    server::reconcile(&m.owned, &tgt, |tp| owners.get(tp).is_some_and(|o| o != me));
                 lines.push(format!(
                     "  {}: {}{}{}{}",
                     m.spec.id,

@@ -356,7 +356,22 @@ fn same_list(a: &[String], b: &[String]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
             let (x, y) = (x.as_bytes(), y.as_bytes());
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p == q)
+            if x.len() != y.len() {
+                return false;
+            }
+            let (cx, cy) = (x.chunks_exact(8), y.chunks_exact(8));
+            let tail = cx
+                .remainder()
+                .iter()
+                .zip(cy.remainder())
+                .all(|(p, q)| p == q);
+            tail && cx.zip(cy).all(|(p, q)| {
+                let mut u = [0u8; 8];
+                let mut v = [0u8; 8];
+                u.copy_from_slice(p);
+                v.copy_from_slice(q);
+                u64::from_ne_bytes(u) == u64::from_ne_bytes(v)
+            })
         })
 }
 

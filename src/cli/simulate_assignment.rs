@@ -13,6 +13,7 @@ use crate::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTop
 use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
 use crate::assign::{vectors, Strategy, TopicPartition};
 use crate::cli::{Exit, GlobalArgs};
+use crate::datadir::DataDir;
 use crate::output::OutputFormat;
 
 /// Arguments of `simulate-assignment`.
@@ -152,9 +153,10 @@ fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<Stri
     };
     for spec in &args.topics {
         let (name, count) = scenario::parse_topic_count(spec).map_err(fail)?;
+        let on_disk = topic_on_disk(data_dir, &name);
         let partitions = match count {
             Some(n) => n,
-            None => partitions_on_disk(data_dir, &name).ok_or_else(|| {
+            None => on_disk.as_ref().map(|(n, _)| *n).ok_or_else(|| {
                 fail(format!(
                     "topic {name:?} has no partition count: write --topic {name}:N, or point --data-dir at a data directory that holds it (looked in {})",
                     data_dir.display()
@@ -165,7 +167,7 @@ fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<Stri
             name: name.clone(),
             partitions,
             racks: None,
-            id: topic_id_on_disk(data_dir, &name),
+            id: on_disk.and_then(|(_, id)| id),
         });
     }
     for id in &args.members {
@@ -219,30 +221,11 @@ fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<Stri
     Ok((sc, strategy))
 }
 
-/// The partition count of `topic` in a data directory: one `<topic>-<n>` directory per partition.
-fn partitions_on_disk(dir: &Path, topic: &str) -> Option<i32> {
-    let mut max: Option<i32> = None;
-    for entry in fs::read_dir(dir).ok()?.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if let Some((t, p)) = name.rsplit_once('-') {
-            if t == topic && entry.path().is_dir() {
-                if let Ok(p) = p.parse::<i32>() {
-                    max = Some(max.map_or(p, |m| m.max(p)));
-                }
-            }
-        }
-    }
-    max.map(|m| m + 1)
-}
-
-/// The topic id from `<topic>-0/partition.metadata` (`topic_id: …`), when present.
-fn topic_id_on_disk(dir: &Path, topic: &str) -> Option<String> {
-    let text =
-        fs::read_to_string(dir.join(format!("{topic}-0")).join("partition.metadata")).ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("topic_id:"))
-        .map(|s| s.trim().to_string())
+/// A topic's partition count and id as the data directory describes it.
+fn topic_on_disk(dir: &Path, topic: &str) -> Option<(i32, Option<String>)> {
+    let t = DataDir::open(dir).ok()?.topic(topic).ok()??;
+    let n = i32::try_from(t.partition_count()).ok().filter(|&n| n > 0)?;
+    Some((n, t.id.map(|id| id.to_string())))
 }
 
 /// "orders 0-2,5; payments 1" from a sorted list.
