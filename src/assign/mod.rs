@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
+use std::rc::Rc;
 
 pub mod fast;
 pub mod java;
@@ -31,19 +31,19 @@ pub mod vectors;
 
 /// A partition of a topic, ordered by topic name, then partition number.
 ///
-/// The name is shared (`Arc<str>`): an assignment of a million partitions holds a few hundred
+/// The name is shared (`Rc<str>`, a plain count: assignors run on one thread): an assignment of a million partitions holds a few hundred
 /// names, not a million copies.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TopicPartition {
     /// The topic name.
-    pub topic: Arc<str>,
+    pub topic: Rc<str>,
     /// The partition number.
     pub partition: i32,
 }
 
 impl TopicPartition {
     /// A topic partition.
-    pub fn new(topic: impl Into<Arc<str>>, partition: i32) -> Self {
+    pub fn new(topic: impl Into<Rc<str>>, partition: i32) -> Self {
         Self {
             topic: topic.into(),
             partition,
