@@ -34,7 +34,6 @@ pub(crate) const DELETE_HORIZON_FLAG_MASK: u8 = 0x40;
 
 /// Kafka's `DefaultRecordBatch.incrementSequence`: sequences wrap to 0 after `i32::MAX`.
 pub fn increment_sequence(sequence: i32, increment: i32) -> i32 {
-    // Java int arithmetic: a corrupt (negative) delta must wrap, not overflow.
     if sequence > i32::MAX.wrapping_sub(increment) {
         increment
             .wrapping_sub(i32::MAX.wrapping_sub(sequence))
