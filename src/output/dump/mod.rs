@@ -4,12 +4,16 @@
 //! which differs from the 4.0 Scala tool only in small fixes (see `docs/json.md` and the golden
 //! tests). Every function appends to a caller-owned buffer so a dump allocates nothing per line.
 
+mod files;
+
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
 use crate::decode;
 use crate::record::{ControlRecordType, EndTransactionMarker, RawBatch, Record};
+
+pub use files::{dump_files, BytesDecoder, DumpOptions, Outcome};
 
 /// Kafka's `OptionalLong.toString`.
 pub fn optional_long(v: Option<i64>) -> String {
