@@ -420,7 +420,17 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             return Ok(());
         };
         let max_bytes = self.args.max_bytes;
-        let end = len.min(max_bytes as u64);
+        let unlimited = max_bytes == i64::from(i32::MAX);
+        if len > i32::MAX as u64 {
+            // Kafka refuses such a file; kafkit reads all of it (or up to --max-bytes).
+            let msg = format!("The size of segment {display} ({len}) is larger than the maximum allowed segment size of 2147483647");
+            self.problem(display, None, "segment_too_large", &msg, true)?;
+        }
+        let end = if unlimited {
+            len
+        } else {
+            len.min(max_bytes as u64)
+        };
         let abs = self.abs(display);
         let compacted = looks_compacted(&abs);
         let mut reader = SegmentReader::new(file, path, 0, end);
@@ -494,7 +504,7 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         }
         self.line = line;
         if let Stop::Trailing { position, bytes } = reader.stop() {
-            if max_bytes == i64::from(i32::MAX) {
+            if unlimited {
                 let text = format!("Found {bytes} invalid bytes at the end of {name}");
                 if self.json {
                     let msg = text.clone();
