@@ -167,3 +167,23 @@ fn every_vector_with_an_expected_dump_prints_it() {
         }
     }
 }
+
+#[test]
+fn the_observed_producer_snapshot_prints_the_real_line() {
+    let Some(dir) = vectors() else { return };
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("records/producer_snapshot_observed_fields.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let tmp = tempdir();
+    let file = v["file"].as_str().unwrap();
+    std::fs::write(tmp.path().join(file), hex(v["hex"].as_str().unwrap())).unwrap();
+    let run = dump_in(tmp.path(), &["--files", file]);
+    let mut want = format!("Dumping {file}\n");
+    for line in lines(&v["observed_dump"]) {
+        want += &line;
+        want.push('\n');
+    }
+    assert_eq!(run.ok(), want);
+}
