@@ -325,7 +325,9 @@ fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
         &[0, 3, 5]
     );
 
-    // full offset index: segment.index.bytes = 16 → 2 slots
+    // A full time index: segment.index.bytes = 24 gives 3 offset slots and 2 time slots, the
+    // last reserved for the closing entry. With an entry per append after the first, the
+    // second append fills the time index and the third rolls.
     let dir = tmp.path().join("c-0");
     let cfg = LogConfig {
         segment_index_bytes: 24,
@@ -337,12 +339,31 @@ fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
         log.append(&batch(1, 10, ts), 0).expect("append");
     }
     log.close().unwrap();
-    let reader = LogReader::open(&dir).unwrap();
-    assert!(
-        reader.segment_base_offsets().len() >= 3,
-        "{:?}",
-        reader.segment_base_offsets()
+    assert_eq!(
+        LogReader::open(&dir).unwrap().segment_base_offsets(),
+        &[0, 2, 4, 6]
     );
+
+    // A full offset index: 36 bytes give 4 offset slots and 3 time slots; a constant timestamp
+    // adds one time entry only, so the offset index fills first (4 entries after 5 appends).
+    let dir = tmp.path().join("d-0");
+    let cfg = LogConfig {
+        segment_index_bytes: 36,
+        index_interval_bytes: 0,
+        ..config()
+    };
+    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    for _ in 0..12 {
+        log.append(&batch(1, 10, 7), 0).expect("append");
+    }
+    log.close().unwrap();
+    assert_eq!(
+        LogReader::open(&dir).unwrap().segment_base_offsets(),
+        &[0, 5, 10]
+    );
+    let (offsets, times) = index_entries(&dir, 0);
+    assert_eq!(offsets.len(), 4);
+    assert_eq!(times, vec![(7, 0)]);
 }
 
 #[test]
@@ -442,4 +463,267 @@ fn reopening_between_appends_keeps_the_index_kafkas_recovery_would_build() {
     let want = expected_entries(&found, 4096);
     assert!(want.0.len() > 10);
     assert_eq!(index_entries(&dir, 0), want);
+}
+
+mod writer {
+    use std::fs;
+
+    use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicConfigs};
+
+    use super::batch;
+    use crate::common::tempdir;
+
+    fn topic(dd: &DataDir, name: &str, partitions: i32) -> kafkit::datadir::Topic {
+        let lock = dd.lock().expect("lock");
+        let new = NewTopic {
+            name: name.into(),
+            partitions: Some(partitions),
+            replication_factor: None,
+            assignment: None,
+            configs: TopicConfigs::default(),
+        };
+        dd.create_topic(&lock, &new).expect("create")
+    }
+
+    #[test]
+    fn closing_a_writer_checkpoints_recovery_points_and_a_dead_one_is_recovered_after() {
+        let tmp = tempdir();
+        let dd = DataDir::create(tmp.path()).expect("create");
+        let t = topic(&dd, "orders", 2);
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        for _ in 0..3 {
+            w.log(&t, 1)
+                .expect("log")
+                .append(&batch(2, 10, 0), 0)
+                .expect("append");
+        }
+        assert!(w.log(&t, 2).is_err(), "partition 2 of a 2-partition topic");
+        w.close().expect("close");
+        let text = fs::read_to_string(tmp.path().join("recovery-point-offset-checkpoint")).unwrap();
+        assert_eq!(text, "0\n1\norders 1 6\n");
+
+        // A writer that dies without closing leaves the old recovery point; its torn tail is cut
+        // by the next writer, which starts at offset 6 again.
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        w.log(&t, 1)
+            .expect("log")
+            .append(&batch(2, 10, 0), 0)
+            .expect("append");
+        // Dropped, not closed: no flush, no trim, no checkpoint, as when a process dies.
+        drop(w);
+        let seg = tmp.path().join("orders-1/00000000000000000000.log");
+        let len = fs::metadata(&seg).unwrap().len();
+        let f = fs::OpenOptions::new().write(true).open(&seg).unwrap();
+        f.set_len(len - 5).unwrap();
+        drop(f);
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        let log = w.log(&t, 1).expect("log");
+        assert_eq!(log.log_end_offset(), 6);
+        assert!(log.recovery().truncated_bytes > 0);
+        w.close().expect("close");
+    }
+}
+
+#[test]
+fn the_streaming_reader_frames_batches_as_the_byte_decoder_does_across_window_edges() {
+    use kafkit::log::{SegmentReader, Stop};
+    let tmp = tempdir();
+    let path = tmp.path().join("00000000000000000000.log");
+    let mut bytes = Vec::new();
+    for i in 0..40 {
+        let mut b = batch(1 + i % 5, 7 * i, i as i64);
+        kafkit::record::set_base_offset(&mut b, bytes.len() as i64).unwrap();
+        bytes.extend_from_slice(&b);
+    }
+    let whole = bytes.len() as u64;
+    bytes.extend_from_slice(b"0123456789abcdefghij"); // trailing bytes, no whole entry
+    fs::write(&path, &bytes).unwrap();
+    let want: Vec<(u64, Vec<u8>)> = batches(&bytes)
+        .map(|b| b.unwrap())
+        .map(|b| (b.position() as u64, b.as_bytes().to_vec()))
+        .collect();
+    for window in [18, 19, 61, 100, 257, 4096, 1 << 20] {
+        let mut r = SegmentReader::open(&path, 0).unwrap().with_window(window);
+        let mut got = Vec::new();
+        while let Some((pos, b)) = r.next_batch().unwrap() {
+            got.push((pos, b.as_bytes().to_vec()));
+        }
+        assert_eq!(got, want, "window {window}");
+        assert_eq!(
+            r.stop(),
+            Stop::Trailing {
+                position: whole,
+                bytes: 20
+            }
+        );
+    }
+    // A size field below 14 is an error naming the file position, as Kafka's reader throws.
+    let mut bad = bytes[..whole as usize].to_vec();
+    bad.extend_from_slice(&[0u8; 30]);
+    fs::write(&path, &bad).unwrap();
+    let mut r = SegmentReader::open(&path, 0).unwrap().with_window(64);
+    let err = loop {
+        match r.next_batch() {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("zeros must be an error"),
+            Err(e) => break e,
+        }
+    };
+    assert!(
+        err.to_string().contains(&format!("at byte {whole}")),
+        "{err}"
+    );
+}
+
+/// Rewrites bytes of a batch and recomputes its CRC, as a producer that lies would.
+fn patched(mut b: Vec<u8>, at: usize, bytes: &[u8]) -> Vec<u8> {
+    b[at..at + bytes.len()].copy_from_slice(bytes);
+    let crc = crc32c::crc32c(&b[21..]);
+    b[17..21].copy_from_slice(&crc.to_be_bytes());
+    b
+}
+
+#[test]
+fn appends_refuse_batches_whose_offsets_or_codec_lie() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    log.append(&batch(3, 10, 0), 0).expect("a good batch");
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (
+            patched(batch(3, 10, 0), 23, &(-5i32).to_be_bytes()),
+            "invalid offset range",
+        ),
+        (
+            patched(batch(3, 10, 0), 23, &1000i32.to_be_bytes()),
+            "Inconsistent batch offset range [0, 1000] and count of records 3",
+        ),
+        (
+            patched(batch(3, 10, 0), 57, &4i32.to_be_bytes()),
+            "Inconsistent batch offset range [0, 2] and count of records 4",
+        ),
+        (patched(batch(3, 10, 0), 22, &[5]), "compression"),
+        (
+            {
+                let mut b = batch(3, 10, 0);
+                kafkit::record::set_base_offset(&mut b, 7).unwrap();
+                b
+            },
+            "should be 0, but it is 7",
+        ),
+    ];
+    for (bad, words) in cases {
+        let err = log.append(&bad, 0).expect_err(words).to_string();
+        assert!(err.contains(words), "{err:?} should say {words:?}");
+        assert_eq!(log.log_end_offset(), 3, "a refused batch moves nothing");
+    }
+    assert_eq!(log.append(&batch(1, 10, 0), 0).unwrap().first_offset, 3);
+    log.close().unwrap();
+    assert_eq!(scan(&dir.join("00000000000000000000.log")).len(), 2);
+}
+
+#[test]
+fn a_stale_or_hostile_index_entry_never_costs_valid_data() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    for i in 0..100 {
+        log.append(&batch(1, 300, i), 0).expect("append");
+    }
+    let rp = log.close().unwrap();
+    let log_bytes = fs::read(dir.join("00000000000000000000.log")).unwrap();
+    let index = dir.join("00000000000000000000.index");
+    let good = fs::read(&index).unwrap();
+    assert!(good.len() >= 16);
+    let last = good.len() - 8;
+    let mut shifted = good.clone();
+    let pos = u32::from_be_bytes(shifted[last + 4..].try_into().unwrap());
+    for bad_pos in [pos + 1, 50_000_000] {
+        shifted[last + 4..].copy_from_slice(&bad_pos.to_be_bytes());
+        fs::write(&index, &shifted).unwrap();
+        let log = Log::open(&dir, config(), rp, 0, 0).expect("reopen");
+        assert_eq!(log.log_end_offset(), 100);
+        assert_eq!(log.recovery().truncated_bytes, 0);
+        log.close().unwrap();
+        assert_eq!(
+            fs::read(dir.join("00000000000000000000.log")).unwrap(),
+            log_bytes
+        );
+        assert_eq!(
+            fs::read(&index).unwrap(),
+            good,
+            "the index is rebuilt as it was"
+        );
+    }
+}
+
+#[test]
+fn hostile_offsets_in_names_and_headers_do_not_panic() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    fs::create_dir_all(&dir).unwrap();
+    // A segment named at i64::MAX whose index holds relative offset 5.
+    let base = i64::MAX;
+    let mut b = batch(1, 10, 0);
+    kafkit::record::set_base_offset(&mut b, i64::MIN).unwrap();
+    fs::write(dir.join(format!("{base:020}.log")), &b).unwrap();
+    let mut idx = 5i32.to_be_bytes().to_vec();
+    idx.extend_from_slice(&0i32.to_be_bytes());
+    fs::write(dir.join(format!("{base:020}.index")), &idx).unwrap();
+    let mut reader = LogReader::open(&dir).unwrap();
+    let _ = reader.seek(42);
+    let _ = reader.offset_for_timestamp(0);
+    // A writer recovers it: the batch's offsets are out of the segment's range, so it goes.
+    let log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    assert_eq!(log.recovery().truncated_bytes, b.len() as u64);
+    log.close().unwrap();
+    // A max timestamp of i64::MIN after a real one: the roll check wraps as Java does.
+    let dir = tmp.path().join("u-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    log.append(&batch(1, 10, 5), 0).unwrap();
+    let odd = patched(batch(1, 10, 0), 35, &i64::MIN.to_be_bytes());
+    let _ = log.append(&odd, 0);
+    log.close().unwrap();
+}
+
+#[test]
+fn timestamps_are_found_in_an_active_segment_whose_time_index_lags() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    for i in 0..20 {
+        log.append(&batch(5, 100, 1000 + i), 0).expect("append");
+    }
+    log.append(&batch(1, 100, 5000), 0).expect("append");
+    drop(log); // no close: the time index has no closing entry
+    let mut reader = LogReader::open(&dir).unwrap();
+    assert_eq!(
+        reader.offset_for_timestamp(5000).unwrap(),
+        Some((100, 5000))
+    );
+}
+
+#[test]
+fn a_log_start_offset_past_the_end_starts_a_fresh_segment_there() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    log.append(&batch(5, 10, 0), 0).unwrap();
+    log.close().unwrap();
+    let mut log = Log::open(&dir, config(), 5, 100, 0).expect("reopen");
+    assert_eq!(log.log_end_offset(), 100);
+    assert_eq!(log.segment_base_offsets(), &[100]);
+    assert_eq!(log.append(&batch(1, 10, 0), 0).unwrap().first_offset, 100);
+    log.close().unwrap();
+    assert!(!dir.join("00000000000000000000.log").exists());
+}
+
+#[test]
+fn a_one_entry_time_index_at_timestamp_zero_is_an_entry() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    log.append(&batch(1, 10, 0), 0).unwrap();
+    log.close().unwrap();
+    assert_eq!(index_entries(&dir, 0).1, vec![(0, 0)]);
 }

@@ -12,6 +12,8 @@ use crate::output::OutputFormat;
 
 pub mod dump_log_segments;
 pub mod generate;
+pub mod simulate_assignment;
+pub mod topics;
 
 /// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
 #[derive(Debug, Parser)]
@@ -43,11 +45,21 @@ pub struct GlobalArgs {
 /// The commands, named after Kafka's shell tools.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Create, delete, describe, or change a topic (kafka-topics.sh).
+    ///
+    /// The action is a flag as in kafka-topics.sh (--create, --list, --describe, --alter,
+    /// --delete) or a word: `kafkit topics create --topic demo --partitions 3`. The data
+    /// directory stands for a one-broker cluster whose broker id is its node.id (0 for a
+    /// directory kafkit created). Writers take the directory's .lock as a broker does.
+    Topics(Box<topics::Args>),
     /// Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does.
     DumpLogSegments(dump_log_segments::Args),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
+    /// Show how Kafka's consumer-group assignors share partitions over scripted rebalances
+    /// (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka.
+    SimulateAssignment(Box<simulate_assignment::Args>),
 }
 
 /// An error that carries its own exit code and is printed as it is, without a chain.
@@ -74,8 +86,21 @@ impl Exit {
 }
 
 /// Parses the command line, runs the command and maps the outcome to an exit code.
+///
+/// Usage errors exit with 1, as every Kafka tool's `printUsageAndExit` does; `--help` and
+/// `--version` print and exit with 0.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => report(&err),
@@ -87,8 +112,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match command {
         Command::DumpLogSegments(args) => dump_log_segments::run(&args, global.output),
         Command::Generate(args) => generate::run(&args),
+        Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
+        Command::Topics(args) => topics::run(&args, &global),
     }
-    .map(|()| drop(global))
 }
 
 /// Prints an error on stderr and returns its exit code. A closed pipe is a normal end.

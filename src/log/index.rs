@@ -80,7 +80,7 @@ fn put(out: &mut [u8], at: usize, src: &[u8]) {
 
 /// Offsets are stored relative to the base offset in an int32; the caller checks the range.
 fn relative(offset: i64, base_offset: i64) -> i32 {
-    i32::try_from(offset - base_offset).unwrap_or(i32::MAX)
+    i32::try_from(offset.saturating_sub(base_offset)).unwrap_or(i32::MAX)
 }
 
 impl IndexEntry for OffsetPosition {
@@ -89,7 +89,8 @@ impl IndexEntry for OffsetPosition {
 
     fn decode(bytes: &[u8], base_offset: i64) -> Self {
         OffsetPosition {
-            offset: base_offset + i64::from(be_i32(bytes, 0)),
+            // Hostile files can name any base offset; saturate rather than overflow.
+            offset: base_offset.saturating_add(i64::from(be_i32(bytes, 0))),
             // A negative stored position is corrupt; it becomes a huge position that no `.log`
             // reaches, which readers report instead of trusting.
             position: be_i32(bytes, 4) as u32,
@@ -132,7 +133,7 @@ impl IndexEntry for TimestampOffset {
     fn decode(bytes: &[u8], base_offset: i64) -> Self {
         TimestampOffset {
             timestamp: be_i64(bytes, 0),
-            offset: base_offset + i64::from(be_i32(bytes, 8)),
+            offset: base_offset.saturating_add(i64::from(be_i32(bytes, 8))),
         }
     }
 
@@ -215,20 +216,7 @@ impl<E: IndexEntry> IndexFile<E> {
             .truncate(false)
             .open(path)
             .map_err(LogError::io("opening index", path))?;
-        let len = file
-            .metadata()
-            .map_err(LogError::io("reading the size of", path))?
-            .len();
-        let mut index = IndexFile {
-            path: path.to_path_buf(),
-            file,
-            backing: Backing::Read,
-            base_offset,
-            entries: 0,
-            max_entries: usize::try_from(len).unwrap_or(usize::MAX) / E::SIZE,
-            _entry: PhantomData,
-        };
-        index.entries = index.count_written_slots()?;
+        let mut index = Self::load(path, file, base_offset)?;
         let wanted = (max_index_size as usize / E::SIZE).max(index.entries);
         index.resize_slots(wanted)?;
         Ok(index)
@@ -237,6 +225,11 @@ impl<E: IndexEntry> IndexFile<E> {
     /// Opens an existing index for reading only; no map, no change to the file.
     pub fn open_read_only(path: &Path, base_offset: i64) -> Result<Self> {
         let file = File::open(path).map_err(LogError::io("opening index", path))?;
+        Self::load(path, file, base_offset)
+    }
+
+    /// Wraps an open file and counts its written entries.
+    fn load(path: &Path, file: File, base_offset: i64) -> Result<Self> {
         let len = file
             .metadata()
             .map_err(LogError::io("reading the size of", path))?
@@ -340,7 +333,9 @@ impl<E: IndexEntry> IndexFile<E> {
     /// Kafka never indexes position 0 (the first batch of a segment gets no entry).
     fn count_written_slots(&self) -> Result<usize> {
         let slots = self.max_entries;
-        if slots == 0 || !self.entry(slots - 1)?.is_unwritten_slot(self.base_offset) {
+        // A file of one slot is trimmed, never preallocated: its slot is an entry, as in Kafka
+        // (a time index may hold `(0, base)` when a producer wrote timestamp 0).
+        if slots <= 1 || !self.entry(slots - 1)?.is_unwritten_slot(self.base_offset) {
             return Ok(slots);
         }
         // Invariant: every slot below `lo` is written, slot `hi` is unwritten.
@@ -392,7 +387,7 @@ impl<E: IndexEntry> IndexFile<E> {
                 path: self.path.clone(),
             });
         }
-        let relative = entry.offset() - self.base_offset;
+        let relative = entry.offset().saturating_sub(self.base_offset);
         if !(0..=i64::from(i32::MAX)).contains(&relative) {
             return Err(LogError::InvalidOffset(format!(
                 "Integer overflow for offset: {} ({})",

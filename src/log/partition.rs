@@ -54,6 +54,13 @@ pub struct Log {
     recovery: RecoveryReport,
 }
 
+/// Makes a directory's entries (files created, renamed or removed in it) durable.
+fn sync_dir(dir: &Path) -> Result<()> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(LogError::io("syncing directory", dir))
+}
+
 /// Base offsets of the `.log` files in `dir`, sorted.
 fn list_segments(dir: &Path) -> Result<Vec<i64>> {
     let mut bases = Vec::new();
@@ -106,7 +113,12 @@ impl Log {
         log_start_offset: i64,
         now_ms: i64,
     ) -> Result<Self> {
-        fs::create_dir_all(dir).map_err(LogError::io("creating", dir))?;
+        if !dir.is_dir() {
+            fs::create_dir_all(dir).map_err(LogError::io("creating", dir))?;
+            if let Some(parent) = dir.parent() {
+                sync_dir(parent)?;
+            }
+        }
         remove_leftovers(dir)?;
         let mut segments = list_segments(dir)?;
         let mut recovery = RecoveryReport::default();
@@ -143,6 +155,19 @@ impl Log {
         let log_end_offset = match active.read_next_offset()? {
             Some(next) => next,
             None => base,
+        };
+        let (segments, active, log_end_offset) = if log_start_offset > log_end_offset {
+            // Everything is below the log start (records deleted up to there): Kafka deletes
+            // every segment and starts a new one at the log start offset.
+            drop(active);
+            for base in &segments {
+                LogSegment::open_read_only(dir, *base)?.delete()?;
+            }
+            let fresh = LogSegment::open_writable(dir, log_start_offset, &config, now_ms)?;
+            sync_dir(dir)?;
+            (vec![log_start_offset], fresh, log_start_offset)
+        } else {
+            (segments, active, log_end_offset)
         };
         let first_base = segments.first().copied().unwrap_or_default();
         let mut log = Log {
@@ -267,8 +292,12 @@ impl Log {
                 "an append takes exactly one record batch of magic 2".to_string(),
             ));
         }
+        if batch.len() > self.config.max_message_bytes as usize {
+            return Err(LogError::RecordTooLarge);
+        }
         raw.ensure_valid()
             .map_err(|source| self.corrupt_input(source))?;
+        self.validate_offsets(&raw)?;
         let wanted = match self.config.compression {
             CompressionPolicy::Fixed(codec) => codec,
             CompressionPolicy::Producer => return Ok(batch.to_vec()),
@@ -303,6 +332,51 @@ impl Log {
         builder.build().map_err(|source| self.corrupt_input(source))
     }
 
+    /// Kafka's `LogValidator` checks of a produced batch: base offset 0, an offset range that
+    /// matches the record count, a known codec, and records whose offset deltas count up from 0.
+    /// Offsets are assigned from the header, so a batch that lies about them is refused rather
+    /// than allowed to move the log end offset backwards or past records that do not exist.
+    fn validate_offsets(&self, raw: &RawBatch<'_>) -> Result<()> {
+        let tp = self.dir.display();
+        let header = raw
+            .header()
+            .ok_or_else(|| LogError::Invalid("a magic 2 batch without a header".to_string()))?;
+        if header.base_offset != 0 {
+            return Err(LogError::Invalid(format!(
+                "The baseOffset of the record batch in the append to {tp} should be 0, but it is {}",
+                header.base_offset
+            )));
+        }
+        let (first, last) = (header.base_offset, header.last_offset());
+        let count_from_offsets = i64::from(header.last_offset_delta) + 1;
+        if count_from_offsets <= 0 {
+            return Err(LogError::Invalid(format!(
+                "Batch has an invalid offset range: [{first}, {last}] in topic partition {tp}."
+            )));
+        }
+        if i64::from(header.records_count) != count_from_offsets {
+            return Err(LogError::Invalid(format!(
+                "Inconsistent batch offset range [{first}, {last}] and count of records {} in topic partition {tp}.",
+                header.records_count
+            )));
+        }
+        raw.compression()
+            .map_err(|source| self.corrupt_input(source))?;
+        let records = raw
+            .record_iter()
+            .map_err(|source| self.corrupt_input(source))?;
+        for (expected, record) in (first..).zip(records) {
+            let record = record.map_err(|source| self.corrupt_input(source))?;
+            if record.offset != expected {
+                return Err(LogError::Invalid(format!(
+                    "Record offset {} in a batch based at {first} should be {expected} in topic partition {tp}.",
+                    record.offset
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Kafka's `maybeRoll`: starts a new segment when the append would not fit the active one.
     fn maybe_roll(
         &mut self,
@@ -333,6 +407,8 @@ impl Log {
             old.flush()?;
         }
         let segment = LogSegment::open_writable(&self.dir, base, &self.config, now_ms)?;
+        // The new files must survive a power loss before the recovery point moves past them.
+        sync_dir(&self.dir)?;
         if self.segments.last() != Some(&base) {
             self.segments.push(base);
         }
@@ -456,8 +532,12 @@ impl LogReader {
     pub fn offset_for_timestamp(&mut self, timestamp: i64) -> Result<Option<(i64, i64)>> {
         for i in 0..self.segments.len() {
             let base = self.segments.get(i).copied().unwrap_or_default();
+            let last = i + 1 == self.segments.len();
             let seg = self.segment(base)?;
-            if seg.time_index().entries() > 0
+            // A closed segment's time index ends with its max timestamp; the active one's may
+            // lag its data (a running writer, a crash), so it is always read.
+            if !last
+                && seg.time_index().entries() > 0
                 && seg.time_index().last_entry()?.timestamp < timestamp
             {
                 // The segment's largest timestamp is older: skip it without reading the log.

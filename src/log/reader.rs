@@ -13,8 +13,11 @@ use std::path::{Path, PathBuf};
 use super::error::{LogError, Result};
 use crate::record::{RawBatch, LOG_OVERHEAD};
 
-/// Default window: large enough that syscalls are rare, small enough to stay in cache.
-const WINDOW: usize = 1 << 20;
+/// The first read is small, since a seek usually needs only a batch or two; each refill doubles
+/// the window up to [`MAX_WINDOW`], large enough that syscalls are rare when streaming.
+const FIRST_WINDOW: usize = 16 << 10;
+/// The largest window (plus the largest entry, when one is bigger).
+const MAX_WINDOW: usize = 1 << 20;
 
 /// Reads the batches of one `.log` file between two byte positions.
 #[derive(Debug)]
@@ -32,6 +35,7 @@ pub struct SegmentReader {
     /// Where reading stops (file length or a `--max-bytes` limit).
     end: u64,
     window: usize,
+    max_window: usize,
 }
 
 /// What the reader found where batches stop.
@@ -70,13 +74,15 @@ impl SegmentReader {
             len: 0,
             cursor: 0,
             end,
-            window: WINDOW,
+            window: FIRST_WINDOW,
+            max_window: MAX_WINDOW,
         }
     }
 
-    /// Sets the window size (tests use a tiny one to cross window edges often).
+    /// Fixes the window size (tests use a tiny one to cross window edges often).
     pub fn with_window(mut self, window: usize) -> Self {
         self.window = window.max(LOG_OVERHEAD + 6);
+        self.max_window = self.window;
         self
     }
 
@@ -175,6 +181,7 @@ impl SegmentReader {
             return Ok(false);
         }
         let want = (needed.max(self.window) as u64).min(remaining) as usize;
+        self.window = (self.window * 2).min(self.max_window);
         // cursor <= len <= buf.len() always holds; min() keeps copy_within from panicking even so.
         let len = self.len.min(self.buf.len());
         self.buf.copy_within(self.cursor.min(len)..len, 0);

@@ -228,6 +228,39 @@ impl LogSegment {
         self.check_writable()?;
         let physical_position = self.size;
         self.ensure_offset_in_range(largest_offset)?;
+        let saved = (
+            self.rolling_based_timestamp,
+            self.max_timestamp_so_far,
+            self.offset_of_max_timestamp_so_far,
+        );
+        let result = self.append_unchecked(
+            batch,
+            physical_position,
+            largest_offset,
+            largest_timestamp,
+            offset_of_largest_timestamp,
+        );
+        if result.is_err() {
+            // A failed append leaves no trace: the bytes go, so no offset is ever written twice.
+            let _ = self.log.set_len(physical_position);
+            self.size = physical_position;
+            (
+                self.rolling_based_timestamp,
+                self.max_timestamp_so_far,
+                self.offset_of_max_timestamp_so_far,
+            ) = saved;
+        }
+        result
+    }
+
+    fn append_unchecked(
+        &mut self,
+        batch: &[u8],
+        physical_position: u64,
+        largest_offset: i64,
+        largest_timestamp: i64,
+        offset_of_largest_timestamp: i64,
+    ) -> Result<()> {
         self.log
             .write_all_at(batch, physical_position)
             .map_err(LogError::io("appending to", &self.log_path))?;
@@ -287,8 +320,9 @@ impl LogSegment {
 
     /// True when `offset` fits an int32 relative to the base offset.
     pub fn can_convert_to_relative_offset(&self, offset: i64) -> bool {
-        let relative = offset - self.base_offset;
-        (0..=i64::from(i32::MAX)).contains(&relative)
+        offset
+            .checked_sub(self.base_offset)
+            .is_some_and(|relative| (0..=i64::from(i32::MAX)).contains(&relative))
     }
 
     /// Kafka's `shouldRoll`: the next append of `messages_size` bytes must go to a new segment.
@@ -301,8 +335,9 @@ impl LogSegment {
         now_ms: i64,
     ) -> bool {
         let waited = match self.rolling_based_timestamp {
-            Some(first) if first >= 0 => max_timestamp_in_messages - first,
-            _ => now_ms - self.created_ms,
+            // Java's long arithmetic wraps; so does this, rather than panic on hostile timestamps.
+            Some(first) if first >= 0 => max_timestamp_in_messages.wrapping_sub(first),
+            _ => now_ms.wrapping_sub(self.created_ms),
         };
         let reached_roll_ms = waited > config.segment_ms;
         self.size > u64::from(config.segment_bytes).saturating_sub(messages_size)
@@ -328,6 +363,13 @@ impl LogSegment {
         let start = match from_offset {
             Some(offset) if sane => self.offset_index.lookup(offset)?,
             _ => OffsetPosition::empty(self.base_offset),
+        };
+        // Resume only at an entry that points at the start of the batch it names; a stale or
+        // hostile index falls back to Kafka's full scan instead of cutting valid data.
+        let start = if start.position == 0 || self.entry_points_at_batch(start)? {
+            start
+        } else {
+            OffsetPosition::empty(self.base_offset)
         };
         if start.position == 0 {
             self.offset_index.reset()?;
@@ -367,7 +409,12 @@ impl LogSegment {
         if valid_bytes == 0 {
             self.rolling_based_timestamp = None;
         }
-        let truncated = self.size - valid_bytes;
+        // Kafka ends recovery with the time-index entry a roll or close writes; here that entry
+        // is written by `trim` when the segment rolls or the log closes. Written now, in the
+        // middle of a segment that goes on taking appends, it would stay as an entry that no
+        // rebuild from the `.log` reproduces. Readers never trust the active segment's time
+        // index to end at its max timestamp (see `LogReader::offset_for_timestamp`).
+        let truncated = self.size.saturating_sub(valid_bytes);
         if truncated > 0 {
             self.log
                 .set_len(valid_bytes)
@@ -376,6 +423,18 @@ impl LogSegment {
         }
         self.bytes_since_last_index_entry = valid_bytes - last_index_entry;
         Ok(truncated)
+    }
+
+    /// True when an offset-index entry names the batch that starts at its position.
+    fn entry_points_at_batch(&self, entry: OffsetPosition) -> Result<bool> {
+        if u64::from(entry.position) >= self.size {
+            return Ok(false);
+        }
+        let mut reader = self.reader_at(u64::from(entry.position))?;
+        Ok(matches!(
+            reader.next_batch(),
+            Ok(Some((_, batch))) if batch.last_offset() == entry.offset
+        ))
     }
 
     /// The batch holding `offset` (the first batch whose last offset is at least `offset`),

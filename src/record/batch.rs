@@ -33,6 +33,9 @@ pub(crate) const CONTROL_FLAG_MASK: u8 = 0x20;
 pub(crate) const DELETE_HORIZON_FLAG_MASK: u8 = 0x40;
 
 /// Kafka's `DefaultRecordBatch.incrementSequence`: sequences wrap to 0 after `i32::MAX`.
+///
+/// Java's `int` arithmetic wraps silently; so does this, because corrupt batches can carry any
+/// offset delta.
 pub fn increment_sequence(sequence: i32, increment: i32) -> i32 {
     if sequence > i32::MAX.wrapping_sub(increment) {
         increment
@@ -396,6 +399,35 @@ impl<'a> RawBatch<'a> {
     /// Attribute bit 5 (always false for legacy).
     pub fn is_control(&self) -> bool {
         self.is_v2() && self.attributes() & CONTROL_FLAG_MASK != 0
+    }
+
+    /// v2: the producer id; legacy: -1.
+    pub fn producer_id(&self) -> i64 {
+        self.header()
+            .map_or(super::NO_PRODUCER_ID, |h| h.producer_id)
+    }
+
+    /// v2: the producer epoch; legacy: -1.
+    pub fn producer_epoch(&self) -> i16 {
+        self.header()
+            .map_or(super::NO_PRODUCER_EPOCH, |h| h.producer_epoch)
+    }
+
+    /// v2: the first record's sequence; legacy: -1.
+    pub fn base_sequence(&self) -> i32 {
+        self.header()
+            .map_or(super::NO_SEQUENCE, |h| h.base_sequence)
+    }
+
+    /// v2: the last record's sequence (see [`BatchHeader::last_sequence`]); legacy: -1.
+    pub fn last_sequence(&self) -> i32 {
+        self.header()
+            .map_or(super::NO_SEQUENCE, |h| h.last_sequence())
+    }
+
+    /// v2: the delete horizon if attribute bit 6 is set; legacy: none.
+    pub fn delete_horizon_ms(&self) -> Option<i64> {
+        self.header().and_then(|h| h.delete_horizon_ms())
     }
 
     /// Every header field of a magic 2 batch; `None` for legacy entries.

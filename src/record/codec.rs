@@ -184,7 +184,8 @@ fn snappy_decompress(data: &[u8], limit: usize) -> Result<Vec<u8>, RecordError> 
     ]);
     let mut c = Cursor::new(data, 0);
     c.take(XERIAL_HEADER_LEN, "snappy stream header")?;
-    while c.remaining() > 0 {
+    // snappy-java stops quietly when fewer than 4 bytes are left for a chunk length.
+    while c.remaining() >= 4 {
         let at = c.position();
         let len = c.i32("snappy chunk length")?;
         if len == magic_head {

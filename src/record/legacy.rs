@@ -137,7 +137,7 @@ pub(crate) fn deep_records(batch: &RawBatch<'_>, limit: usize) -> Result<Vec<Rec
             last_inner_offset: last_inner,
         });
     } else {
-        wrapper_offset - last_inner
+        wrapper_offset.wrapping_sub(last_inner)
     };
     Ok(messages
         .iter()

@@ -8,6 +8,26 @@
 //!
 //! Every reader here takes untrusted bytes: nothing panics, and every error is a
 //! [`RecordError`] naming the byte position where reading failed.
+//!
+//! ```
+//! use kafkit::record::{batches, BatchBuilder, Compression, Header, TimestampType};
+//!
+//! let mut builder = BatchBuilder::new(0, Compression::Lz4, TimestampType::CreateTime);
+//! builder.append(1_700_000_000_000, Some(b"key"), Some(b"value"), &[Header::new("h", None)]);
+//! builder.append(1_700_000_000_005, None, None, &[]); // a tombstone
+//! let segment = builder.build()?;
+//!
+//! let mut scan = batches(&segment);
+//! for batch in scan.by_ref() {
+//!     let batch = batch?;
+//!     assert!(batch.is_valid());
+//!     for record in batch.records()? {
+//!         println!("{} {} {:?}", record.offset, record.timestamp, record.value);
+//!     }
+//! }
+//! assert_eq!(scan.position(), segment.len()); // no trailing bytes
+//! # Ok::<(), kafkit::record::RecordError>(())
+//! ```
 #![deny(clippy::indexing_slicing)]
 
 mod batch;
@@ -22,8 +42,8 @@ mod record;
 pub mod varint;
 
 pub use batch::{
-    batches, set_base_offset, set_log_append_time, set_partition_leader_epoch, BatchHeader,
-    BatchIter, RawBatch, RecordIter,
+    batches, increment_sequence, set_base_offset, set_log_append_time, set_partition_leader_epoch,
+    BatchHeader, BatchIter, RawBatch, RecordIter,
 };
 pub use builder::BatchBuilder;
 pub use codec::{compress, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES};

@@ -42,6 +42,16 @@ fn built_batch_scans_and_decodes() {
     assert_eq!(h.last_sequence(), 6);
     assert_eq!(h.producer_id, 7);
     assert_eq!(h.partition_leader_epoch, -1);
+    assert_eq!(
+        (
+            batch.producer_id(),
+            batch.producer_epoch(),
+            batch.base_sequence(),
+            batch.last_sequence()
+        ),
+        (7, 1, 5, 6)
+    );
+    assert_eq!(batch.delete_horizon_ms(), None);
     let records = batch.records().unwrap();
     assert_eq!(records.len(), 2);
     assert_eq!(records[0].offset, 100);
@@ -107,4 +117,175 @@ fn short_entries_are_errors_or_trailing_bytes() {
     assert!(it.next().unwrap().is_ok());
     assert!(it.next().is_none());
     assert_eq!(it.position(), first);
+}
+
+#[test]
+fn codec_framing_rules_follow_kafkas_readers() {
+    use kafkit::record::{compress, decompress};
+    let limit = 1 << 20;
+    // snappy-java: concatenated xerial streams read as one; a trailing partial chunk length is
+    // ignored; empty input is an error.
+    let mut two = compress(Compression::Snappy, b"first ").unwrap();
+    two.extend(compress(Compression::Snappy, b"second").unwrap());
+    two.extend_from_slice(&[0, 0]);
+    assert_eq!(
+        decompress(Compression::Snappy, &two, limit, 2).unwrap(),
+        b"first second"
+    );
+    let err = decompress(Compression::Snappy, &[], limit, 2).unwrap_err();
+    assert!(
+        err.to_string().contains("Cannot decompress empty stream"),
+        "{err}"
+    );
+    // GZIPInputStream reads concatenated members.
+    let mut members = compress(Compression::Gzip, b"a").unwrap();
+    members.extend(compress(Compression::Gzip, b"b").unwrap());
+    assert_eq!(
+        decompress(Compression::Gzip, &members, limit, 2).unwrap(),
+        b"ab"
+    );
+    // Kafka's LZ4 reader refuses dependent blocks and oversized blocks.
+    let frame = compress(Compression::Lz4, b"xyz").unwrap();
+    let mut dependent = frame.clone();
+    dependent[4] &= !0x20;
+    assert!(decompress(Compression::Lz4, &dependent, limit, 0).is_err());
+    let mut oversized = frame.clone();
+    oversized[7..11].copy_from_slice(&(0x8001_0001u32).to_le_bytes());
+    let err = decompress(Compression::Lz4, &oversized, limit, 2).unwrap_err();
+    assert!(err.to_string().contains("exceeded max: 65536"), "{err}");
+    // An LZ4 frame without its end mark ended prematurely.
+    let cut = &frame[..frame.len() - 4];
+    let err = decompress(Compression::Lz4, cut, limit, 2).unwrap_err();
+    assert!(
+        err.to_string().contains("Stream ended prematurely"),
+        "{err}"
+    );
+}
+
+#[test]
+fn control_keys_and_markers() {
+    use kafkit::record::{ControlRecordType, EndTransactionMarker};
+    assert_eq!(
+        ControlRecordType::parse_key(Some(&[0, 0, 0, 2])).unwrap(),
+        ControlRecordType::LeaderChange
+    );
+    assert_eq!(
+        ControlRecordType::parse_key(Some(&[0, 3, 0, 6, 9])).unwrap(),
+        ControlRecordType::KraftVoters
+    );
+    let unknown = ControlRecordType::parse_key(Some(&[0, 0, 0, 7])).unwrap();
+    assert_eq!((unknown.name(), unknown.id()), ("UNKNOWN", 7));
+    assert_eq!(
+        ControlRecordType::parse_key(Some(&[0, 0, 1])),
+        Err(RecordError::InvalidControlKey {
+            position: 0,
+            size: 3
+        })
+    );
+    assert!(matches!(
+        ControlRecordType::parse_key(Some(&[0xff, 0xff, 0, 1])),
+        Err(RecordError::NegativeControlVersion { version: -1, .. })
+    ));
+    let abort = EndTransactionMarker::abort(17);
+    assert_eq!(abort.encode_key(), [0, 0, 0, 0]);
+    assert_eq!(abort.encode_value(), [0, 0, 0, 0, 0, 17]);
+    assert_eq!(
+        EndTransactionMarker::decode(Some(&abort.encode_key()), Some(&abort.encode_value()))
+            .unwrap(),
+        abort
+    );
+    // Higher versions read as v0; short values and non-marker types are errors.
+    assert_eq!(
+        EndTransactionMarker::decode(Some(&[0, 0, 0, 1]), Some(&[0, 5, 0, 0, 0, 3, 99])).unwrap(),
+        EndTransactionMarker::commit(3)
+    );
+    assert_eq!(
+        EndTransactionMarker::decode(Some(&[0, 0, 0, 1]), Some(&[0, 0, 0])),
+        Err(RecordError::InvalidEndTxnMarker {
+            position: 0,
+            size: 3
+        })
+    );
+    assert!(EndTransactionMarker::decode(Some(&[0, 0, 0, 3]), Some(&[0; 6])).is_err());
+    // A marker batch has Kafka's shape: 78 bytes, transactional + control, sequence -1.
+    let bytes = abort.build_batch(50, 1_000, 9, 2, 4).unwrap();
+    assert_eq!(bytes.len(), 78);
+    let b = batches(&bytes).next().unwrap().unwrap();
+    let h = b.header().unwrap();
+    assert_eq!(
+        (
+            h.attributes,
+            h.base_sequence,
+            h.producer_id,
+            h.producer_epoch
+        ),
+        (0x30, -1, 9, 2)
+    );
+    assert_eq!(
+        EndTransactionMarker::from_record(&b.records().unwrap()[0]).unwrap(),
+        abort
+    );
+}
+
+#[test]
+fn names_and_ids_are_kafkas() {
+    let names: Vec<_> = Compression::ALL
+        .iter()
+        .map(|c| (c.id(), c.name()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (0, "none"),
+            (1, "gzip"),
+            (2, "snappy"),
+            (3, "lz4"),
+            (4, "zstd")
+        ]
+    );
+    for c in Compression::ALL {
+        assert_eq!(Compression::from_id(c.id()).unwrap(), c);
+        assert_eq!(Compression::from_name(c.name()), Some(c));
+    }
+    assert_eq!(
+        Compression::from_id(5),
+        Err(RecordError::UnknownCompression { position: 0, id: 5 })
+    );
+    assert_eq!(
+        Compression::from_id(5).unwrap_err().to_string(),
+        "Unknown compression type id: 5 (at byte 0)"
+    );
+    for (t, id, name) in [
+        (TimestampType::NoTimestamp, -1, "NoTimestampType"),
+        (TimestampType::CreateTime, 0, "CreateTime"),
+        (TimestampType::LogAppendTime, 1, "LogAppendTime"),
+    ] {
+        assert_eq!(
+            (t.id(), t.name(), t.to_string()),
+            (id, name, name.to_string())
+        );
+        assert_eq!(TimestampType::from_id(id).unwrap(), t);
+    }
+    assert!(TimestampType::from_id(2).is_err());
+}
+
+#[test]
+fn sequences_wrap_to_zero_after_i32_max() {
+    let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime)
+        .producer_id(1)
+        .producer_epoch(0)
+        .base_sequence(i32::MAX - 1);
+    for ts in 0..3 {
+        b.append(ts, None, Some(b"v"), &[]);
+    }
+    let bytes = b.build().unwrap();
+    let batch = batches(&bytes).next().unwrap().unwrap();
+    assert_eq!(batch.last_sequence(), 0);
+    let sequences: Vec<i32> = batch
+        .records()
+        .unwrap()
+        .iter()
+        .map(|r| r.sequence)
+        .collect();
+    assert_eq!(sequences, [i32::MAX - 1, i32::MAX, 0]);
 }

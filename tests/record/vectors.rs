@@ -428,6 +428,17 @@ fn check_legacy_messages(name: &str) {
         assert_eq!(i64::from(b.attributes()), m["attributes"].as_i64().unwrap());
         assert!(b.header().is_none());
         assert_eq!(b.records_count(), None);
+        assert_eq!(
+            (
+                b.producer_id(),
+                b.producer_epoch(),
+                b.base_sequence(),
+                b.last_sequence()
+            ),
+            (-1, -1, -1, -1)
+        );
+        assert_eq!(b.partition_leader_epoch(), -1);
+        assert!(!b.is_transactional() && !b.is_control() && b.delete_horizon_ms().is_none());
     }
     check_dump(
         &concatenated,

@@ -1,0 +1,713 @@
+//! `kafkit simulate-assignment`: Kafka's consumer-group assignors over scripted rebalances.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use serde_json::{json, Value};
+
+use crate::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
+use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
+use crate::assign::{vectors, Strategy, TopicPartition};
+use crate::cli::{Exit, GlobalArgs};
+use crate::output::OutputFormat;
+
+/// Arguments of `simulate-assignment`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "Examples:
+  kafkit simulate-assignment --topic orders:10 --members c0,c1,c2
+  kafkit simulate-assignment --strategy cooperative-sticky --topic orders:6 --members c1,c2,c3 --then \"join c4\" --then \"crash c1\"
+  kafkit simulate-assignment --compare range,sticky,cooperative-sticky,uniform --topic t0:2 --topic t1:2 --members c0,c1,c2 --then \"leave c1\"
+  kafkit simulate-assignment --scenario group.json --explain
+  kafkit simulate-assignment --scenario ../shared/spec/vectors/assignors/sticky-Stickiness.json")]
+pub struct Args {
+    /// The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol,
+    /// client side), uniform, server-range (new consumer protocol, server side), or a Kafka class
+    /// name such as org.apache.kafka.clients.consumer.CooperativeStickyAssignor.
+    #[arg(long, value_name = "STRATEGY")]
+    pub strategy: Option<String>,
+    /// A topic, as NAME:PARTITIONS; a bare NAME takes its partition count from --data-dir.
+    #[arg(long = "topic", value_name = "TOPIC[:N]")]
+    pub topics: Vec<String>,
+    /// Members subscribed to every topic, comma-separated, in join order.
+    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
+    pub members: Vec<String>,
+    /// A member with its own subscription, as ID=TOPIC,TOPIC (repeatable; joins after --members).
+    #[arg(long = "member", value_name = "ID=TOPICS")]
+    pub member: Vec<String>,
+    /// A member's rack (client.rack), as ID=RACK (repeatable).
+    #[arg(long = "rack", value_name = "ID=RACK")]
+    pub racks: Vec<String>,
+    /// A member's group.instance.id (static membership), as ID=INSTANCE (repeatable).
+    #[arg(long = "instance-id", value_name = "ID=INSTANCE")]
+    pub instance_ids: Vec<String>,
+    /// A rebalance event, in order (repeatable): "join c4", "join c5=orders rack=b", "leave c2",
+    /// "crash c1", "add-partitions orders:12", "create-topic audit:3", "subscribe c3=orders",
+    /// "delete-topic payments".
+    #[arg(long = "then", value_name = "EVENT")]
+    pub then: Vec<String>,
+    /// A scenario file (JSON, see docs/simulate-assignment.md), or an assignor test vector
+    /// (spec/vectors/assignors schema), which is replayed round by round.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// Run the same script under several strategies and compare them side by side.
+    #[arg(long, value_name = "S1,S2,...", value_delimiter = ',')]
+    pub compare: Vec<String>,
+    /// Show the protocol trace of each round: coordinator, JoinGroup, leader, protocol,
+    /// SyncGroup (classic) or target assignment and reconciliation (new protocol).
+    #[arg(long)]
+    pub explain: bool,
+    /// The group id (it decides the coordinator).
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
+    /// offsets.topic.num.partitions: the partition count of __consumer_offsets.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_OFFSETS_TOPIC_PARTITIONS)]
+    pub offsets_topic_partitions: u32,
+}
+
+fn fail(message: impl Into<String>) -> anyhow::Error {
+    Exit {
+        message: format!("simulate-assignment: {}", message.into()),
+        code: 1,
+    }
+    .into()
+}
+
+fn parse_strategy(s: &str) -> Result<Strategy> {
+    Strategy::parse(s).ok_or_else(|| {
+        fail(format!(
+            "unknown strategy {s:?} (expected range, roundrobin, sticky, cooperative-sticky, uniform, server-range, or a Kafka assignor class name)"
+        ))
+    })
+}
+
+/// Runs the command.
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    if let Some(path) = &args.scenario {
+        let text = fs::read_to_string(path)
+            .map_err(|e| fail(format!("cannot read scenario file {}: {e}", path.display())))?;
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| fail(format!("{}: not valid JSON: {e}", path.display())))?;
+        if value.get("rounds").is_some() && value.get("assignor").is_some() {
+            return replay_vector(&text, path, global.output, &mut out);
+        }
+    }
+    let (scenario, file_strategy) = build_scenario(args, &global.data_dir)?;
+    scenario.validate().map_err(fail)?;
+    let strategies: Vec<Strategy> = if args.compare.is_empty() {
+        let s = args
+            .strategy
+            .as_deref()
+            .or(file_strategy.as_deref())
+            .unwrap_or("range");
+        vec![parse_strategy(s)?]
+    } else {
+        args.compare
+            .iter()
+            .map(|s| parse_strategy(s))
+            .collect::<Result<_>>()?
+    };
+    let sims: Vec<Simulation> = strategies
+        .iter()
+        .map(|&s| simulate::simulate(&scenario, s, args.offsets_topic_partitions))
+        .collect();
+    match global.output {
+        OutputFormat::Json => write_json(&sims, args.explain, &mut out)?,
+        OutputFormat::Text => {
+            if sims.len() > 1 {
+                write_compare(&sims, args.explain, &mut out)?;
+            } else {
+                for sim in &sims {
+                    write_text(sim, args.explain, &mut out)?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<String>)> {
+    let (mut sc, strategy) = match &args.scenario {
+        Some(path) => {
+            let text = fs::read_to_string(path)
+                .map_err(|e| fail(format!("cannot read scenario file {}: {e}", path.display())))?;
+            scenario::parse_file(&text)
+                .map_err(|e| fail(format!("{}: not a scenario file: {e}", path.display())))?
+        }
+        None => (
+            Scenario {
+                group: "my-group".into(),
+                topics: Vec::new(),
+                members: Vec::new(),
+                events: Vec::new(),
+            },
+            None,
+        ),
+    };
+    for spec in &args.topics {
+        let (name, count) = scenario::parse_topic_count(spec).map_err(fail)?;
+        let partitions = match count {
+            Some(n) => n,
+            None => partitions_on_disk(data_dir, &name).ok_or_else(|| {
+                fail(format!(
+                    "topic {name:?} has no partition count: write --topic {name}:N, or point --data-dir at a data directory that holds it (looked in {})",
+                    data_dir.display()
+                ))
+            })?,
+        };
+        sc.topics.push(ScenarioTopic {
+            name: name.clone(),
+            partitions,
+            racks: None,
+            id: topic_id_on_disk(data_dir, &name),
+        });
+    }
+    for id in &args.members {
+        let id = id.trim();
+        if !id.is_empty() {
+            sc.members.push(ScenarioMember::new(id));
+        }
+    }
+    for spec in &args.member {
+        sc.members.push(scenario::parse_member(spec).map_err(fail)?);
+    }
+    for spec in &args.racks {
+        let (id, rack) = spec
+            .split_once('=')
+            .ok_or_else(|| fail(format!("--rack {spec:?}: expected MEMBER=RACK")))?;
+        let m = sc
+            .members
+            .iter_mut()
+            .find(|m| m.id == id)
+            .ok_or_else(|| fail(format!("--rack {spec:?}: unknown member {id:?}")))?;
+        m.rack = Some(rack.to_string());
+    }
+    for spec in &args.instance_ids {
+        let (id, inst) = spec
+            .split_once('=')
+            .ok_or_else(|| fail(format!("--instance-id {spec:?}: expected MEMBER=INSTANCE")))?;
+        let m = sc
+            .members
+            .iter_mut()
+            .find(|m| m.id == id)
+            .ok_or_else(|| fail(format!("--instance-id {spec:?}: unknown member {id:?}")))?;
+        m.instance_id = Some(inst.to_string());
+    }
+    for e in &args.then {
+        sc.events
+            .push(Event::parse(e).map_err(|m| fail(format!("--then: {m}")))?);
+    }
+    if let Some(g) = &args.group {
+        sc.group = g.clone();
+    }
+    if sc.topics.is_empty() {
+        return Err(fail(
+            "no topics: give --topic NAME:PARTITIONS (or --scenario FILE)",
+        ));
+    }
+    if sc.members.is_empty() {
+        return Err(fail(
+            "no members: give --members c1,c2 or --member c1=TOPIC (or --scenario FILE)",
+        ));
+    }
+    Ok((sc, strategy))
+}
+
+/// The partition count of `topic` in a data directory: one `<topic>-<n>` directory per partition.
+fn partitions_on_disk(dir: &Path, topic: &str) -> Option<i32> {
+    let mut max: Option<i32> = None;
+    for entry in fs::read_dir(dir).ok()?.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if let Some((t, p)) = name.rsplit_once('-') {
+            if t == topic && entry.path().is_dir() {
+                if let Ok(p) = p.parse::<i32>() {
+                    max = Some(max.map_or(p, |m| m.max(p)));
+                }
+            }
+        }
+    }
+    max.map(|m| m + 1)
+}
+
+/// The topic id from `<topic>-0/partition.metadata` (`topic_id: …`), when present.
+fn topic_id_on_disk(dir: &Path, topic: &str) -> Option<String> {
+    let text =
+        fs::read_to_string(dir.join(format!("{topic}-0")).join("partition.metadata")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("topic_id:"))
+        .map(|s| s.trim().to_string())
+}
+
+/// "orders 0-2,5; payments 1" from a sorted list.
+pub fn compact(list: &[TopicPartition]) -> String {
+    let mut by_topic: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+    for tp in list {
+        by_topic.entry(&tp.topic).or_default().push(tp.partition);
+    }
+    let mut parts = Vec::new();
+    for (t, mut ps) in by_topic {
+        ps.sort_unstable();
+        let mut ranges: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < ps.len() {
+            let start = ps[i];
+            let mut end = start;
+            while i + 1 < ps.len() && ps[i + 1] == end + 1 {
+                i += 1;
+                end = ps[i];
+            }
+            ranges.push(if start == end {
+                start.to_string()
+            } else {
+                format!("{start}-{end}")
+            });
+            i += 1;
+        }
+        parts.push(format!("{t} {}", ranges.join(",")));
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+fn member_table(assignment: &BTreeMap<String, Vec<TopicPartition>>) -> Table {
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header(vec!["MEMBER", "COUNT", "PARTITIONS"]);
+    for (m, list) in assignment {
+        table.add_row(vec![
+            Cell::new(m),
+            Cell::new(list.len()).set_alignment(CellAlignment::Right),
+            Cell::new(compact(list)),
+        ]);
+    }
+    table
+}
+
+fn who(m: &Option<String>) -> &str {
+    m.as_deref().unwrap_or("(none)")
+}
+
+fn write_round(
+    sim: &Simulation,
+    r: &RoundReport,
+    explain: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    let title = match &r.event {
+        None => "initial join".to_string(),
+        Some(e) => e.clone(),
+    };
+    writeln!(out, "Round {}: {title}  [{}]", r.round, sim.strategy)?;
+    if explain {
+        for line in &r.explain {
+            writeln!(out, "  | {line}")?;
+        }
+    }
+    if let Some(e) = &r.error {
+        writeln!(out, "  Kafka's assignor throws: {e}")?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "{}", member_table(&r.assignment))?;
+    if sim.strategy.is_cooperative() {
+        for (i, p) in r.phases.iter().enumerate() {
+            let label = if sim.strategy.is_server_side() {
+                format!("reconciliation step {} (epoch {})", i + 1, p.generation)
+            } else if i == 0 {
+                format!("rebalance (generation {})", p.generation)
+            } else {
+                format!("follow-up rebalance (generation {})", p.generation)
+            };
+            let revoked: Vec<TopicPartition> = p.revoked.iter().map(|(tp, _)| tp.clone()).collect();
+            let added: Vec<TopicPartition> = p.added.iter().map(|(tp, _)| tp.clone()).collect();
+            writeln!(
+                out,
+                "  {label}: revoked {} [{}], assigned {} [{}]",
+                revoked.len(),
+                compact(&sorted(revoked.clone())),
+                added.len(),
+                compact(&sorted(added.clone()))
+            )?;
+        }
+    } else if let Some(p) = r.phases.first().filter(|p| !p.revoked.is_empty()) {
+        writeln!(
+            out,
+            "  eager rebalance (generation {}): every member revoked everything it owned ({} partitions) before rejoining",
+            p.generation,
+            p.revoked.len()
+        )?;
+    }
+    let (fresh, moved): (Vec<_>, Vec<_>) = r.moves.iter().partition(|m| m.from.is_none());
+    if !fresh.is_empty() {
+        writeln!(out, "  assigned for the first time: {}", fresh.len())?;
+    }
+    if moved.is_empty() {
+        if r.event.is_some() {
+            writeln!(out, "  moves: none")?;
+        }
+    } else {
+        let list: Vec<String> = moved
+            .iter()
+            .map(|m| format!("{} {} -> {}", m.partition, who(&m.from), who(&m.to)))
+            .collect();
+        writeln!(out, "  moves ({}): {}", moved.len(), list.join(", "))?;
+    }
+    let b = r.balance;
+    let ideal = if b.ideal_min == b.ideal_max {
+        b.ideal_min.to_string()
+    } else {
+        format!("{}-{}", b.ideal_min, b.ideal_max)
+    };
+    writeln!(
+        out,
+        "  balance: min {} max {} (ideal {ideal}); stickiness: kept {}/{} ({:.0}%); unavailable during the round: {}",
+        b.min,
+        b.max,
+        r.kept,
+        r.previously_owned,
+        r.stickiness() * 100.0,
+        r.unavailable
+    )?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn sorted(mut v: Vec<TopicPartition>) -> Vec<TopicPartition> {
+    v.sort();
+    v
+}
+
+fn write_text(sim: &Simulation, explain: bool, out: &mut impl Write) -> Result<()> {
+    writeln!(
+        out,
+        "Group {:?}: coordinator is the leader of __consumer_offsets-{} (Utils.abs(\"{}\".hashCode()) % {}); strategy {} ({})",
+        sim.group,
+        sim.coordinator_partition,
+        sim.group,
+        sim.offsets_topic_partitions,
+        sim.strategy,
+        sim.strategy.class_name()
+    )?;
+    writeln!(out)?;
+    for r in &sim.rounds {
+        write_round(sim, r, explain, out)?;
+    }
+    let s = &sim.summary;
+    writeln!(
+        out,
+        "Summary: {} rounds, {} rebalances, {} moves, {} partition-unavailabilities, final balance {}-{}, stickiness {:.0}%",
+        s.rounds,
+        s.rebalances,
+        s.moves,
+        s.unavailable,
+        s.final_balance.min,
+        s.final_balance.max,
+        s.stickiness * 100.0
+    )?;
+    Ok(())
+}
+
+fn write_compare(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Result<()> {
+    if explain {
+        for sim in sims {
+            write_text(sim, true, out)?;
+            writeln!(out)?;
+        }
+    }
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    let mut header = vec![Cell::new("STRATEGY")];
+    if let Some(first) = sims.first() {
+        for r in &first.rounds {
+            header.push(Cell::new(format!(
+                "{} {}",
+                r.round,
+                r.event.clone().unwrap_or_else(|| "initial join".into())
+            )));
+        }
+    }
+    for h in [
+        "MOVES",
+        "UNAVAILABLE",
+        "REBALANCES",
+        "STICKY",
+        "FINAL MIN-MAX",
+    ] {
+        header.push(Cell::new(h));
+    }
+    table.set_header(header);
+    for s in sims {
+        let mut row = vec![Cell::new(s.strategy.name())];
+        for r in &s.rounds {
+            row.push(Cell::new(if r.error.is_some() {
+                "throws".to_string()
+            } else {
+                format!(
+                    "{} / {} / {}-{}",
+                    r.moves.len(),
+                    r.unavailable,
+                    r.balance.min,
+                    r.balance.max
+                )
+            }));
+        }
+        let m = &s.summary;
+        row.push(Cell::new(m.moves).set_alignment(CellAlignment::Right));
+        row.push(Cell::new(m.unavailable).set_alignment(CellAlignment::Right));
+        row.push(Cell::new(m.rebalances).set_alignment(CellAlignment::Right));
+        row.push(
+            Cell::new(format!("{:.0}%", m.stickiness * 100.0)).set_alignment(CellAlignment::Right),
+        );
+        row.push(Cell::new(format!(
+            "{}-{}",
+            m.final_balance.min, m.final_balance.max
+        )));
+        table.add_row(row);
+    }
+    writeln!(out, "{table}")?;
+    writeln!(
+        out,
+        "per round: moves / unavailable / min-max. moves: partitions whose owner changed; unavailable: partitions nobody consumed at some point in the round (eager strategies stop all of them); min-max: the members' partition counts; rebalances: generations (classic) or reconciliation steps (new protocol)"
+    )?;
+    for s in sims {
+        if let Some(last) = s.rounds.last() {
+            writeln!(out)?;
+            writeln!(out, "Final assignment under {}:", s.strategy)?;
+            writeln!(out, "{}", member_table(&last.assignment))?;
+        }
+    }
+    Ok(())
+}
+
+/// One JSON Lines object: `"type"` first, then the other fields sorted by name (docs/json.md).
+fn json_line(out: &mut impl Write, mut value: Value) -> io::Result<()> {
+    let kind = value
+        .as_object_mut()
+        .and_then(|o| o.remove("type"))
+        .unwrap_or(Value::Null);
+    let rest = value.to_string();
+    match rest.strip_prefix('{').filter(|r| *r != "}") {
+        Some(fields) => writeln!(out, "{{\"type\":{kind},{fields}"),
+        None => writeln!(out, "{{\"type\":{kind}}}"),
+    }
+}
+
+fn tp_json(tp: &TopicPartition) -> Value {
+    json!([&*tp.topic, tp.partition])
+}
+
+fn assignment_json(a: &BTreeMap<String, Vec<TopicPartition>>) -> Value {
+    Value::Object(
+        a.iter()
+            .map(|(m, l)| (m.clone(), Value::Array(l.iter().map(tp_json).collect())))
+            .collect(),
+    )
+}
+
+fn round_json(sim: &Simulation, r: &RoundReport, explain: bool) -> Value {
+    let mut v = json!({
+        "type": "round",
+        "strategy": sim.strategy.name(),
+        "round": r.round,
+        "event": r.event,
+        "assignment": assignment_json(&r.assignment),
+        "moves": r.moves.iter().map(|m| json!({"partition": tp_json(&m.partition), "from": m.from, "to": m.to})).collect::<Vec<_>>(),
+        "phases": r.phases.iter().map(|p| json!({
+            "generation": p.generation,
+            "revoked": p.revoked.iter().map(|(tp, m)| json!([&*tp.topic, tp.partition, m])).collect::<Vec<_>>(),
+            "assigned": p.added.iter().map(|(tp, m)| json!([&*tp.topic, tp.partition, m])).collect::<Vec<_>>(),
+            "assignment": assignment_json(&p.assignment),
+        })).collect::<Vec<_>>(),
+        "revoked": r.phases.iter().map(|p| p.revoked.len()).sum::<usize>(),
+        "unavailable": r.unavailable,
+        "balance": {"min": r.balance.min, "max": r.balance.max, "ideal_min": r.balance.ideal_min, "ideal_max": r.balance.ideal_max},
+        "stickiness": {"kept": r.kept, "previously_owned": r.previously_owned, "share": r.stickiness()},
+        "error": r.error,
+    });
+    if explain {
+        if let Some(o) = v.as_object_mut() {
+            o.insert("explain".into(), json!(r.explain));
+        }
+    }
+    v
+}
+
+fn write_json(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Result<()> {
+    for sim in sims {
+        for r in &sim.rounds {
+            json_line(out, round_json(sim, r, explain))?;
+        }
+        let s = &sim.summary;
+        let v = json!({
+            "type": "summary",
+            "strategy": sim.strategy.name(),
+            "group": sim.group,
+            "coordinator_partition": sim.coordinator_partition,
+            "offsets_topic_partitions": sim.offsets_topic_partitions,
+            "rounds": s.rounds,
+            "rebalances": s.rebalances,
+            "moves": s.moves,
+            "unavailable": s.unavailable,
+            "final_balance": {"min": s.final_balance.min, "max": s.final_balance.max, "ideal_min": s.final_balance.ideal_min, "ideal_max": s.final_balance.ideal_max},
+            "stickiness": s.stickiness,
+            "errors": s.errors,
+        });
+        json_line(out, v)?;
+    }
+    Ok(())
+}
+
+fn replay_vector(
+    text: &str,
+    path: &Path,
+    format: OutputFormat,
+    out: &mut impl Write,
+) -> Result<()> {
+    let file = vectors::parse(text).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    let strategy =
+        vectors::strategy_of(&file).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    let replays = vectors::replay(&file).context("replaying the vector")?;
+    let server = strategy.is_server_side();
+    let mut matching = 0;
+    if format == OutputFormat::Text {
+        writeln!(
+            out,
+            "Vector {} ({}): {}",
+            file.id, strategy, file.description
+        )?;
+        writeln!(out)?;
+    }
+    for (i, r) in replays.iter().enumerate() {
+        let check = r.check(server);
+        if check.is_ok() {
+            matching += 1;
+        }
+        let before = r.round.before();
+        match format {
+            OutputFormat::Json => {
+                let mut v = json!({
+                    "type": "round",
+                    "round": i + 1,
+                    "strategy": strategy.name(),
+                    "matches_kafka": check.is_ok(),
+                });
+                if let Some(o) = v.as_object_mut() {
+                    match &r.result {
+                        Ok(a) => {
+                            o.insert("assignment".into(), assignment_json(a));
+                        }
+                        Err(e) => {
+                            o.insert("error".into(), json!(e.kind()));
+                            o.insert("message".into(), json!(e.to_string()));
+                        }
+                    }
+                    if let Some(want) = r.round.kafka_expected() {
+                        o.insert("expected".into(), assignment_json(&want));
+                    }
+                    if let Some(err) = &r.round.expected_error {
+                        o.insert("expected_error".into(), json!(err));
+                    }
+                    if let Some(Some(t)) = &r.transferring {
+                        o.insert(
+                            "partitions_transferring_ownership".into(),
+                            Value::Object(
+                                t.iter().map(|(tp, m)| (tp.to_string(), json!(m))).collect(),
+                            ),
+                        );
+                    }
+                    if let Err(why) = &check {
+                        o.insert("differences".into(), json!(why));
+                    }
+                }
+                json_line(out, v)?;
+            }
+            OutputFormat::Text => {
+                writeln!(
+                    out,
+                    "Round {}{}",
+                    i + 1,
+                    r.round
+                        .note
+                        .as_deref()
+                        .map(|n| format!(" ({n})"))
+                        .unwrap_or_default()
+                )?;
+                match &r.result {
+                    Err(e) => writeln!(out, "  Kafka's assignor throws: {e}")?,
+                    Ok(a) => {
+                        let mut table = Table::new();
+                        table
+                            .load_preset(UTF8_FULL_CONDENSED)
+                            .set_content_arrangement(ContentArrangement::Dynamic)
+                            .set_header(vec![
+                                "MEMBER",
+                                "OWNED BEFORE",
+                                "COUNT",
+                                "ASSIGNED (Kafka's list order)",
+                            ]);
+                        for (m, list) in a {
+                            let b = before.get(m).cloned().unwrap_or_default();
+                            table.add_row(vec![
+                                Cell::new(m),
+                                Cell::new(compact(&b)),
+                                Cell::new(list.len()).set_alignment(CellAlignment::Right),
+                                Cell::new(
+                                    list.iter()
+                                        .map(ToString::to_string)
+                                        .collect::<Vec<_>>()
+                                        .join(" "),
+                                ),
+                            ]);
+                        }
+                        writeln!(out, "{table}")?;
+                    }
+                }
+                if let Some(Some(t)) = &r.transferring {
+                    if !t.is_empty() {
+                        let list: Vec<String> =
+                            t.iter().map(|(tp, m)| format!("{tp} -> {m}")).collect();
+                        writeln!(
+                            out,
+                            "  partitions transferring ownership: {}",
+                            list.join(", ")
+                        )?;
+                    }
+                }
+                match &check {
+                    Ok(()) => writeln!(out, "  matches Kafka's expected result")?,
+                    Err(why) => writeln!(out, "  DIFFERS from Kafka: {why}")?,
+                }
+                writeln!(out)?;
+            }
+        }
+    }
+    match format {
+        OutputFormat::Json => json_line(
+            out,
+            json!({"type": "summary", "vector": file.id, "strategy": strategy.name(), "rounds": replays.len(), "matching": matching}),
+        )?,
+        OutputFormat::Text => writeln!(out, "{matching}/{} rounds match Kafka", replays.len())?,
+    }
+    if matching != replays.len() {
+        return Err(Exit {
+            message: String::new(),
+            code: 2,
+        }
+        .into());
+    }
+    Ok(())
+}
