@@ -32,6 +32,9 @@ complete -c kafkit -n "__fish_kafkit_needs_command" -s V -l version -d 'Print ve
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "dump-log-segments" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "dump-log" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
+complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "produce" -d 'Write records to a topic from lines of text or JSON (kafka-console-producer.sh)'
+complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "consume" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
+complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "get-offsets" -d 'Print the offsets of a topic\'s partitions: latest, earliest, max timestamp, or by time (kafka-get-offsets.sh)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "generate" -d 'Write shell completions and man pages (used to refresh `completions/` and `man/`)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -113,6 +116,73 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l skip-record-m
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l strict -d 'Exit with status 3 when anything is wrong: a bad CRC, invalid trailing bytes, an index entry that does not match the log, time-index errors, or non-consecutive offsets in a log that shows no sign of compaction'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -s V -l version -d 'Print version'
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l topic -d 'The topic to produce messages to' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l file -d 'Read lines from this file instead of standard input (a progress bar shows on a terminal)' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l input -d 'The input format: Kafka\'s text lines, or the JSON Lines of `consume --output json` (key, value, headers, timestamp and partition are used)' -r -f -a "text\t'Kafka\'s console-producer lines'
+json\t'JSON Lines as `consume --output json` prints them'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l partition -d 'Write every record to this partition instead of asking the partitioner' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l partitioner -d 'How records without --partition are spread: default = keyed by murmur2, unkeyed sticky (Kafka 3.3+); round-robin; random; murmur2 = keyed by murmur2, unkeyed rotating (Kafka before 2.4)' -r -f -a "default\t'Keyed: murmur2; unkeyed: uniform sticky (Kafka 3.3+ default)'
+round-robin\t'Strict rotation over the partitions, keys ignored'
+random\t'A random partition per record, keys ignored'
+murmur2\t'Keyed: murmur2; unkeyed: rotation per record (Kafka before 2.4)'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l partitioner-seed -d 'Seed of the random choices of the default and random partitioners (reproducible runs)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l batch-size -d 'Batch size in bytes (batch.size, default 16384): a batch is written when the next record would not fit' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-partition-memory-bytes -d 'Also batch.size; wins over --batch-size when both are given, as in Kafka' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l compression-codec -d 'The compression codec: none, gzip, snappy, lz4 or zstd. Given without a value: gzip. Default: the topic\'s compression.type (none when it is `producer`)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l request-required-acks -l acks -d 'The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka\'s default). With all, each batch is fsynced and checkpointed before the next is accepted, which makes bulk loads disk-latency bound: use 1 for them (the topic\'s flush.messages / flush.ms still apply, and everything is fsynced when the run ends)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l property -d 'A line reader property, name=value; repeatable: parse.key, key.separator, parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker, ignore.error' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer-property -d 'A producer config, name=value; repeatable. Used: acks, batch.size, compression.type, max.request.size' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l reader-config -d 'A properties file of line reader properties; --property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer.config -d 'A properties file of producer configs; --producer-property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to --data-dir' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l timeout -d 'Accepted and ignored: linger.ms; kafkit writes the open batches at the end of the input' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l message-send-max-retries -d 'Accepted and ignored (network settings of kafka-console-producer.sh)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l retry-backoff-ms -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l request-timeout-ms -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l metadata-expiry-ms -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-block-ms -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-memory-bytes -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l socket-buffer-size -d 'Accepted and ignored' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
+json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l sync -d 'Send records synchronously: each record is its own batch, fsynced before the next'
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s V -l version -d 'Print version'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l topic -d 'The topic to consume on' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l include -d 'Regular expression specifying list of topics to include for consumption' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l partition -d 'The partition to consume from. Consumption starts from the end of the partition unless \'--offset\' is specified' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l offset -d 'The offset to consume from (a non-negative number), or \'earliest\' which means from beginning, or \'latest\' which means from end' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l max-messages -d 'The maximum number of messages to consume before exiting. If not set, consumption is continual' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l timeout-ms -d 'If specified, exit if no message is available for consumption for the specified interval' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l isolation-level -d 'Set to read_committed in order to filter out transactional messages which are not committed. Set to read_uncommitted to read all messages' -r -f -a "read_uncommitted\t'Every record, including those of open and aborted transactions'
+read_committed\t'Only committed records, up to the first open transaction'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l group -d 'Consumer groups are not supported yet (a later version); rejected with a message' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l property -d 'A message formatter property, name=value; repeatable: print.timestamp, print.key, print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery, key.separator, line.separator, headers.separator, null.literal' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer-property -d 'A consumer config, name=value; repeatable. Used: isolation.level, group.id (rejected)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter -d 'The formatter: only Kafka\'s DefaultMessageFormatter (the default) is available' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter-config -d 'A properties file of formatter properties; --property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer.config -d 'A properties file of consumer configs; --consumer-property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads --data-dir' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
+json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l from-beginning -d 'Start with the earliest message present in the log rather than the latest message'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l skip-message-on-error -d 'If there is an error when processing a message, skip it instead of halting'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s V -l version -d 'Print version'
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l topic -d 'The topic to get the offsets for: a regular expression that must match whole names (`,` means `|`). Default: all topics' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l partitions -d 'Comma separated list of partition ids. Default: all partitions' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l topic-partitions -d 'Comma separated list of topic-partition patterns `TOPIC_REGEX[:PARTITIONS]` where PARTITIONS is N, N-M (M exclusive), N- or -M; cannot be used with --topic or --partitions' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l time -d 'The time to get offsets for: -1 or latest, -2 or earliest, -3 or max-timestamp, -4 or earliest-local, -5 or latest-tiered, or a timestamp in milliseconds (the first offset whose timestamp is at least it, found through the .timeindex)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l bootstrap-server -d 'Accepted for compatibility with kafka-get-offsets.sh and ignored: kafkit reads --data-dir' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l command-config -d 'Accepted for compatibility with kafka-get-offsets.sh and ignored' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
+json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l exclude-internal-topics -d 'Exclude internal topics (__consumer_offsets, ...) from the listing'
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand generate" -l out-dir -d 'The directory that receives `completions/` and `man/`' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand generate" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand generate" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
@@ -136,8 +206,11 @@ json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l explain -d 'Show the protocol trace of each round: coordinator, JoinGroup, leader, protocol, SyncGroup (classic) or target assignment and reconciliation (new protocol)'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments generate simulate-assignment help" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments generate simulate-assignment help" -f -a "dump-log-segments" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments generate simulate-assignment help" -f -a "generate" -d 'Write shell completions and man pages (used to refresh `completions/` and `man/`)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments generate simulate-assignment help" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments generate simulate-assignment help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "dump-log-segments" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "produce" -d 'Write records to a topic from lines of text or JSON (kafka-console-producer.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "consume" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "get-offsets" -d 'Print the offsets of a topic\'s partitions: latest, earliest, max timestamp, or by time (kafka-get-offsets.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "generate" -d 'Write shell completions and man pages (used to refresh `completions/` and `man/`)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -10,8 +10,11 @@ use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::output::OutputFormat;
 
+pub mod consume;
 pub mod dump_log_segments;
 pub mod generate;
+pub mod get_offsets;
+pub mod produce;
 pub mod simulate_assignment;
 pub mod topics;
 
@@ -54,6 +57,15 @@ pub enum Command {
     Topics(Box<topics::Args>),
     /// Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does.
     DumpLogSegments(dump_log_segments::Args),
+    /// Write records to a topic from lines of text or JSON (kafka-console-producer.sh).
+    #[command(alias = "console-producer")]
+    Produce(Box<produce::Args>),
+    /// Read records from a topic's partitions (kafka-console-consumer.sh).
+    #[command(alias = "console-consumer")]
+    Consume(Box<consume::Args>),
+    /// Print the offsets of a topic's partitions: latest, earliest, max timestamp, or by time
+    /// (kafka-get-offsets.sh).
+    GetOffsets(Box<get_offsets::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -85,6 +97,62 @@ impl Exit {
     }
 }
 
+/// A usage error of `kafkit <command>`: Kafka's message, the command's usage line and a hint,
+/// exit code 1 (Kafka's `printUsageAndExit`).
+pub(crate) fn usage_error(command: &str, message: impl Into<String>) -> anyhow::Error {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let usage = cmd
+        .find_subcommand_mut(command)
+        .map(|c| c.render_usage().to_string())
+        .unwrap_or_default();
+    Exit {
+        message: format!(
+            "{}\n\n{usage}\n\nFor more information, try 'kafkit {command} --help'.",
+            message.into()
+        ),
+        code: 1,
+    }
+    .into()
+}
+
+/// Splits `name=value` at the first `=` (Kafka's `parseKeyValueArgs`: `name` alone gives `""`).
+pub(crate) fn key_value(text: &str) -> (&str, &str) {
+    text.split_once('=').unwrap_or((text, ""))
+}
+
+/// Properties from a Java `.properties` file (`--reader-config`, `--producer.config`, ...)
+/// followed by `name=value` arguments, so that an argument wins over the file, as in Kafka.
+///
+/// The file format is the common subset of Java's: one `name=value` (or `name: value`) per
+/// line, `#` and `!` start comments, surrounding spaces are dropped.
+pub(crate) fn properties(
+    file: Option<&std::path::Path>,
+    args: &[String],
+) -> anyhow::Result<Vec<(String, String)>> {
+    use anyhow::Context as _;
+    let mut props = Vec::new();
+    if let Some(path) = file {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
+                continue;
+            }
+            let at = line.find(['=', ':']).unwrap_or(line.len());
+            let (name, value) = line.split_at(at);
+            let value = value.get(1..).unwrap_or_default();
+            props.push((name.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    for arg in args {
+        let (name, value) = key_value(arg);
+        props.push((name.to_string(), value.to_string()));
+    }
+    Ok(props)
+}
+
 /// Parses the command line, runs the command and maps the outcome to an exit code.
 ///
 /// Usage errors exit with 1, as every Kafka tool's `printUsageAndExit` does; `--help` and
@@ -114,6 +182,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Generate(args) => generate::run(&args),
         Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
         Command::Topics(args) => topics::run(&args, &global),
+        Command::Produce(args) => produce::run(&args, &global),
+        Command::Consume(args) => consume::run(&args, &global),
+        Command::GetOffsets(args) => get_offsets::run(&args, &global),
     }
 }
 

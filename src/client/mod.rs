@@ -1,1 +1,26 @@
-//! The producer side (partitioners, batching) and the consumer side (fetching, offsets).
+//! The producer side (partitioners, line parsing, batching) and the consumer side (fetching
+//! batches from an offset, isolation levels).
+//!
+//! * [`murmur2`]: Kafka's key hash, bit-exact with Java.
+//! * [`partitioner`]: the [`Partitioner`] trait and Kafka's strategies; plug in your own.
+//! * [`line_reader`]: the console producer's line format (`LineMessageReader`).
+//! * [`producer`]: per-partition batch accumulators writing to the partition logs.
+//! * [`consumer`]: reading partitions from an offset, following them as they grow.
+
+pub mod consumer;
+pub mod line_reader;
+pub mod murmur2;
+pub mod offsets;
+pub mod partitioner;
+pub mod producer;
+
+pub use consumer::{ConsumedRecord, Fetcher, IsolationLevel, PartitionConsumer};
+pub use line_reader::{LineError, LineFormat, Lines, ParsedLine};
+pub use murmur2::{murmur2, partition_for_key, to_positive};
+pub use partitioner::{
+    BuiltInPartitioner, Murmur2Partitioner, Partitioner, PartitionerKind, RandomPartitioner,
+    RecordRef, RoundRobinPartitioner,
+};
+pub use producer::{
+    Acks, Event, ProduceError, Producer, ProducerConfig, RecordMetadata, SendFailure,
+};

@@ -15,3 +15,5 @@ pub enum OutputFormat {
 
 pub mod dump;
 pub mod json;
+pub mod log4j;
+pub mod message;

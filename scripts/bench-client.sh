@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# End-to-end figures of `kafkit produce` / `kafkit consume` quoted in BENCHMARKS.md.
+#
+#   scripts/bench-client.sh [WORK_DIR]      (default: a fresh directory under /tmp)
+#
+# Builds the release binary, writes 2,000,000 lines of 100 bytes (+ newline), then times, 5 runs
+# each (median printed): cp of the file; produce of the file with --acks 1 and with the default
+# --acks all (each 16 KiB batch fsynced and checkpointed: one run, it is slow on purpose);
+# consume of the partition to /dev/null; a seek to the middle of a 10-segment partition, for two
+# partition sizes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+K="$PWD/target/release/kafkit"
+W="${1:-$(mktemp -d /tmp/kafkit-bench.XXXXXX)}"
+mkdir -p "$W"
+cd "$W"
+N=2000000
+if [ ! -f lines.txt ]; then
+  python3 -c "
+import sys
+with open('lines.txt', 'w') as f:
+    for i in range($N):
+        f.write('%010d ' % i + 'x' * 89 + '\n')
+"
+fi
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+t() { # wall seconds of a command, millisecond resolution
+  local start end
+  start=$(date +%s%N)
+  "$@" >/dev/null 2>&1
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN { printf "%.3f\n", ns / 1e9 }'
+}
+
+echo "machine: $(nproc) cores; $(lscpu | grep 'Model name' | sed 's/ \+/ /g')"
+echo "file: $(stat -c %s lines.txt) bytes, $N lines"
+
+cp_s=$(for i in 1 2 3 4 5; do rm -f copy.txt; t cp lines.txt copy.txt; done | median); rm -f copy.txt
+echo "cp: ${cp_s} s"
+cps_s=$(for i in 1 2 3 4 5; do rm -f copy.txt; t sh -c 'cp lines.txt copy.txt && sync copy.txt'; done | median); rm -f copy.txt
+echo "cp + sync of the copy: ${cps_s} s"
+
+produce() { # $1 = extra args
+  rm -rf d && "$K" --data-dir d topics --create --topic b >/dev/null
+  t "$K" --data-dir d produce --topic b --file lines.txt $1
+}
+p_s=$(for i in 1 2 3 4 5; do produce "--acks 1"; done | median)
+echo "produce --acks 1: ${p_s} s ($(python3 -c "print(round($N/$p_s))") records/s, $(python3 -c "print(round($p_s/$cp_s, 2))")x cp, $(python3 -c "print(round($p_s/$cps_s, 2))")x cp + sync)"
+
+c_s=$(for i in 1 2 3 4 5; do t "$K" --data-dir d consume --topic b --partition 0 --offset earliest --max-messages $N; done | median)
+echo "consume to /dev/null: ${c_s} s ($(python3 -c "print(round($N/$c_s))") records/s)"
+
+if [ "${BENCH_ACKS_ALL:-1}" = 1 ]; then
+  a_s=$(produce "")
+  echo "produce (default --acks all, fsync per batch): ${a_s} s"
+fi
+
+seek() { # $1 = lines, $2 = segment.bytes
+  rm -rf s && "$K" --data-dir s topics --create --topic s --config segment.bytes=$2 >/dev/null
+  head -n "$1" lines.txt | "$K" --data-dir s produce --topic s --acks 1
+  echo "  $(ls s/s-0/*.log | wc -l) segments, $(du -sh s/s-0 | cut -f1)"
+  local mid=$(( $1 / 2 ))
+  s_s=$(for i in 1 2 3 4 5; do t "$K" --data-dir s consume --topic s --partition 0 --offset $mid --max-messages 1; done | median)
+  echo "  seek to offset $mid and print it: ${s_s} s"
+}
+echo "seek, 10 segments of 1 MiB:"; seek 100000 1048576
+echo "seek, 10 segments of 20 MiB:"; seek 2000000 21000000

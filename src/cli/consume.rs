@@ -1,0 +1,450 @@
+//! `kafkit consume` (alias `console-consumer`): Kafka's `kafka-console-consumer.sh` reading a
+//! topic of the data directory without its lock (`kafka-cli-surface.md` §5).
+//!
+//! With `--partition` it reads that partition (assign mode) from `--offset`; without it, every
+//! partition of the topic (or of the topics `--include` matches). It keeps following new
+//! records until `--max-messages` records were printed or no record came for `--timeout-ms`.
+
+use std::io::{self, BufWriter, Write};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::{properties, usage_error, Exit, GlobalArgs};
+use crate::client::offsets::offset_range;
+use crate::client::{IsolationLevel, PartitionConsumer};
+use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
+use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use crate::output::message::{record_json, write_typed_line, MessageFormatter, MessageView};
+use crate::output::{log4j, OutputFormat};
+
+/// Read records from a topic (Kafka's kafka-console-consumer.sh).
+///
+/// Prints each record's value (or more with `--property print.key=true` ...), one per line.
+#[derive(Debug, Default, clap::Args)]
+#[command(args_override_self = true)]
+pub struct Args {
+    /// The topic to consume on.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    /// Regular expression specifying list of topics to include for consumption.
+    #[arg(long, value_name = "REGEX")]
+    pub include: Option<String>,
+    /// The partition to consume from. Consumption starts from the end of the partition unless
+    /// '--offset' is specified.
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub partition: Option<i32>,
+    /// The offset to consume from (a non-negative number), or 'earliest' which means from
+    /// beginning, or 'latest' which means from end.
+    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true)]
+    pub offset: Option<String>,
+    /// Start with the earliest message present in the log rather than the latest message.
+    #[arg(long)]
+    pub from_beginning: bool,
+    /// The maximum number of messages to consume before exiting. If not set, consumption is
+    /// continual.
+    #[arg(long, value_name = "N")]
+    pub max_messages: Option<u64>,
+    /// If specified, exit if no message is available for consumption for the specified
+    /// interval.
+    #[arg(long, value_name = "MS")]
+    pub timeout_ms: Option<u64>,
+    /// Set to read_committed in order to filter out transactional messages which are not
+    /// committed. Set to read_uncommitted to read all messages.
+    #[arg(long, value_enum, default_value_t = IsolationLevel::ReadUncommitted)]
+    pub isolation_level: IsolationLevel,
+    /// Consumer groups are not supported yet (a later version); rejected with a message.
+    #[arg(long, value_name = "GROUP")]
+    pub group: Option<String>,
+    /// A message formatter property, name=value; repeatable: print.timestamp, print.key,
+    /// print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery,
+    /// key.separator, line.separator, headers.separator, null.literal.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub property: Vec<String>,
+    /// A consumer config, name=value; repeatable. Used: isolation.level, group.id (rejected).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub consumer_property: Vec<String>,
+    /// If there is an error when processing a message, skip it instead of halting.
+    #[arg(long)]
+    pub skip_message_on_error: bool,
+    /// The formatter: only Kafka's DefaultMessageFormatter (the default) is available.
+    #[arg(long, value_name = "CLASS")]
+    pub formatter: Option<String>,
+    /// A properties file of formatter properties; --property wins over it.
+    #[arg(long, value_name = "FILE")]
+    pub formatter_config: Option<std::path::PathBuf>,
+    /// A properties file of consumer configs; --consumer-property wins over it.
+    #[arg(long = "consumer.config", value_name = "FILE")]
+    pub consumer_config: Option<std::path::PathBuf>,
+    /// Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads
+    /// --data-dir.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap_server: Option<String>,
+}
+
+/// Where a partition starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Earliest,
+    Latest,
+    At(i64),
+}
+
+fn parse_offset(text: &str) -> Option<Start> {
+    if text.eq_ignore_ascii_case("earliest") {
+        Some(Start::Earliest)
+    } else if text.eq_ignore_ascii_case("latest") {
+        Some(Start::Latest)
+    } else {
+        text.parse::<i64>().ok().filter(|n| *n >= 0).map(Start::At)
+    }
+}
+
+/// Kafka's validation, in Kafka's order (`ConsoleConsumerOptions`).
+fn validate(args: &Args) -> Result<Start> {
+    if args.topic.is_some() == args.include.is_some() {
+        return Err(usage_error(
+            "consume",
+            "Exactly one of --include/--topic is required. ",
+        ));
+    }
+    if args.partition.is_some() && args.topic.is_none() {
+        return Err(usage_error(
+            "consume",
+            "The topic is required when partition is specified.",
+        ));
+    }
+    if args.partition.is_some() && args.from_beginning && args.offset.is_some() {
+        return Err(usage_error(
+            "consume",
+            "Options from-beginning and offset cannot be specified together.",
+        ));
+    }
+    if args.offset.is_some() && args.partition.is_none() {
+        return Err(usage_error(
+            "consume",
+            "The partition is required when offset is specified.",
+        ));
+    }
+    let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
+    let group_property = consumer_props.iter().any(|(k, _)| k == "group.id");
+    if args.group.is_some() || group_property {
+        return Err(Exit::failure(
+            "Consumer groups are not supported yet: kafkit consume reads without a group. Drop --group (or group.id) and use --partition N --offset ..., or --from-beginning.",
+        )
+        .into());
+    }
+    match &args.offset {
+        Some(text) => parse_offset(text).ok_or_else(|| {
+            usage_error(
+                "consume",
+                format!("The provided offset value '{text}' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long."),
+            )
+        }),
+        None if args.from_beginning => Ok(Start::Earliest),
+        None => Ok(Start::Latest),
+    }
+}
+
+/// The signal that asked the consumer to stop (0: none yet).
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop_signal(signal: libc::c_int) {
+    STOP_SIGNAL.store(signal, Ordering::Relaxed);
+}
+
+/// Ctrl-C and SIGTERM end the loop instead of the process, so the consumer still prints
+/// `Processed a total of N messages`, as Kafka's shutdown hook does.
+fn catch_stop_signals() {
+    // SAFETY: `on_stop_signal` only stores into an atomic, which is async-signal-safe, and has
+    // the C signature `signal` expects; replacing the default action of SIGINT and SIGTERM
+    // affects only this process.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_stop_signal as *const () as libc::sighandler_t,
+        );
+        libc::signal(
+            libc::SIGTERM,
+            on_stop_signal as *const () as libc::sighandler_t,
+        );
+    }
+}
+
+fn stop_signal() -> i32 {
+    STOP_SIGNAL.load(Ordering::Relaxed)
+}
+
+/// What the arguments and the property files ask for, validated.
+struct Settings {
+    start: Start,
+    /// auto.offset.reset; `None` is the policy `none`.
+    reset: Option<Start>,
+    isolation: IsolationLevel,
+    formatter: MessageFormatter,
+}
+
+/// Runs `kafkit consume`.
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    let settings = settings(args)?;
+    let datadir = DataDir::open(&global.data_dir)?;
+    let mut consumers = open_partitions(args, global, &datadir, &settings)?;
+    catch_stop_signals();
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut total: u64 = 0;
+    let outcome = consume_loop(
+        args,
+        global,
+        &settings,
+        &mut consumers,
+        &mut out,
+        &mut total,
+    )
+    .and_then(|()| out.flush().map_err(Into::into));
+    match outcome {
+        Err(e) if is_broken_pipe(&e) => {
+            eprintln!("Unable to write to standard out, closing consumer.");
+            eprintln!("Processed a total of {total} messages");
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("Processed a total of {total} messages");
+            Err(e)
+        }
+        Ok(()) => {
+            eprintln!("Processed a total of {total} messages");
+            match stop_signal() {
+                // Ended by a signal, as the JVM reports it: 128 + the signal number.
+                0 => Ok(()),
+                signal => Err(Exit {
+                    message: String::new(),
+                    code: u8::try_from(128 + signal).unwrap_or(1),
+                }
+                .into()),
+            }
+        }
+    }
+}
+
+/// Validation, then the consumer and formatter properties (files first, arguments win).
+fn settings(args: &Args) -> Result<Settings> {
+    let mut start = validate(args)?;
+    if let Some(class) = &args.formatter {
+        if class.rsplit('.').next() != Some("DefaultMessageFormatter") {
+            return Err(usage_error(
+                "consume",
+                format!("The formatter {class} is not available: kafkit consume has Kafka's DefaultMessageFormatter (and --output json)."),
+            ));
+        }
+    }
+    let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
+    let prop = |name: &str| {
+        consumer_props
+            .iter()
+            .rfind(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let isolation = match prop("isolation.level") {
+        Some("read_committed") => IsolationLevel::ReadCommitted,
+        Some("read_uncommitted") => IsolationLevel::ReadUncommitted,
+        Some(other) => {
+            return Err(Exit::failure(format!(
+                "org.apache.kafka.common.config.ConfigException: Invalid value {other} for configuration isolation.level: String must be one of: read_committed, read_uncommitted"
+            ))
+            .into())
+        }
+        None => args.isolation_level,
+    };
+    // auto.offset.reset: where a partition without a valid position starts (Kafka's
+    // --from-beginning sets it to earliest).
+    let explicit_reset = prop("auto.offset.reset");
+    if let Some(value) = explicit_reset.filter(|v| *v != "earliest") {
+        if args.from_beginning {
+            return Err(Exit::failure(format!(
+                "Can't simultaneously specify --from-beginning and 'auto.offset.reset={value}', please remove one option"
+            ))
+            .into());
+        }
+    }
+    let reset = match explicit_reset {
+        Some("earliest") => Some(Start::Earliest),
+        Some("latest") => Some(Start::Latest),
+        Some("none") => None,
+        Some(other) => {
+            return Err(Exit::failure(format!(
+                "org.apache.kafka.common.config.ConfigException: Invalid value {other} for configuration auto.offset.reset: String must be one of: latest, earliest, none"
+            ))
+            .into())
+        }
+        None if args.from_beginning => Some(Start::Earliest),
+        None => Some(Start::Latest),
+    };
+    if args.partition.is_none() {
+        // Subscribe mode without a group: no committed offsets, the reset policy decides.
+        start = reset.unwrap_or(Start::At(-1));
+    }
+    let formatter_props = properties(args.formatter_config.as_deref(), &args.property)?;
+    let formatter = MessageFormatter::from_properties(
+        formatter_props
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str())),
+    );
+    Ok(Settings {
+        start,
+        reset,
+        isolation,
+        formatter,
+    })
+}
+
+/// The partitions to read (one in assign mode, else every partition of the matching topics),
+/// each positioned where the settings say.
+fn open_partitions(
+    args: &Args,
+    global: &GlobalArgs,
+    datadir: &DataDir,
+    settings: &Settings,
+) -> Result<Vec<(TopicPartition, PartitionConsumer)>> {
+    let mut partitions: Vec<TopicPartition> = Vec::new();
+    if let Some(name) = &args.topic {
+        let topic = datadir.topic(name)?.ok_or_else(|| {
+            Exit::failure(format!(
+                "Topic {name} does not exist in {}",
+                global.data_dir.display()
+            ))
+        })?;
+        match args.partition {
+            Some(p) if p < 0 || p as usize >= topic.partition_count() => {
+                return Err(Exit::failure(format!(
+                    "Partition {p} of topic {name} does not exist (the topic has {} partitions)",
+                    topic.partition_count()
+                ))
+                .into())
+            }
+            Some(p) => partitions.push(TopicPartition::new(name.clone(), p)),
+            None => partitions.extend(topic.topic_partitions()),
+        }
+    } else if let Some(regex) = &args.include {
+        let filter = TopicFilter::new(regex).map_err(|e| Exit::failure(e.to_string()))?;
+        for topic in datadir.topics()? {
+            if filter.matches(&topic.name) {
+                partitions.extend(topic.topic_partitions());
+            }
+        }
+    }
+    let log_starts =
+        OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
+    let mut consumers = Vec::new();
+    let mut undefined: Vec<String> = Vec::new();
+    for tp in partitions {
+        let dir = datadir.partition_dir(&tp);
+        let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
+        let (earliest, latest) = offset_range(&dir, checkpointed)?;
+        let offset = match (settings.start, settings.reset) {
+            (Start::Earliest, _) => earliest,
+            (Start::Latest, _) => latest,
+            (Start::At(n), _) if (earliest..=latest).contains(&n) => n,
+            // Out of range: auto.offset.reset.
+            (Start::At(_), Some(Start::Earliest)) => earliest,
+            (Start::At(_), Some(_)) => latest,
+            (Start::At(_), None) => {
+                undefined.push(tp.to_string());
+                continue;
+            }
+        };
+        consumers.push((tp, PartitionConsumer::new(dir, offset, settings.isolation)));
+    }
+    if !undefined.is_empty() {
+        return Err(Exit::failure(format!(
+            "org.apache.kafka.clients.consumer.NoOffsetForPartitionException: Undefined offset with no reset policy for partitions: [{}]",
+            undefined.join(", ")
+        ))
+        .into());
+    }
+    Ok(consumers)
+}
+
+/// Prints records, partition after partition (at most 500 each per round, Kafka's
+/// max.poll.records), until --max-messages, --timeout-ms without a record, or a signal.
+fn consume_loop(
+    args: &Args,
+    global: &GlobalArgs,
+    settings: &Settings,
+    consumers: &mut [(TopicPartition, PartitionConsumer)],
+    out: &mut impl Write,
+    total: &mut u64,
+) -> Result<()> {
+    let json = global.output == OutputFormat::Json;
+    let timeout = args.timeout_ms.map(Duration::from_millis);
+    let reached = |total: u64| args.max_messages.is_some_and(|max| total >= max);
+    let mut last_record = Instant::now();
+    loop {
+        if stop_signal() != 0 || reached(*total) {
+            return Ok(());
+        }
+        let mut got = 0u64;
+        for (tp, consumer) in consumers.iter_mut() {
+            for _ in 0..500 {
+                if reached(*total) {
+                    return Ok(());
+                }
+                let Some(record) = consumer.next_record()? else {
+                    break;
+                };
+                let r = &record.record;
+                let view = MessageView {
+                    topic: &tp.topic,
+                    partition: tp.partition,
+                    offset: r.offset,
+                    timestamp: r.timestamp,
+                    timestamp_type: r.timestamp_type,
+                    key: r.key.as_deref(),
+                    value: r.value.as_deref(),
+                    headers: &r.headers,
+                    leader_epoch: (record.leader_epoch >= 0).then_some(record.leader_epoch),
+                    delivery_count: None,
+                };
+                if json {
+                    write_typed_line(out, record_json(&view))?;
+                } else {
+                    settings.formatter.write(out, &view)?;
+                }
+                *total += 1;
+                got += 1;
+            }
+        }
+        if got > 0 {
+            last_record = Instant::now();
+            continue;
+        }
+        // Caught up: show what was printed, then wait for more or give up.
+        out.flush()?;
+        let waited = last_record.elapsed();
+        let nap = Duration::from_millis(50);
+        match timeout {
+            Some(timeout) if waited >= timeout => {
+                eprintln!(
+                    "{}\norg.apache.kafka.common.errors.TimeoutException",
+                    log4j::line(
+                        "ERROR",
+                        "Error processing message, terminating consumer process: ",
+                        "org.apache.kafka.tools.consumer.ConsoleConsumer"
+                    )
+                );
+                return Ok(());
+            }
+            Some(timeout) => std::thread::sleep((timeout - waited).min(nap)),
+            None => std::thread::sleep(nap),
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,201 @@
+//! `kafkit get-offsets`: Kafka's `kafka-get-offsets.sh` (`GetOffsetShell`) over the data
+//! directory (`kafka-cli-surface.md` §6.1): `topic:partition:offset` per partition.
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Result;
+use regex::Regex;
+use serde_json::json;
+
+use super::{Exit, GlobalArgs};
+use crate::client::offsets::{list_offset, OffsetSpec};
+use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
+use crate::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use crate::output::message::write_typed_line;
+use crate::output::OutputFormat;
+
+/// Print the offsets of a topic's partitions (Kafka's kafka-get-offsets.sh).
+///
+/// An interactive shell for getting topic-partition offsets.
+#[derive(Debug, Default, clap::Args)]
+#[command(args_override_self = true)]
+pub struct Args {
+    /// The topic to get the offsets for: a regular expression that must match whole names
+    /// (`,` means `|`). Default: all topics.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    /// Comma separated list of partition ids. Default: all partitions.
+    #[arg(long, value_name = "IDS")]
+    pub partitions: Option<String>,
+    /// Comma separated list of topic-partition patterns `TOPIC_REGEX[:PARTITIONS]` where
+    /// PARTITIONS is N, N-M (M exclusive), N- or -M; cannot be used with --topic or
+    /// --partitions.
+    #[arg(long, value_name = "SPEC")]
+    pub topic_partitions: Option<String>,
+    /// The time to get offsets for: -1 or latest, -2 or earliest, -3 or max-timestamp,
+    /// -4 or earliest-local, -5 or latest-tiered, or a timestamp in milliseconds (the first
+    /// offset whose timestamp is at least it, found through the .timeindex).
+    #[arg(
+        long,
+        value_name = "TIME",
+        default_value = "latest",
+        allow_hyphen_values = true
+    )]
+    pub time: String,
+    /// Exclude internal topics (__consumer_offsets, ...) from the listing.
+    #[arg(long)]
+    pub exclude_internal_topics: bool,
+    /// Accepted for compatibility with kafka-get-offsets.sh and ignored: kafkit reads
+    /// --data-dir.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap_server: Option<String>,
+    /// Accepted for compatibility with kafka-get-offsets.sh and ignored.
+    #[arg(long, value_name = "FILE")]
+    pub command_config: Option<std::path::PathBuf>,
+}
+
+fn error(message: impl std::fmt::Display) -> anyhow::Error {
+    Exit::failure(format!("Error occurred: {message}")).into()
+}
+
+fn parse_time(text: &str) -> Result<OffsetSpec> {
+    Ok(match text {
+        "latest" | "-1" => OffsetSpec::Latest,
+        "earliest" | "-2" => OffsetSpec::Earliest,
+        "max-timestamp" | "-3" => OffsetSpec::MaxTimestamp,
+        "earliest-local" | "-4" => OffsetSpec::Earliest,
+        "latest-tiered" | "-5" => OffsetSpec::LatestTiered,
+        other => OffsetSpec::Timestamp(other.parse::<i64>().map_err(|_| {
+            error(format!("Malformed time argument {other}. Please use -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered, or a specified long format timestamp"))
+        })?),
+    })
+}
+
+/// A partition selection: all, a set, or a range `[lower, upper)`.
+#[derive(Debug, Clone)]
+enum Partitions {
+    All,
+    List(Vec<i32>),
+    Range(Option<i32>, Option<i32>),
+}
+
+impl Partitions {
+    fn contains(&self, p: i32) -> bool {
+        match self {
+            Partitions::All => true,
+            Partitions::List(list) => list.contains(&p),
+            Partitions::Range(lo, hi) => lo.is_none_or(|lo| p >= lo) && hi.is_none_or(|hi| p < hi),
+        }
+    }
+}
+
+/// `--topic-partitions`: Kafka's rule regex, one rule per comma.
+fn parse_rules(spec: &str) -> Result<Vec<(TopicFilter, Partitions)>> {
+    let rule = Regex::new(r"^([^:,]*)(?::(?:([0-9]*)|(?:([0-9]*)-([0-9]*))))?$")
+        .map_err(|e| error(e.to_string()))?;
+    let mut rules = Vec::new();
+    for part in spec.split(',') {
+        let invalid = || error(format!("Invalid rule specification: {part}"));
+        let caps = rule.captures(part).ok_or_else(invalid)?;
+        let topic = caps.get(1).map_or("", |m| m.as_str());
+        let filter = TopicFilter::new(if topic.is_empty() { ".*" } else { topic })
+            .map_err(|e| error(e.to_string()))?;
+        let num = |i: usize| -> Result<Option<i32>> {
+            match caps.get(i).map(|m| m.as_str()).filter(|s| !s.is_empty()) {
+                Some(s) => s.parse().map(Some).map_err(|_| invalid()),
+                None => Ok(None),
+            }
+        };
+        let partitions = if let Some(single) = caps.get(2) {
+            if single.as_str().is_empty() {
+                return Err(invalid());
+            }
+            Partitions::List(vec![num(2)?.unwrap_or(0)])
+        } else if caps.get(3).is_some() || caps.get(4).is_some() {
+            let (lo, hi) = (num(3)?, num(4)?);
+            if lo.is_none() && hi.is_none() {
+                return Err(invalid());
+            }
+            Partitions::Range(lo, hi)
+        } else {
+            Partitions::All
+        };
+        rules.push((filter, partitions));
+    }
+    Ok(rules)
+}
+
+/// Runs `kafkit get-offsets`.
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    if args.topic_partitions.is_some() && (args.topic.is_some() || args.partitions.is_some()) {
+        return Err(error(
+            "--topic-partitions cannot be used with --topic or --partitions",
+        ));
+    }
+    let spec = parse_time(&args.time)?;
+    let rules = match &args.topic_partitions {
+        Some(spec) => parse_rules(spec)?,
+        None => {
+            let filter = TopicFilter::new(args.topic.as_deref().unwrap_or(".*"))
+                .map_err(|e| error(e.to_string()))?;
+            let partitions = match &args.partitions {
+                None => Partitions::All,
+                Some(list) => Partitions::List(
+                    list.split(',')
+                        .map(|p| p.trim().parse::<i32>())
+                        .collect::<std::result::Result<_, _>>()
+                        .map_err(|_| error(format!("--partitions expects a comma separated list of numeric partition ids, but received: {list}")))?,
+                ),
+            };
+            vec![(filter, partitions)]
+        }
+    };
+    let datadir = DataDir::open(&global.data_dir)?;
+    let mut selected: Vec<TopicPartition> = Vec::new();
+    for topic in datadir.topics()? {
+        if args.exclude_internal_topics && names::is_internal(&topic.name) {
+            continue;
+        }
+        for tp in topic.topic_partitions() {
+            if rules
+                .iter()
+                .any(|(f, p)| f.matches(&tp.topic) && p.contains(tp.partition))
+            {
+                selected.push(tp);
+            }
+        }
+    }
+    if selected.is_empty() {
+        return Err(error(
+            "Could not match any topic-partitions with the specified filters",
+        ));
+    }
+    // Kafka sorts by the string `topic-partition` (so t-10 comes before t-2).
+    selected.sort_by_key(|tp| tp.to_string());
+    selected.dedup();
+    let log_starts =
+        OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for tp in &selected {
+        let dir = datadir.partition_dir(tp);
+        let log_start = log_starts.get(tp).copied().unwrap_or(0);
+        let offset = match list_offset(&dir, spec, log_start) {
+            Ok(offset) => offset,
+            Err(e) => {
+                eprintln!("Skip getting offsets for topic-partition {tp} due to error: {e}");
+                continue;
+            }
+        };
+        let Some(offset) = offset else { continue };
+        match global.output {
+            OutputFormat::Text => writeln!(out, "{}:{}:{offset}", tp.topic, tp.partition)?,
+            OutputFormat::Json => write_typed_line(
+                &mut out,
+                json!({"type": "offset", "topic": tp.topic, "partition": tp.partition, "offset": offset}),
+            )?,
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

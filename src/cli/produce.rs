@@ -1,0 +1,509 @@
+//! `kafkit produce` (alias `console-producer`): Kafka's `kafka-console-producer.sh` writing to a
+//! topic of the data directory (`kafka-cli-surface.md` §4).
+//!
+//! Lines follow Kafka's `LineMessageReader` rules; `--input json` reads the JSON Lines that
+//! `consume --output json` prints. Text mode prints nothing on success, as Kafka's tool.
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+use super::{properties, usage_error, Exit, GlobalArgs};
+use crate::client::{Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig};
+use crate::datadir::{now_ms, DataDir, PartitionWriter};
+use crate::log::CompressionPolicy;
+use crate::output::json::bytes_from_value;
+use crate::output::message::write_typed_line;
+use crate::output::{log4j, OutputFormat};
+use crate::record::{Compression, Header};
+
+/// Write records to a topic from lines of text or JSON (Kafka's kafka-console-producer.sh).
+///
+/// Each line of standard input (or --file) becomes one record. With `--property parse.key=true`
+/// a line is `key<TAB>value`; with `parse.headers=true`, `h1:v1,h2:v2<TAB>...`.
+#[derive(Debug, Default, clap::Args)]
+#[command(args_override_self = true)]
+pub struct Args {
+    /// The topic to produce messages to.
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    /// Read lines from this file instead of standard input (a progress bar shows on a
+    /// terminal).
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// The input format: Kafka's text lines, or the JSON Lines of `consume --output json`
+    /// (key, value, headers, timestamp and partition are used).
+    #[arg(long, value_enum, default_value_t = InputFormat::Text)]
+    pub input: InputFormat,
+    /// Write every record to this partition instead of asking the partitioner.
+    #[arg(long, value_name = "N")]
+    pub partition: Option<i32>,
+    /// How records without --partition are spread: default = keyed by murmur2, unkeyed sticky
+    /// (Kafka 3.3+); round-robin; random; murmur2 = keyed by murmur2, unkeyed rotating
+    /// (Kafka before 2.4).
+    #[arg(long, value_enum, default_value_t = PartitionerKind::Default)]
+    pub partitioner: PartitionerKind,
+    /// Seed of the random choices of the default and random partitioners (reproducible runs).
+    #[arg(long, value_name = "SEED")]
+    pub partitioner_seed: Option<u64>,
+    /// Batch size in bytes (batch.size, default 16384): a batch is written when the next
+    /// record would not fit.
+    #[arg(long, value_name = "BYTES")]
+    pub batch_size: Option<usize>,
+    /// Also batch.size; wins over --batch-size when both are given, as in Kafka.
+    #[arg(long, value_name = "BYTES")]
+    pub max_partition_memory_bytes: Option<usize>,
+    /// The compression codec: none, gzip, snappy, lz4 or zstd. Given without a value: gzip.
+    /// Default: the topic's compression.type (none when it is `producer`).
+    #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip")]
+    pub compression_codec: Option<String>,
+    /// The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka's default). With
+    /// all, each batch is fsynced and checkpointed before the next is accepted, which makes bulk
+    /// loads disk-latency bound: use 1 for them (the topic's flush.messages / flush.ms still
+    /// apply, and everything is fsynced when the run ends).
+    #[arg(
+        long,
+        visible_alias = "acks",
+        value_name = "ACKS",
+        allow_hyphen_values = true
+    )]
+    pub request_required_acks: Option<String>,
+    /// Send records synchronously: each record is its own batch, fsynced before the next.
+    #[arg(long)]
+    pub sync: bool,
+    /// A line reader property, name=value; repeatable: parse.key, key.separator,
+    /// parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker,
+    /// ignore.error.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub property: Vec<String>,
+    /// A producer config, name=value; repeatable. Used: acks, batch.size, compression.type,
+    /// max.request.size.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub producer_property: Vec<String>,
+    /// A properties file of line reader properties; --property wins over it.
+    #[arg(long, value_name = "FILE")]
+    pub reader_config: Option<PathBuf>,
+    /// A properties file of producer configs; --producer-property wins over it.
+    #[arg(long = "producer.config", value_name = "FILE")]
+    pub producer_config: Option<PathBuf>,
+    /// Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to
+    /// --data-dir.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap_server: Option<String>,
+    /// Accepted and ignored: linger.ms; kafkit writes the open batches at the end of the input.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub timeout: Option<String>,
+    /// Accepted and ignored (network settings of kafka-console-producer.sh).
+    #[arg(long, value_name = "N", hide = true)]
+    pub message_send_max_retries: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub retry_backoff_ms: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub request_timeout_ms: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub metadata_expiry_ms: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "MS", hide = true)]
+    pub max_block_ms: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub max_memory_bytes: Option<String>,
+    /// Accepted and ignored.
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub socket_buffer_size: Option<String>,
+}
+
+/// What each input line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum InputFormat {
+    /// Kafka's console-producer lines.
+    #[default]
+    Text,
+    /// JSON Lines as `consume --output json` prints them.
+    Json,
+}
+
+fn invalid_config(value: &str, name: &str, allowed: &str) -> anyhow::Error {
+    Exit::failure(format!(
+        "org.apache.kafka.common.config.ConfigException: Invalid value {value} for configuration {name}: String must be one of: {allowed}"
+    ))
+    .into()
+}
+
+/// What the arguments and property files ask for, validated before the data directory is
+/// touched.
+struct Settings {
+    format: LineFormat,
+    acks: Acks,
+    batch_size: usize,
+    max_request_size: usize,
+    codec: Option<Compression>,
+}
+
+fn settings(args: &Args) -> Result<Settings> {
+    let reader_props = properties(args.reader_config.as_deref(), &args.property)?;
+    let format =
+        LineFormat::from_properties(reader_props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .map_err(|e| Exit::failure(e.0))?;
+    let producer_props = properties(args.producer_config.as_deref(), &args.producer_property)?;
+    let producer_prop = |name: &str| {
+        producer_props
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let not_int = |name: &str, v: &str| {
+        anyhow::Error::from(Exit::failure(format!(
+            "org.apache.kafka.common.config.ConfigException: Invalid value {v} for configuration {name}: Not a number of type INT"
+        )))
+    };
+    let acks_text = args
+        .request_required_acks
+        .as_deref()
+        .or(producer_prop("acks"))
+        .unwrap_or("-1");
+    let acks =
+        Acks::parse(acks_text).ok_or_else(|| invalid_config(acks_text, "acks", "all, -1, 0, 1"))?;
+    // --max-partition-memory-bytes wins over --batch-size, which wins over batch.size.
+    let batch_size = match (
+        args.max_partition_memory_bytes.or(args.batch_size),
+        producer_prop("batch.size"),
+    ) {
+        (Some(n), _) => n,
+        (None, Some(v)) => v.trim().parse().map_err(|_| not_int("batch.size", v))?,
+        (None, None) => crate::client::producer::DEFAULT_BATCH_SIZE,
+    };
+    let max_request_size = match producer_prop("max.request.size") {
+        Some(v) => v
+            .trim()
+            .parse()
+            .map_err(|_| not_int("max.request.size", v))?,
+        None => crate::client::producer::DEFAULT_MAX_REQUEST_SIZE,
+    };
+    let codec = match args
+        .compression_codec
+        .as_deref()
+        .or(producer_prop("compression.type"))
+    {
+        Some(name) => Some(Compression::from_name(name).ok_or_else(|| {
+            invalid_config(name, "compression.type", "none, gzip, snappy, lz4, zstd")
+        })?),
+        None => None,
+    };
+    Ok(Settings {
+        format,
+        acks,
+        batch_size,
+        max_request_size,
+        codec,
+    })
+}
+
+/// Standard input or --file, and a progress bar for a file when stderr is a terminal.
+fn open_input(args: &Args) -> Result<(Box<dyn Read>, Option<indicatif::ProgressBar>)> {
+    let Some(path) = &args.file else {
+        return Ok((Box::new(io::stdin().lock()), None));
+    };
+    let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let progress = match file.metadata() {
+        Ok(meta) if io::stderr().is_terminal() => {
+            let bar = indicatif::ProgressBar::new(meta.len());
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            Some(bar)
+        }
+        _ => None,
+    };
+    Ok((Box::new(file), progress))
+}
+
+/// Runs `kafkit produce`.
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    let Some(topic_name) = args.topic.as_deref() else {
+        return Err(usage_error(
+            "produce",
+            "Missing required argument \"[topic]\"",
+        ));
+    };
+    let Settings {
+        format,
+        acks,
+        batch_size,
+        max_request_size,
+        codec,
+    } = settings(args)?;
+
+    let datadir = DataDir::open(&global.data_dir)?;
+    let topic = datadir.topic(topic_name)?.ok_or_else(|| {
+        Exit::failure(format!(
+            "Topic {topic_name} not present in metadata: it does not exist in {} (create it with `kafkit topics --create --topic {topic_name}`)",
+            global.data_dir.display()
+        ))
+    })?;
+    let compression = codec.unwrap_or(match topic.log_config().compression {
+        CompressionPolicy::Fixed(c) => c,
+        CompressionPolicy::Producer => Compression::None,
+    });
+    if let Some(p) = args.partition {
+        if p < 0 || p as usize >= topic.partition_count() {
+            return Err(Exit::failure(format!(
+                "org.apache.kafka.common.KafkaException: Invalid partition given with record: {p} is not in the range [0...{}).",
+                topic.partition_count()
+            ))
+            .into());
+        }
+    }
+    let config = ProducerConfig {
+        batch_size,
+        compression,
+        acks,
+        sync: args.sync,
+        max_request_size,
+    };
+    let json_out = global.output == OutputFormat::Json;
+    let writer = PartitionWriter::new(&datadir)?;
+    let partitioner = args.partitioner.build(args.partitioner_seed);
+    let mut producer =
+        Producer::new(writer, topic.clone(), partitioner, config).report_written(json_out);
+
+    let (input, progress) = open_input(args)?;
+    let interactive = args.file.is_none() && io::stdin().is_terminal();
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut reporter = Reporter {
+        topic: &topic.name,
+        sync: args.sync,
+        failed: false,
+    };
+
+    let mut lines = Lines::new(input, 1 << 20);
+    let mut headers: Vec<Header> = Vec::new();
+    let mut line_number: u64 = 0;
+    let mut stop: Option<String> = None;
+    // CreateTime of text records: the clock is read when input arrives and every 64 lines,
+    // not once per line (a clock read costs as much as parsing a line).
+    let mut clock = (u64::MAX, 0i64);
+    loop {
+        if interactive {
+            out.write_all(b">")?;
+            out.flush()?;
+        }
+        let line = match lines.advance() {
+            Ok(Some(range)) => range,
+            Ok(None) => break,
+            Err(e) => {
+                stop = Some(format!("reading the input: {e}"));
+                break;
+            }
+        };
+        line_number += 1;
+        if clock.0 != lines.reads() || line_number % 64 == 0 || interactive {
+            clock = (lines.reads(), now_ms());
+        }
+        let now = clock.1;
+        let line = lines.line(line);
+        let sent = match args.input {
+            InputFormat::Text => match format.parse(line, line_number, &mut headers) {
+                Ok(parsed) => {
+                    producer.send(args.partition, now, parsed.key, parsed.value, &headers)
+                }
+                Err(e) => {
+                    stop = Some(e.0);
+                    break;
+                }
+            },
+            InputFormat::Json => {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match json_record(line, line_number) {
+                    Ok(r) => producer.send(
+                        args.partition.or(r.partition),
+                        r.timestamp.unwrap_or(now),
+                        r.key.as_deref(),
+                        r.value.as_deref(),
+                        &r.headers,
+                    ),
+                    Err(message) => {
+                        stop = Some(message);
+                        break;
+                    }
+                }
+            }
+        };
+        if let Err(e) = sent {
+            stop = Some(e.to_string());
+            break;
+        }
+        if args.sync || interactive {
+            if let Err(e) = producer.flush() {
+                stop = Some(e.to_string());
+                break;
+            }
+        }
+        for event in producer.take_events() {
+            reporter.report(&mut out, &event)?;
+        }
+        if reporter.failed && args.sync {
+            break;
+        }
+        if let Some(bar) = &progress {
+            if line_number % 65_536 == 0 {
+                bar.set_position(lines.consumed());
+            }
+        }
+    }
+    if let Some(bar) = &progress {
+        bar.finish_and_clear();
+    }
+    // Whatever was accepted before a bad line is written and durable, as Kafka's shutdown hook
+    // closes the producer.
+    let events = producer.close()?;
+    for event in &events {
+        reporter.report(&mut out, event)?;
+    }
+    out.flush()?;
+    if let Some(message) = stop {
+        return Err(Exit::failure(message).into());
+    }
+    if reporter.failed && args.sync {
+        return Err(Exit {
+            message: String::new(),
+            code: 1,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Prints what happened to records: JSON lines for written ones, Kafka's log lines for refused
+/// ones.
+struct Reporter<'a> {
+    topic: &'a str,
+    sync: bool,
+    failed: bool,
+}
+
+impl Reporter<'_> {
+    fn report(&mut self, out: &mut impl Write, event: &Event) -> io::Result<()> {
+        match event {
+            Event::Written(m) => write_typed_line(
+                out,
+                json!({
+                    "type": "produced",
+                    "topic": self.topic,
+                    "partition": m.partition,
+                    "offset": m.offset,
+                    "timestamp": m.timestamp,
+                }),
+            ),
+            Event::Failed(f) => {
+                self.failed = true;
+                let size = |n: i32| {
+                    if n < 0 {
+                        "null".to_string()
+                    } else {
+                        format!("{n} bytes")
+                    }
+                };
+                let mut err = io::stderr().lock();
+                if !self.sync {
+                    writeln!(
+                        err,
+                        "{}",
+                        log4j::line(
+                            "ERROR",
+                            &format!(
+                                "Error when sending message to topic {} with key: {}, value: {} with error: ",
+                                self.topic,
+                                size(f.key_size),
+                                size(f.value_size)
+                            ),
+                            "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback"
+                        )
+                    )?;
+                }
+                writeln!(err, "{}", f.error)
+            }
+        }
+    }
+}
+
+/// A record read from a JSON line.
+struct JsonRecord {
+    key: Option<Vec<u8>>,
+    value: Option<Vec<u8>>,
+    headers: Vec<Header>,
+    timestamp: Option<i64>,
+    partition: Option<i32>,
+}
+
+/// Reads one line of `consume --output json` output (other fields are ignored).
+fn json_record(line: &[u8], line_number: u64) -> std::result::Result<JsonRecord, String> {
+    let bad = |what: String| format!("Invalid JSON record on line number {line_number}: {what}");
+    let value: Value = serde_json::from_slice(line).map_err(|e| bad(e.to_string()))?;
+    let Value::Object(obj) = value else {
+        return Err(bad("expected an object".to_string()));
+    };
+    let bytes = |name: &str| match obj.get(name) {
+        None => Ok(None),
+        Some(v) => bytes_from_value(v).map_err(|e| bad(format!("\"{name}\": {e}"))),
+    };
+    let key = bytes("key")?;
+    let value = bytes("value")?;
+    let mut headers = Vec::new();
+    match obj.get("headers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for item in items {
+                let (k, v) = match item {
+                    Value::Object(h) => (h.get("key"), h.get("value")),
+                    Value::Array(pair) if pair.len() == 2 => (pair.first(), pair.get(1)),
+                    _ => (None, None),
+                };
+                let Some(Value::String(k)) = k else {
+                    return Err(bad(
+                        "each header needs a string \"key\" and a \"value\"".to_string()
+                    ));
+                };
+                let v = bytes_from_value(v.unwrap_or(&Value::Null))
+                    .map_err(|e| bad(format!("header \"{k}\": {e}")))?;
+                headers.push(Header {
+                    key: k.clone(),
+                    value: v,
+                });
+            }
+        }
+        Some(_) => return Err(bad("\"headers\" must be a list".to_string())),
+    }
+    let int = |name: &str| match obj.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .map(Some)
+            .ok_or_else(|| bad(format!("\"{name}\" must be an integer"))),
+    };
+    let timestamp = int("timestamp")?;
+    let partition = match int("partition")? {
+        Some(p) => Some(i32::try_from(p).map_err(|_| bad("\"partition\" is out of range".into()))?),
+        None => None,
+    };
+    Ok(JsonRecord {
+        key,
+        value,
+        headers,
+        timestamp,
+        partition,
+    })
+}

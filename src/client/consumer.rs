@@ -1,0 +1,272 @@
+//! The consumer side: reading a partition from an offset on, batch by batch, without the data
+//! directory's lock, and following it as it grows.
+//!
+//! A [`Fetcher`] finds its starting batch through [`LogReader::seek`] (segment binary search,
+//! then the segment's `.index`), never by scanning the partition, then streams the segment and
+//! moves to the next one. When it reaches the end it lets go of the files; the next fetch opens
+//! the partition again and seeks, so records appended (and segments rolled) in between are seen.
+//!
+//! [`PartitionConsumer`] turns batches into records as Kafka's consumer hands them out: control
+//! batches are never shown, and with `read_committed` the records of aborted transactions are
+//! skipped and nothing past the first open transaction (the last stable offset) is returned.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+
+use crate::log::{LogError, LogReader, SegmentReader};
+use crate::record::{ControlRecordType, RawBatch, Record};
+
+/// Which records a consumer sees (`isolation.level`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum IsolationLevel {
+    /// Every record, including those of open and aborted transactions.
+    #[default]
+    #[value(name = "read_uncommitted")]
+    ReadUncommitted,
+    /// Only committed records, up to the first open transaction.
+    #[value(name = "read_committed")]
+    ReadCommitted,
+}
+
+/// Streams the batches of one partition directory from an offset on.
+#[derive(Debug)]
+pub struct Fetcher {
+    dir: PathBuf,
+    /// The offset the next batch must reach past.
+    next: i64,
+    open: Option<Open>,
+}
+
+#[derive(Debug)]
+struct Open {
+    log: LogReader,
+    base: i64,
+    reader: SegmentReader,
+}
+
+impl Fetcher {
+    /// A fetcher of the partition in `dir` whose first batch holds `offset`.
+    pub fn new(dir: PathBuf, offset: i64) -> Self {
+        Self {
+            dir,
+            next: offset,
+            open: None,
+        }
+    }
+
+    /// The offset after the last batch returned.
+    pub fn position(&self) -> i64 {
+        self.next
+    }
+
+    /// The next batch holding offsets at or past [`Self::position`] (a copy of its bytes), or
+    /// `None` when the partition has nothing more yet.
+    pub fn next_batch(&mut self) -> Result<Option<Vec<u8>>, LogError> {
+        loop {
+            if self.open.is_none() {
+                let mut log = LogReader::open(&self.dir)?;
+                let Some((base, found)) = log.seek(self.next)? else {
+                    return Ok(None);
+                };
+                let reader = log.reader(base, found.position)?;
+                self.open = Some(Open { log, base, reader });
+            }
+            let Some(open) = self.open.as_mut() else {
+                return Ok(None);
+            };
+            if let Some((_, batch)) = open.reader.next_batch()? {
+                if batch.next_offset() <= self.next {
+                    continue;
+                }
+                self.next = batch.next_offset();
+                return Ok(Some(batch.as_bytes().to_vec()));
+            }
+            // The end of this segment: the next one if the reader knows it, else let go and
+            // look again (with a fresh view of the directory) on the next call.
+            match open.log.next_segment(open.base) {
+                Some(base) if open.reader.position() >= open.reader.end() => {
+                    open.reader = open.log.reader(base, 0)?;
+                    open.base = base;
+                }
+                _ => {
+                    self.open = None;
+                    return Ok(None);
+                }
+            }
+        }
+    }
+}
+
+/// A record and the batch facts that go with it.
+#[derive(Debug, Clone)]
+pub struct ConsumedRecord {
+    /// The record.
+    pub record: Record,
+    /// The batch's partitionLeaderEpoch (-1 when none).
+    pub leader_epoch: i32,
+}
+
+/// Errors while consuming.
+#[derive(Debug, thiserror::Error)]
+pub enum ConsumeError {
+    /// The log could not be read.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// A batch did not decode.
+    #[error("{dir} at offset {offset}: {source}")]
+    Record {
+        /// The partition directory.
+        dir: PathBuf,
+        /// The batch's base offset.
+        offset: i64,
+        /// The decoder's error.
+        #[source]
+        source: crate::record::RecordError,
+    },
+}
+
+/// One partition read as a consumer sees it.
+#[derive(Debug)]
+pub struct PartitionConsumer {
+    fetcher: Fetcher,
+    dir: PathBuf,
+    isolation: IsolationLevel,
+    /// The offset of the next record to hand out.
+    position: i64,
+    /// Batches read ahead (read_committed: waiting for their transaction's outcome).
+    pending: VecDeque<Vec<u8>>,
+    /// Transaction markers seen ahead, per producer id: (marker offset, committed).
+    markers: HashMap<i64, VecDeque<(i64, bool)>>,
+    /// Records of the front batch not handed out yet.
+    ready: VecDeque<ConsumedRecord>,
+}
+
+impl PartitionConsumer {
+    /// A consumer of the partition in `dir`, starting at `offset`.
+    pub fn new(dir: PathBuf, offset: i64, isolation: IsolationLevel) -> Self {
+        Self {
+            fetcher: Fetcher::new(dir.clone(), offset),
+            dir,
+            isolation,
+            position: offset,
+            pending: VecDeque::new(),
+            markers: HashMap::new(),
+            ready: VecDeque::new(),
+        }
+    }
+
+    /// The offset of the next record this consumer will hand out.
+    pub fn position(&self) -> i64 {
+        self.position
+    }
+
+    fn corrupt(&self, offset: i64, source: crate::record::RecordError) -> ConsumeError {
+        ConsumeError::Record {
+            dir: self.dir.clone(),
+            offset,
+            source,
+        }
+    }
+
+    /// Reads one batch ahead into `pending`; false when the partition has nothing more yet.
+    fn read_ahead(&mut self) -> Result<bool, ConsumeError> {
+        let Some(bytes) = self.fetcher.next_batch()? else {
+            return Ok(false);
+        };
+        if self.isolation == IsolationLevel::ReadCommitted {
+            if let Some(batch) = RawBatch::read_at(&bytes, 0).ok().flatten() {
+                if batch.is_control() && batch.is_transactional() {
+                    let pid = batch.header().map_or(-1, |h| h.producer_id);
+                    let commit = batch
+                        .records()
+                        .ok()
+                        .and_then(|r| r.into_iter().next())
+                        .and_then(|r| ControlRecordType::of_record(&r).ok())
+                        .is_some_and(|t| t == ControlRecordType::Commit);
+                    self.markers
+                        .entry(pid)
+                        .or_default()
+                        .push_back((batch.base_offset(), commit));
+                }
+            }
+        }
+        self.pending.push_back(bytes);
+        Ok(true)
+    }
+
+    /// The next record, or `None` when there is nothing more to hand out yet.
+    pub fn next_record(&mut self) -> Result<Option<ConsumedRecord>, ConsumeError> {
+        loop {
+            if let Some(record) = self.ready.pop_front() {
+                self.position = record.record.offset + 1;
+                return Ok(Some(record));
+            }
+            if self.pending.is_empty() && !self.read_ahead()? {
+                return Ok(None);
+            }
+            let Some(bytes) = self.pending.front() else {
+                return Ok(None);
+            };
+            let batch = match RawBatch::read_at(bytes, 0) {
+                Ok(Some(batch)) => batch,
+                Ok(None) => {
+                    self.pending.pop_front();
+                    continue;
+                }
+                Err(source) => return Err(self.corrupt(self.position, source)),
+            };
+            let base = batch.base_offset();
+            let next = batch.next_offset();
+            let pid = batch.header().map_or(-1, |h| h.producer_id);
+            let mut deliver = !batch.is_control();
+            if batch.is_control() && self.isolation == IsolationLevel::ReadCommitted {
+                if let Some(queue) = self.markers.get_mut(&pid) {
+                    if queue.front().is_some_and(|(o, _)| *o == base) {
+                        queue.pop_front();
+                    }
+                }
+            }
+            if deliver
+                && batch.is_transactional()
+                && self.isolation == IsolationLevel::ReadCommitted
+            {
+                let last = batch.last_offset();
+                let outcome = self
+                    .markers
+                    .get(&pid)
+                    .and_then(|q| q.iter().find(|(o, _)| *o > last))
+                    .map(|(_, commit)| *commit);
+                match outcome {
+                    Some(commit) => deliver = commit,
+                    None => {
+                        // The transaction is still open: the last stable offset. Read ahead
+                        // for its marker, or stop here until it is written.
+                        if self.read_ahead()? {
+                            continue;
+                        }
+                        return Ok(None);
+                    }
+                }
+            }
+            if deliver {
+                let epoch = batch.partition_leader_epoch();
+                let records = batch
+                    .record_iter()
+                    .map_err(|source| self.corrupt(base, source))?;
+                for record in records {
+                    let record = record.map_err(|source| self.corrupt(base, source))?;
+                    if record.offset >= self.position {
+                        self.ready.push_back(ConsumedRecord {
+                            record,
+                            leader_epoch: epoch,
+                        });
+                    }
+                }
+            }
+            self.pending.pop_front();
+            if self.ready.is_empty() {
+                self.position = self.position.max(next);
+            }
+        }
+    }
+}

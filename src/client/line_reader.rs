@@ -1,0 +1,474 @@
+//! Kafka's console-producer line format (`LineMessageReader`, `kafka-cli-surface.md` §4.2):
+//! reader properties, their conflicts, and how one line becomes a key, a value and headers.
+//!
+//! Lines are bytes here: Kafka reads UTF-8 text, so for UTF-8 input the records are the same,
+//! and other bytes pass through unchanged instead of becoming U+FFFD.
+
+use std::io::{self, Read};
+
+use crate::record::Header;
+
+/// Reader properties (`--property name=value`) after Kafka's parsing and checks.
+#[derive(Debug, Clone)]
+pub struct LineFormat {
+    parse_key: bool,
+    key_separator: Vec<u8>,
+    parse_headers: bool,
+    headers_delimiter: Vec<u8>,
+    headers_separator: Splitter,
+    headers_key_separator: Vec<u8>,
+    ignore_error: bool,
+    null_marker: Option<Vec<u8>>,
+}
+
+/// `headers.separator` is a Java regex in Kafka; most separators have no metacharacter and are
+/// split literally, which gives the same pieces faster.
+#[derive(Debug, Clone)]
+enum Splitter {
+    Literal(Vec<u8>),
+    Regex(regex::bytes::Regex),
+}
+
+impl Splitter {
+    fn new(pattern: &str) -> Result<Self, String> {
+        const META: &[u8] = b"\\.^$|?*+()[]{}";
+        if pattern.bytes().any(|b| META.contains(&b)) {
+            regex::bytes::Regex::new(pattern)
+                .map(Splitter::Regex)
+                .map_err(|e| format!("Invalid headers.separator pattern '{pattern}': {e}"))
+        } else {
+            Ok(Splitter::Literal(pattern.as_bytes().to_vec()))
+        }
+    }
+
+    /// Java's `Pattern.split(input)`: no match gives the input itself (so `""` gives one empty
+    /// piece); otherwise trailing empty pieces are dropped, and a zero-width match at the start
+    /// makes no leading empty piece.
+    fn split<'a>(&self, input: &'a [u8], pieces: &mut Vec<&'a [u8]>) {
+        pieces.clear();
+        let mut start = 0;
+        let mut matched = false;
+        match self {
+            Splitter::Literal(sep) => {
+                if !sep.is_empty() {
+                    let finder = memchr::memmem::Finder::new(sep);
+                    for at in finder.find_iter(input) {
+                        if at < start {
+                            continue;
+                        }
+                        matched = true;
+                        pieces.push(input.get(start..at).unwrap_or_default());
+                        start = at + sep.len();
+                    }
+                }
+            }
+            Splitter::Regex(re) => {
+                for m in re.find_iter(input) {
+                    if m.end() == 0 {
+                        continue;
+                    }
+                    matched = true;
+                    pieces.push(input.get(start..m.start()).unwrap_or_default());
+                    start = m.end();
+                }
+            }
+        }
+        if !matched {
+            pieces.push(input);
+            return;
+        }
+        pieces.push(input.get(start..).unwrap_or_default());
+        while pieces.last().is_some_and(|p| p.is_empty()) {
+            pieces.pop();
+        }
+    }
+}
+
+/// A line Kafka refuses, with its message (`No key separator found on line number 2: '...'`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LineError(pub String);
+
+/// One parsed line: key and value borrow the line; headers are written to the caller's vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsedLine<'a> {
+    /// The key, `None` for null.
+    pub key: Option<&'a [u8]>,
+    /// The value, `None` for null.
+    pub value: Option<&'a [u8]>,
+}
+
+/// Kafka's boolean properties: true only for `true`, trimmed, any case.
+fn is_true(value: &str) -> bool {
+    value.trim().eq_ignore_ascii_case("true")
+}
+
+fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let rest = haystack.get(from..)?;
+    if needle.is_empty() {
+        return Some(from);
+    }
+    if let [byte] = needle {
+        return memchr::memchr(*byte, rest).map(|i| i + from);
+    }
+    memchr::memmem::find(rest, needle).map(|i| i + from)
+}
+
+impl Default for LineFormat {
+    fn default() -> Self {
+        Self {
+            parse_key: false,
+            key_separator: b"\t".to_vec(),
+            parse_headers: false,
+            headers_delimiter: b"\t".to_vec(),
+            headers_separator: Splitter::Literal(b",".to_vec()),
+            headers_key_separator: b":".to_vec(),
+            ignore_error: false,
+            null_marker: None,
+        }
+    }
+}
+
+impl LineFormat {
+    /// The format the properties describe, or Kafka's configuration error (checked in Kafka's
+    /// order: the header separators against each other, then `null.marker` against each).
+    /// Unknown properties are ignored, as Kafka does.
+    pub fn from_properties<'p>(
+        props: impl IntoIterator<Item = (&'p str, &'p str)>,
+    ) -> Result<Self, LineError> {
+        let mut key_separator = "\t";
+        let mut headers_delimiter = "\t";
+        let mut headers_separator = ",";
+        let mut headers_key_separator = ":";
+        let mut null_marker = None;
+        let mut format = LineFormat::default();
+        for (name, value) in props {
+            match name {
+                "parse.key" => format.parse_key = is_true(value),
+                "key.separator" => key_separator = value,
+                "parse.headers" => format.parse_headers = is_true(value),
+                "headers.delimiter" => headers_delimiter = value,
+                "headers.separator" => headers_separator = value,
+                "headers.key.separator" => headers_key_separator = value,
+                "ignore.error" => format.ignore_error = is_true(value),
+                "null.marker" => null_marker = Some(value),
+                _ => {}
+            }
+        }
+        let conflict = |a: &str, b: &str| Err(LineError(format!("{a} and {b} may not be equal")));
+        if headers_delimiter == headers_separator {
+            return conflict("headers.delimiter", "headers.separator");
+        }
+        if headers_delimiter == headers_key_separator {
+            return conflict("headers.delimiter", "headers.key.separator");
+        }
+        if headers_separator == headers_key_separator {
+            return conflict("headers.separator", "headers.key.separator");
+        }
+        if let Some(marker) = null_marker {
+            for (name, value) in [
+                ("key.separator", key_separator),
+                ("headers.separator", headers_separator),
+                ("headers.delimiter", headers_delimiter),
+                ("headers.key.separator", headers_key_separator),
+            ] {
+                if marker == value {
+                    return conflict("null.marker", name);
+                }
+            }
+        }
+        format.key_separator = key_separator.as_bytes().to_vec();
+        format.headers_delimiter = headers_delimiter.as_bytes().to_vec();
+        format.headers_separator = Splitter::new(headers_separator).map_err(LineError)?;
+        format.headers_key_separator = headers_key_separator.as_bytes().to_vec();
+        format.null_marker = null_marker.map(|m| m.as_bytes().to_vec());
+        Ok(format)
+    }
+
+    /// Whether lines carry headers (`parse.headers`).
+    pub fn parses_headers(&self) -> bool {
+        self.parse_headers
+    }
+
+    fn is_null(&self, bytes: &[u8]) -> bool {
+        self.null_marker.as_deref() == Some(bytes)
+    }
+
+    /// Kafka's `parse`: the text from `start` to the next `separator`, `None` when parsing is
+    /// off (or the separator is missing and errors are ignored).
+    fn field<'a>(
+        &self,
+        enabled: bool,
+        line: &'a [u8],
+        start: usize,
+        separator: &[u8],
+        name: &str,
+        line_number: u64,
+    ) -> Result<Option<&'a [u8]>, LineError> {
+        if !enabled {
+            return Ok(None);
+        }
+        match find(line, separator, start) {
+            Some(end) => Ok(line.get(start..end)),
+            None if self.ignore_error => Ok(None),
+            None => Err(LineError(format!(
+                "No {name} found on line number {line_number}: '{}'",
+                String::from_utf8_lossy(line)
+            ))),
+        }
+    }
+
+    /// Parses line `line_number` (counted from 1) without its terminator; headers are appended
+    /// to `headers` (cleared first).
+    pub fn parse<'a>(
+        &self,
+        line: &'a [u8],
+        line_number: u64,
+        headers: &mut Vec<Header>,
+    ) -> Result<ParsedLine<'a>, LineError> {
+        headers.clear();
+        let header_text = self.field(
+            self.parse_headers,
+            line,
+            0,
+            &self.headers_delimiter,
+            "headers delimiter",
+            line_number,
+        )?;
+        let header_offset = header_text.map_or(0, |h| h.len() + self.headers_delimiter.len());
+        let key = self.field(
+            self.parse_key,
+            line,
+            header_offset,
+            &self.key_separator,
+            "key separator",
+            line_number,
+        )?;
+        let key_offset = key.map_or(0, |k| k.len() + self.key_separator.len());
+        let value = line.get(header_offset + key_offset..).unwrap_or_default();
+        if let Some(text) = header_text.filter(|h| !self.is_null(h)) {
+            self.split_headers(text, line_number, headers)?;
+        }
+        Ok(ParsedLine {
+            key: key.filter(|k| !self.is_null(k)),
+            value: Some(value).filter(|v| !self.is_null(v)),
+        })
+    }
+
+    fn split_headers(
+        &self,
+        text: &[u8],
+        line_number: u64,
+        headers: &mut Vec<Header>,
+    ) -> Result<(), LineError> {
+        let mut pieces = Vec::new();
+        self.headers_separator.split(text, &mut pieces);
+        for pair in pieces {
+            let Some(at) = find(pair, &self.headers_key_separator, 0) else {
+                if self.ignore_error {
+                    headers.push(Header::new(String::from_utf8_lossy(pair), None));
+                    continue;
+                }
+                return Err(LineError(format!(
+                    "No header key separator found in pair '{}' on line number {line_number}",
+                    String::from_utf8_lossy(pair)
+                )));
+            };
+            let key = pair.get(..at).unwrap_or_default();
+            if self.is_null(key) {
+                return Err(LineError(format!(
+                    "Header keys should not be equal to the null marker '{}' as they can't be null",
+                    String::from_utf8_lossy(key)
+                )));
+            }
+            let value = pair
+                .get(at + self.headers_key_separator.len()..)
+                .unwrap_or_default();
+            headers.push(Header::new(
+                String::from_utf8_lossy(key),
+                Some(value).filter(|v| !self.is_null(v)),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Splits a byte stream into lines as Java's `BufferedReader.readLine` does: `\n`, `\r` and
+/// `\r\n` end a line, the last line needs no terminator. Reads in large blocks; a line is a
+/// slice of the internal buffer, so nothing is allocated per line.
+#[derive(Debug)]
+pub struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    block: usize,
+    consumed: u64,
+    reads: u64,
+}
+
+impl<R: Read> Lines<R> {
+    /// Lines of `reader`, read `block` bytes at a time (at least 4 KiB).
+    pub fn new(reader: R, block: usize) -> Self {
+        Self {
+            reader,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            eof: false,
+            block: block.max(4096),
+            consumed: 0,
+            reads: 0,
+        }
+    }
+
+    /// Bytes consumed so far, terminators included (for progress bars).
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// How many reads returned input so far: a change means new input arrived (the producer
+    /// reads the clock again then).
+    pub fn reads(&self) -> u64 {
+        self.reads
+    }
+
+    /// Reads more input after the unread part; false at the end of the input.
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.buf.len() < self.end + self.block {
+            self.buf.resize(self.end + self.block, 0);
+        }
+        loop {
+            let dst = self.buf.get_mut(self.end..).unwrap_or_default();
+            match self.reader.read(dst) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.reads += 1;
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The next line without its terminator, or `None` at the end of the input.
+    pub fn next_line(&mut self) -> io::Result<Option<&[u8]>> {
+        Ok(match self.advance()? {
+            Some(range) => self.buf.get(range),
+            None => None,
+        })
+    }
+
+    /// The line at `range`, as returned by [`Self::advance`] (valid until the next advance).
+    pub fn line(&self, range: std::ops::Range<usize>) -> &[u8] {
+        self.buf.get(range).unwrap_or_default()
+    }
+
+    /// Moves to the next line and returns where it is in the buffer ([`Self::line`] gives the
+    /// bytes), or `None` at the end of the input.
+    pub fn advance(&mut self) -> io::Result<Option<std::ops::Range<usize>>> {
+        let mut searched = 0;
+        loop {
+            let pending = self
+                .buf
+                .get(self.start + searched..self.end)
+                .unwrap_or_default();
+            if let Some(i) = memchr::memchr2(b'\n', b'\r', pending) {
+                let at = self.start + searched + i;
+                let is_cr = self.buf.get(at) == Some(&b'\r');
+                if is_cr && at + 1 == self.end && !self.eof {
+                    // A `\r` at the edge of the buffer: is it `\r\n`? Read on and look again.
+                    let relative = at - self.start;
+                    self.fill()?;
+                    searched = relative;
+                    continue;
+                }
+                let skip = if is_cr && self.buf.get(at + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                let line_start = self.start;
+                self.start = at + skip;
+                self.consumed += (self.start - line_start) as u64;
+                return Ok(Some(line_start..at));
+            }
+            searched = self.end - self.start;
+            if !self.fill()? {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let line_start = self.start;
+                self.consumed += (self.end - line_start) as u64;
+                self.start = self.end;
+                return Ok(Some(line_start..self.end));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], block: usize) -> Vec<Vec<u8>> {
+        let mut lines = Lines::new(input, block);
+        lines.block = block;
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_line().unwrap() {
+            out.push(line.to_vec());
+        }
+        out
+    }
+
+    #[test]
+    fn java_line_terminators() {
+        for block in [1, 2, 3, 4096] {
+            assert_eq!(
+                lines(b"a\nb\r\nc\rd\n\ne", block),
+                vec![
+                    b"a".to_vec(),
+                    b"b".to_vec(),
+                    b"c".to_vec(),
+                    b"d".to_vec(),
+                    b"".to_vec(),
+                    b"e".to_vec()
+                ]
+            );
+            assert_eq!(lines(b"x\r", block), vec![b"x".to_vec()]);
+            assert_eq!(lines(b"x\r\n", block), vec![b"x".to_vec()]);
+            assert!(lines(b"", block).is_empty());
+        }
+    }
+
+    #[test]
+    fn java_pattern_split() {
+        let split = |sep: &str, input: &[u8]| {
+            let mut pieces = Vec::new();
+            Splitter::new(sep).unwrap().split(input, &mut pieces);
+            pieces.iter().map(|p| p.to_vec()).collect::<Vec<_>>()
+        };
+        assert_eq!(split(",", b""), vec![b"".to_vec()]);
+        assert!(split(",", b",").is_empty());
+        assert!(split(",", b",,").is_empty());
+        assert_eq!(
+            split(",", b"a,,b,,"),
+            vec![b"a".to_vec(), vec![], b"b".to_vec()]
+        );
+        assert_eq!(split("[|]", b"a|b"), vec![b"a".to_vec(), b"b".to_vec()]);
+    }
+}

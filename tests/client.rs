@@ -1,0 +1,547 @@
+//! The client library's pure parts against Kafka's vectors (`spec/vectors/cli/`): murmur2, the
+//! console producer's line rules, the console consumer's formatter; the partitioners; the
+//! producer's batching and durability; the consumer's isolation levels.
+
+use std::fs;
+
+use serde_json::Value;
+
+use kafkit::client::{
+    murmur2, partition_for_key, to_positive, Acks, BuiltInPartitioner, Event, IsolationLevel,
+    LineFormat, Lines, Murmur2Partitioner, PartitionConsumer, Partitioner, Producer,
+    ProducerConfig, RandomPartitioner, RecordRef, RoundRobinPartitioner,
+};
+use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicPartition};
+use kafkit::log::LogReader;
+use kafkit::output::message::{MessageFormatter, MessageView};
+use kafkit::record::{BatchBuilder, Compression, EndTransactionMarker, Header, TimestampType};
+
+use crate::common::{tempdir, vectors};
+
+fn vector_file(name: &str) -> Option<Value> {
+    let dir = vectors()?;
+    let text = fs::read_to_string(dir.join("cli").join(name)).expect("vector file");
+    Some(serde_json::from_str(&text).expect("vector json"))
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+#[test]
+fn murmur2_vectors_bit_exact_with_java() {
+    let Some(doc) = vector_file("murmur2.json") else {
+        return;
+    };
+    let cases = doc["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 50, "expected the full table");
+    let mut partitions_checked = 0;
+    for case in cases {
+        let input = hex(case["input_hex"].as_str().expect("input_hex"));
+        let expected = case["murmur2"].as_i64().expect("murmur2") as i32;
+        assert_eq!(murmur2(&input), expected, "murmur2 of {case}");
+        if let Some(tp) = case["to_positive"].as_i64() {
+            assert_eq!(to_positive(expected) as i64, tp, "{case}");
+        }
+        if let Some(map) = case["partition_for_key"].as_object() {
+            for (n, p) in map {
+                let n: i32 = n.parse().expect("count");
+                assert_eq!(
+                    partition_for_key(&input, n) as i64,
+                    p.as_i64().expect("partition"),
+                    "{case} with {n} partitions"
+                );
+                partitions_checked += 1;
+            }
+        }
+    }
+    assert!(partitions_checked > 100);
+}
+
+/// A vector record: (key, value, headers) with `None` for JSON null.
+type Expected = (
+    Option<String>,
+    Option<String>,
+    Vec<(String, Option<String>)>,
+);
+
+fn expected_record(v: &Value) -> Expected {
+    let s = |v: &Value| v.as_str().map(str::to_string);
+    let headers = v["headers"]
+        .as_array()
+        .expect("headers")
+        .iter()
+        .map(|pair| (s(&pair[0]).expect("header key"), s(&pair[1])))
+        .collect();
+    (s(&v["key"]), s(&v["value"]), headers)
+}
+
+fn props(v: &Value) -> Vec<(String, String)> {
+    v.as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn line_reader_vectors() {
+    let Some(doc) = vector_file("console_producer_line_reader.json") else {
+        return;
+    };
+    for case in doc["cases"].as_array().expect("cases") {
+        let name = case["name"].as_str().unwrap_or_default();
+        let props = props(&case["props"]);
+        let format =
+            LineFormat::from_properties(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let input = case["input"].as_str().expect("input").as_bytes();
+        let mut lines = Lines::new(input, 4096);
+        let mut headers = Vec::new();
+        let mut got: Vec<Result<Expected, String>> = Vec::new();
+        let mut n = 0;
+        while let Some(line) = lines.next_line().expect("read") {
+            n += 1;
+            got.push(
+                format
+                    .parse(line, n, &mut headers)
+                    .map(|p| {
+                        let s = |b: Option<&[u8]>| {
+                            b.map(|b| String::from_utf8(b.to_vec()).expect("utf8"))
+                        };
+                        (
+                            s(p.key),
+                            s(p.value),
+                            headers
+                                .iter()
+                                .map(|h| (h.key.clone(), s(h.value.as_deref())))
+                                .collect(),
+                        )
+                    })
+                    .map_err(|e| e.0),
+            );
+        }
+        let expected: Vec<Result<Expected, String>> = case["expected"]
+            .as_array()
+            .expect("expected")
+            .iter()
+            .map(|e| match e.get("error") {
+                Some(err) => Err(err.as_str().expect("error").to_string()),
+                None => Ok(expected_record(e)),
+            })
+            .collect();
+        assert_eq!(got, expected, "case {name}");
+    }
+    for case in doc["config_errors"].as_array().expect("config errors") {
+        let props = props(&case["props"]);
+        let err = LineFormat::from_properties(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .expect_err("a configuration error");
+        assert_eq!(err.0, case["error"].as_str().expect("error"), "{case}");
+    }
+}
+
+#[test]
+fn default_formatter_vectors() {
+    let Some(doc) = vector_file("console_consumer_default_formatter.json") else {
+        return;
+    };
+    let mut checked = 0;
+    for case in doc["steps_cumulative"].as_array().expect("steps") {
+        let config = props(&case["config"]);
+        if config.iter().any(|(k, _)| k.ends_with(".deserializer")) {
+            // These rows exercise Java deserializer classes, which kafkit does not load.
+            continue;
+        }
+        let formatter =
+            MessageFormatter::from_properties(config.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let r = &case["record"];
+        let headers: Vec<Header> = r["headers"]
+            .as_array()
+            .expect("headers")
+            .iter()
+            .map(|pair| {
+                Header::new(
+                    pair[0].as_str().expect("key"),
+                    pair[1].as_str().map(str::as_bytes),
+                )
+            })
+            .collect();
+        let timestamp_type = match r["timestamp_type"].as_str().expect("type") {
+            "NO_TIMESTAMP_TYPE" => TimestampType::NoTimestamp,
+            "CREATE_TIME" => TimestampType::CreateTime,
+            "LOG_APPEND_TIME" => TimestampType::LogAppendTime,
+            other => panic!("type {other}"),
+        };
+        let view = MessageView {
+            topic: r["topic"].as_str().expect("topic"),
+            partition: r["partition"].as_i64().expect("partition") as i32,
+            offset: r["offset"].as_i64().expect("offset"),
+            timestamp: r["timestamp"].as_i64().expect("timestamp"),
+            timestamp_type,
+            key: r["key"].as_str().map(str::as_bytes),
+            value: r["value"].as_str().map(str::as_bytes),
+            headers: &headers,
+            leader_epoch: r["leader_epoch"].as_i64().map(|e| e as i32),
+            delivery_count: r["delivery_count"].as_i64().map(|e| e as i32),
+        };
+        let mut out = Vec::new();
+        formatter.write(&mut out, &view).expect("write");
+        assert_eq!(
+            String::from_utf8(out).expect("utf8"),
+            case["expected_output"].as_str().expect("expected"),
+            "{case}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 12, "only {checked} formatter rows checked");
+    // Nothing enabled: nothing at all is written.
+    let f = MessageFormatter::from_properties([("print.value", "false")]);
+    let mut out = Vec::new();
+    let view = MessageView {
+        topic: "t",
+        partition: 0,
+        offset: 0,
+        timestamp: 0,
+        timestamp_type: TimestampType::CreateTime,
+        key: None,
+        value: None,
+        headers: &[],
+        leader_epoch: None,
+        delivery_count: None,
+    };
+    f.write(&mut out, &view).expect("write");
+    assert!(out.is_empty());
+}
+
+fn rec<'a>(key: Option<&'a [u8]>) -> RecordRef<'a> {
+    RecordRef {
+        topic: "t",
+        key,
+        value: Some(b"v"),
+    }
+}
+
+#[test]
+fn partitioners() {
+    // Round robin: strict rotation from 0, keys ignored.
+    let mut rr = RoundRobinPartitioner::new();
+    let got: Vec<i32> = (0..8).map(|_| rr.partition(&rec(Some(b"k")), 4)).collect();
+    assert_eq!(got, [0, 1, 2, 3, 0, 1, 2, 3]);
+    // Murmur2: keyed by the hash, unkeyed rotating.
+    let mut m = Murmur2Partitioner::new();
+    assert_eq!(m.partition(&rec(Some(b"foobar")), 10), 6);
+    let got: Vec<i32> = (0..4).map(|_| m.partition(&rec(None), 3)).collect();
+    assert_eq!(got, [0, 1, 2, 0]);
+    // Built-in: keyed by the hash; unkeyed sticky until the batch is sealed.
+    let mut b = BuiltInPartitioner::new(Some(7));
+    assert_eq!(
+        b.partition(&rec(Some(b"a-little-bit-longer-string")), 10),
+        9
+    );
+    let first = b.partition(&rec(None), 5);
+    for _ in 0..100 {
+        assert_eq!(b.partition(&rec(None), 5), first, "sticky between batches");
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..200 {
+        let p = b.partition(&rec(None), 5);
+        seen.insert(p);
+        b.on_new_batch("t", 5, p);
+    }
+    assert_eq!(
+        seen.len(),
+        5,
+        "new batches move over all partitions: {seen:?}"
+    );
+    // Random: in range, all partitions reached.
+    let mut r = RandomPartitioner::new(Some(1));
+    let seen: std::collections::BTreeSet<i32> =
+        (0..200).map(|_| r.partition(&rec(None), 4)).collect();
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), [0, 1, 2, 3]);
+}
+
+fn topic(dir: &std::path::Path, name: &str, partitions: i32) -> DataDir {
+    let datadir = DataDir::create(dir).expect("datadir");
+    let lock = datadir.lock().expect("lock");
+    datadir
+        .create_topic(
+            &lock,
+            &NewTopic {
+                name: name.to_string(),
+                partitions: Some(partitions),
+                ..NewTopic::default()
+            },
+        )
+        .expect("create topic");
+    drop(lock);
+    datadir
+}
+
+/// (record count, size) of every batch of a partition.
+fn batches_of(datadir: &DataDir, tp: &TopicPartition) -> Vec<(i32, usize)> {
+    let mut log = LogReader::open(&datadir.partition_dir(tp)).expect("open");
+    let mut out = Vec::new();
+    let mut base = log.segment_base_offsets().first().copied();
+    while let Some(b) = base {
+        let mut reader = log.reader(b, 0).expect("reader");
+        while let Some((_, batch)) = reader.next_batch().expect("batch") {
+            out.push((batch.records_count().unwrap_or(-1), batch.size_in_bytes()));
+        }
+        base = log.next_segment(b);
+    }
+    out
+}
+
+#[test]
+fn producer_seals_batches_at_batch_size_like_the_record_accumulator() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 1);
+    let topic = datadir.topic("t").expect("topic").expect("exists");
+    let writer = PartitionWriter::new(&datadir).expect("writer");
+    let config = ProducerConfig {
+        batch_size: 1000,
+        acks: Acks::Leader,
+        ..ProducerConfig::default()
+    };
+    let mut p = Producer::new(
+        writer,
+        topic,
+        Box::new(RoundRobinPartitioner::new()),
+        config,
+    );
+    let value = [b'x'; 100];
+    for _ in 0..50 {
+        p.send(None, 1_000, None, Some(&value), &[]).expect("send");
+    }
+    p.close().expect("close");
+    let batches = batches_of(&datadir, &TopicPartition::new("t", 0));
+    let total: i32 = batches.iter().map(|(n, _)| n).sum();
+    assert_eq!(total, 50);
+    // A record takes 109 bytes (length 2, attributes 1, deltas 2, null key 1, value 2 + 100,
+    // header count 1) and the batch header 61: 8 records make 933 bytes, a ninth 1042 > 1000.
+    for (n, size) in &batches[..batches.len() - 1] {
+        assert_eq!((*n, *size), (8, 61 + 8 * 109), "{batches:?}");
+    }
+    assert!(batches.iter().all(|(_, size)| *size <= 1000));
+}
+
+#[test]
+fn acks_all_checkpoints_each_batch_before_the_next() {
+    for (acks, durable) in [(Acks::All, true), (Acks::Leader, false)] {
+        let dir = tempdir();
+        let datadir = topic(dir.path(), "t", 1);
+        let topic = datadir.topic("t").expect("topic").expect("exists");
+        let writer = PartitionWriter::new(&datadir).expect("writer");
+        let config = ProducerConfig {
+            batch_size: 500,
+            acks,
+            ..ProducerConfig::default()
+        };
+        let mut p = Producer::new(
+            writer,
+            topic,
+            Box::new(RoundRobinPartitioner::new()),
+            config,
+        );
+        for _ in 0..20 {
+            p.send(None, 1_000, None, Some(&[b'y'; 100]), &[])
+                .expect("send");
+        }
+        // Batches were sealed and written; the writer is still open.
+        let checkpoint = fs::read_to_string(dir.path().join("recovery-point-offset-checkpoint"))
+            .unwrap_or_default();
+        let recovered = checkpoint
+            .lines()
+            .any(|l| l.starts_with("t 0 ") && !l.ends_with(" 0"));
+        assert_eq!(recovered, durable, "{acks:?}: checkpoint {checkpoint:?}");
+        p.close().expect("close");
+    }
+}
+
+#[test]
+fn producer_reports_written_records_and_refuses_oversized_ones() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 2);
+    let topic = datadir.topic("t").expect("topic").expect("exists");
+    let writer = PartitionWriter::new(&datadir).expect("writer");
+    let config = ProducerConfig {
+        max_request_size: 300,
+        ..ProducerConfig::default()
+    };
+    let mut p = Producer::new(
+        writer,
+        topic,
+        Box::new(RoundRobinPartitioner::new()),
+        config,
+    )
+    .report_written(true);
+    p.send(Some(1), 5, Some(b"k"), Some(b"v"), &[])
+        .expect("send");
+    p.send(Some(1), 6, None, Some(&[0u8; 400]), &[])
+        .expect("send");
+    let events = p.close().expect("close");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(
+        matches!(&events[0], Event::Failed(f) if f.error.contains("max.request.size") && f.value_size == 400)
+    );
+    assert!(
+        matches!(&events[1], Event::Written(m) if m.partition == 1 && m.offset == 0 && m.timestamp == 5)
+    );
+}
+
+#[test]
+fn read_committed_skips_aborted_transactions_and_control_batches() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 1);
+    let topic = datadir.topic("t").expect("topic").expect("exists");
+    let mut writer = PartitionWriter::new(&datadir).expect("writer");
+    let log = writer.log(&topic, 0).expect("log");
+    let txn = |pid: i64, values: &[&str]| {
+        let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime)
+            .producer_id(pid)
+            .producer_epoch(0)
+            .base_sequence(0)
+            .transactional(true);
+        for v in values {
+            b.append(1, None, Some(v.as_bytes()), &[]);
+        }
+        b.build().expect("build")
+    };
+    let plain = |v: &str| {
+        let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+        b.append(1, None, Some(v.as_bytes()), &[]);
+        b.build().expect("build")
+    };
+    let marker = |pid: i64, commit: bool| {
+        let m = if commit {
+            EndTransactionMarker::commit(0)
+        } else {
+            EndTransactionMarker::abort(0)
+        };
+        m.build_batch(0, 1, pid, 0, 0).expect("marker")
+    };
+    for batch in [
+        plain("p1"),
+        txn(7, &["c1", "c2"]),
+        txn(8, &["a1"]),
+        plain("p2"),
+        marker(7, true),
+        marker(8, false),
+        txn(9, &["open"]),
+        plain("p3"),
+    ] {
+        log.append(&batch, 1).expect("append");
+    }
+    writer.close().expect("close");
+    let dirpath = datadir.partition_dir(&TopicPartition::new("t", 0));
+    let read = |isolation| {
+        let mut c = PartitionConsumer::new(dirpath.clone(), 0, isolation);
+        let mut values = Vec::new();
+        while let Some(r) = c.next_record().expect("record") {
+            values.push(String::from_utf8(r.record.value.expect("value")).expect("utf8"));
+        }
+        values
+    };
+    assert_eq!(
+        read(IsolationLevel::ReadUncommitted),
+        ["p1", "c1", "c2", "a1", "p2", "open", "p3"]
+    );
+    // The open transaction of producer 9 is the last stable offset: nothing past it.
+    assert_eq!(
+        read(IsolationLevel::ReadCommitted),
+        ["p1", "c1", "c2", "p2"]
+    );
+}
+
+#[path = "../examples/custom_partitioners.rs"]
+#[allow(dead_code)]
+mod custom_partitioners;
+
+#[test]
+fn the_custom_partitioners_of_the_examples() {
+    use custom_partitioners::{
+        java_string_hash, run_demo, FixedPartitioner, JavaHashPartitioner, TopicPartitionDemo,
+    };
+    // Java's String.hashCode.
+    assert_eq!(java_string_hash(b""), 0);
+    assert_eq!(java_string_hash(b"abc"), 96354);
+    assert_eq!(java_string_hash(b"polygenelubricants"), i32::MIN);
+    assert_eq!(java_string_hash("€".as_bytes()), 0x20ac);
+    let dir = tempdir();
+    // Records 0, 4 and 8 are unkeyed; the others have keys user<i>.
+    let fixed = run_demo(dir.path(), "fixed", Box::new(FixedPartitioner(2))).expect("demo");
+    assert_eq!(fixed, vec![2; 12]);
+    let hashed = run_demo(dir.path(), "hash", Box::new(JavaHashPartitioner)).expect("demo");
+    for (i, p) in hashed.iter().enumerate() {
+        let key = if i % 4 == 0 {
+            String::new()
+        } else {
+            format!("user{i}")
+        };
+        assert_eq!(
+            *p,
+            (java_string_hash(key.as_bytes()) & i32::MAX) % 3,
+            "record {i}"
+        );
+    }
+    let demo = run_demo(dir.path(), "demo", Box::new(TopicPartitionDemo::new(7))).expect("demo");
+    for (i, p) in demo.iter().enumerate() {
+        assert!((0..3).contains(p));
+        if i % 4 != 0 {
+            let key = format!("user{i}");
+            assert_eq!(
+                *p,
+                (java_string_hash(key.as_bytes()) % 3).abs(),
+                "record {i}"
+            );
+        }
+    }
+    // What the producer reported is what the log holds.
+    let records = crate::produce::consume_all(dir.path(), "fixed");
+    assert!(records.iter().all(|r| r["partition"] == 2));
+    assert_eq!(records.len(), 12);
+    // A partitioner that answers out of range stops the producer with Kafka's message.
+    let err = run_demo(dir.path(), "bad", Box::new(FixedPartitioner(-1))).expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains("The partitioner generated an invalid partition number: -1."),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_topics_flush_policy_is_honoured_with_acks_1() {
+    // (flush.messages / flush.ms override, recovery point after 4 sealed one-record batches)
+    for (configs, expected) in [
+        (&[][..], 0),
+        (&["flush.messages=3"][..], 3),
+        (&["flush.ms=0"][..], 4),
+    ] {
+        let dir = tempdir();
+        crate::produce::create_topic(dir.path(), "f", 1, configs);
+        let datadir = DataDir::open(dir.path()).expect("datadir");
+        let topic = datadir.topic("f").expect("topic").expect("exists");
+        let writer = PartitionWriter::new(&datadir).expect("writer");
+        let config = ProducerConfig {
+            batch_size: 1,
+            acks: Acks::Leader,
+            ..ProducerConfig::default()
+        };
+        let mut p = Producer::new(
+            writer,
+            topic,
+            Box::new(RoundRobinPartitioner::new()),
+            config,
+        );
+        for _ in 0..5 {
+            p.send(None, 1, None, Some(b"v"), &[]).expect("send");
+        }
+        assert_eq!(p.recovery_point(0).expect("log"), expected, "{configs:?}");
+        p.close().expect("close");
+    }
+}

@@ -1,0 +1,709 @@
+//! `kafkit consume` through the binary: Kafka's validation, the DefaultMessageFormatter text,
+//! JSON output, offsets, isolation, following, closed pipes (`kafka-cli-surface.md` §5).
+
+use std::fs;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{kafkit, kafkit_stdin, tempdir, vectors};
+use crate::produce::{consume_all, create_topic};
+
+fn produce_json(dir: &std::path::Path, topic: &str, lines: &[&str]) {
+    let input = lines.join("\n");
+    kafkit_stdin(
+        dir,
+        &["produce", "--topic", topic, "--input", "json"],
+        input.as_bytes(),
+    )
+    .ok();
+}
+
+#[test]
+fn validation_messages_are_kafkas() {
+    let dir = tempdir();
+    create_topic(dir.path(), "t", 1, &[]);
+    for (args, message) in [
+        (&["consume"][..], "Exactly one of --include/--topic is required. "),
+        (&["consume", "--topic", "t", "--include", "t"][..], "Exactly one of --include/--topic is required. "),
+        (&["consume", "--include", "t", "--partition", "0"][..], "The topic is required when partition is specified."),
+        (
+            &["consume", "--topic", "t", "--partition", "0", "--offset", "1", "--from-beginning"][..],
+            "Options from-beginning and offset cannot be specified together.",
+        ),
+        (&["consume", "--topic", "t", "--offset", "1"][..], "The partition is required when offset is specified."),
+        (
+            &["consume", "--topic", "t", "--partition", "0", "--offset", "-1"][..],
+            "The provided offset value '-1' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.",
+        ),
+        (
+            &["consume", "--topic", "t", "--partition", "0", "--offset", "first"][..],
+            "The provided offset value 'first' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.",
+        ),
+    ] {
+        let run = kafkit(dir.path(), args);
+        assert_eq!(run.code, 1, "{args:?}");
+        assert_eq!(run.stderr.lines().next(), Some(message), "{args:?}: {}", run.stderr);
+    }
+    let err = kafkit(dir.path(), &["consume", "--topic", "t", "--group", "g"])
+        .fails()
+        .to_string();
+    assert!(
+        err.contains("Consumer groups are not supported yet"),
+        "{err}"
+    );
+    let err = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--consumer-property",
+            "group.id=g",
+        ],
+    )
+    .fails()
+    .to_string();
+    assert!(
+        err.contains("Consumer groups are not supported yet"),
+        "{err}"
+    );
+}
+
+#[test]
+fn formatter_examples_of_the_spec_through_the_binary() {
+    let dir = tempdir();
+    create_topic(dir.path(), "f", 1, &[]);
+    produce_json(
+        dir.path(),
+        "f",
+        &[
+            r#"{"key":"key","value":"value","timestamp":123,"headers":[{"key":"h1","value":"v1"},{"key":"h2","value":"v2"}]}"#,
+            r#"{"key":"key","value":null,"timestamp":124}"#,
+        ],
+    );
+    let consume = |props: &[&str]| {
+        let mut args = vec![
+            "consume",
+            "--topic",
+            "f",
+            "--partition",
+            "0",
+            "--offset",
+            "0",
+            "--max-messages",
+            "1",
+        ];
+        for p in props {
+            args.push("--property");
+            args.push(p);
+        }
+        let run = kafkit(dir.path(), &args);
+        assert_eq!(run.stderr, "Processed a total of 1 messages\n");
+        run.ok().to_string()
+    };
+    assert_eq!(consume(&[]), "value\n");
+    assert_eq!(consume(&["print.key=true"]), "key\tvalue\n");
+    assert_eq!(
+        consume(&["print.key=true", "print.partition=true"]),
+        "Partition:0\tkey\tvalue\n"
+    );
+    assert_eq!(
+        consume(&[
+            "print.timestamp=true",
+            "print.partition=true",
+            "print.offset=true",
+            "print.key=true"
+        ]),
+        "CreateTime:123\tPartition:0\tOffset:0\tkey\tvalue\n"
+    );
+    assert_eq!(
+        consume(&[
+            "print.timestamp=true",
+            "print.partition=true",
+            "print.offset=true",
+            "print.headers=true",
+            "print.key=true"
+        ]),
+        "CreateTime:123\tPartition:0\tOffset:0\th1:v1,h2:v2\tkey\tvalue\n"
+    );
+    assert_eq!(
+        consume(&[
+            "print.timestamp=true",
+            "print.partition=true",
+            "print.offset=true",
+            "print.headers=true",
+            "print.key=true",
+            "print.value=false",
+            "key.separator=<sep>",
+            "line.separator=<end>",
+            "headers.separator=|",
+        ]),
+        "CreateTime:123<sep>Partition:0<sep>Offset:0<sep>h1:v1|h2:v2<sep>key<end>"
+    );
+    assert_eq!(
+        consume(&["print.delivery=TRUE", "print.value=false"]),
+        "Delivery:NOT_PRESENT\n"
+    );
+    assert_eq!(consume(&["print.value=false"]), "");
+    // The second record: no headers, a null value under null.literal.
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "f",
+            "--partition",
+            "0",
+            "--offset",
+            "1",
+            "--max-messages",
+            "1",
+            "--property",
+            "print.headers=true",
+            "--property",
+            "null.literal=<null>",
+        ],
+    );
+    assert_eq!(run.ok(), "NO_HEADERS\t<null>\n");
+}
+
+#[test]
+fn the_formatter_vectors_through_the_binary() {
+    let Some(dir_v) = vectors() else { return };
+    let doc: Value = serde_json::from_str(
+        &fs::read_to_string(dir_v.join("cli/console_consumer_default_formatter.json"))
+            .expect("vectors"),
+    )
+    .expect("json");
+    let dir = tempdir();
+    create_topic(dir.path(), "v", 1, &[]);
+    let mut checked = 0;
+    for case in doc["steps_cumulative"].as_array().expect("steps") {
+        let config = case["config"].as_object().expect("config");
+        let r = &case["record"];
+        // Rows this data directory can hold: a CreateTime record at offset 0 of partition 0,
+        // no Java deserializer, no share-group delivery count.
+        if config.keys().any(|k| k.ends_with("deserializer"))
+            || r["timestamp_type"] != "CREATE_TIME"
+            || config.get("print.delivery").is_some_and(|v| v == "true")
+            || config.get("print.epoch").is_some_and(|v| v == "true")
+        {
+            continue;
+        }
+        kafkit(dir.path(), &["topics", "--delete", "--topic", "v"]).ok();
+        create_topic(dir.path(), "v", 1, &[]);
+        let headers: Vec<Value> = r["headers"]
+            .as_array()
+            .expect("headers")
+            .iter()
+            .map(|p| serde_json::json!({"key": p[0], "value": p[1]}))
+            .collect();
+        let line = serde_json::json!({"key": r["key"], "value": r["value"], "timestamp": r["timestamp"], "headers": headers});
+        produce_json(dir.path(), "v", &[&line.to_string()]);
+        let mut args = vec![
+            "consume".to_string(),
+            "--topic".into(),
+            "v".into(),
+            "--partition".into(),
+            "0".into(),
+            "--offset".into(),
+            "0".into(),
+            "--max-messages".into(),
+            "1".into(),
+        ];
+        for (k, v) in config {
+            args.push("--property".into());
+            args.push(format!("{k}={}", v.as_str().expect("value")));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let expected = case["expected_output"]
+            .as_str()
+            .expect("expected")
+            .replace("Offset:123", "Offset:0");
+        assert_eq!(kafkit(dir.path(), &args).ok(), expected, "{case}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "{checked}");
+}
+
+#[test]
+fn json_output_has_every_field_under_the_shared_byte_rules() {
+    let dir = tempdir();
+    create_topic(dir.path(), "j", 1, &[]);
+    produce_json(
+        dir.path(),
+        "j",
+        &[
+            r#"{"key":{"base64":"/w=="},"value":"v","timestamp":42,"headers":[{"key":"h","value":null}]}"#,
+        ],
+    );
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "j",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+            "--output",
+            "json",
+        ],
+    );
+    assert_eq!(
+        run.ok(),
+        "{\"type\":\"record\",\"headers\":[{\"key\":\"h\",\"value\":null}],\"key\":{\"base64\":\"/w==\"},\"offset\":0,\"partition\":0,\"timestamp\":42,\"timestampType\":\"CreateTime\",\"topic\":\"j\",\"value\":\"v\"}\n"
+    );
+}
+
+#[test]
+fn offsets_earliest_latest_numbers_and_out_of_range() {
+    let dir = tempdir();
+    create_topic(dir.path(), "o", 2, &[]);
+    let input: String = (0..10).map(|i| format!("{i}\n")).collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "o", "--partition", "1"],
+        input.as_bytes(),
+    )
+    .ok();
+    let read = |extra: &[&str]| {
+        let mut args = vec!["consume", "--topic", "o", "--timeout-ms", "200"];
+        args.extend_from_slice(extra);
+        let run = kafkit(dir.path(), &args);
+        run.ok().lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        read(&["--partition", "1", "--offset", "7"]),
+        ["7", "8", "9"]
+    );
+    assert_eq!(
+        read(&["--partition", "1", "--offset", "earliest"]).len(),
+        10
+    );
+    assert_eq!(
+        read(&[
+            "--partition",
+            "1",
+            "--offset",
+            "EARLIEST",
+            "--max-messages",
+            "2"
+        ]),
+        ["0", "1"]
+    );
+    assert!(read(&["--partition", "1", "--offset", "latest"]).is_empty());
+    assert!(read(&["--partition", "1"]).is_empty(), "default: the end");
+    assert_eq!(read(&["--partition", "1", "--from-beginning"]).len(), 10);
+    // Beyond the end: auto.offset.reset=latest.
+    assert!(read(&["--partition", "1", "--offset", "99"]).is_empty());
+    assert!(read(&["--partition", "0", "--offset", "0"]).is_empty());
+    assert_eq!(read(&["--from-beginning"]).len(), 10);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--include",
+            "o|x",
+            "--from-beginning",
+            "--timeout-ms",
+            "200",
+        ],
+    );
+    assert_eq!(run.ok().lines().count(), 10);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "o",
+            "--from-beginning",
+            "--max-messages",
+            "4",
+        ],
+    );
+    assert_eq!(run.ok(), "0\n1\n2\n3\n");
+    assert_eq!(run.stderr, "Processed a total of 4 messages\n");
+    let run = kafkit(
+        dir.path(),
+        &["consume", "--topic", "o", "--timeout-ms", "100"],
+    );
+    assert!(run.stderr.contains("ERROR Error processing message, terminating consumer process:  (org.apache.kafka.tools.consumer.ConsoleConsumer)\norg.apache.kafka.common.errors.TimeoutException\nProcessed a total of 0 messages\n"), "{}", run.stderr);
+    assert_eq!(run.code, 0);
+}
+
+#[test]
+fn follows_new_records_until_max_messages() {
+    let dir = tempdir();
+    create_topic(dir.path(), "live", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"old\n").ok();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args([
+            "consume",
+            "--topic",
+            "live",
+            "--partition",
+            "0",
+            "--max-messages",
+            "3",
+        ])
+        .env("KAFKIT_DATA_DIR", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // The consumer starts at the end; records written after it started are followed.
+    std::thread::sleep(Duration::from_millis(500));
+    kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"new1\n").ok();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "live"],
+        b"new2\nnew3\nnew4\n",
+    )
+    .ok();
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the consumer did not see the new records");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("read");
+    assert_eq!(out, "new1\nnew2\nnew3\n");
+}
+
+#[test]
+fn reads_from_the_middle_of_a_ten_segment_partition() {
+    let dir = tempdir();
+    create_topic(dir.path(), "roll", 1, &["segment.bytes=1048576"]);
+    let input: String = (0..110_000)
+        .map(|i| format!("{i:06} {}\n", "r".repeat(93)))
+        .collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "roll", "--acks", "1"],
+        input.as_bytes(),
+    )
+    .ok();
+    let segments = fs::read_dir(dir.path().join("roll-0"))
+        .expect("dir")
+        .filter(|e| {
+            e.as_ref()
+                .expect("entry")
+                .path()
+                .extension()
+                .is_some_and(|x| x == "log")
+        })
+        .count();
+    assert!(segments >= 10, "{segments} segments");
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "roll",
+            "--partition",
+            "0",
+            "--offset",
+            "55555",
+            "--timeout-ms",
+            "200",
+        ],
+    );
+    let lines: Vec<&str> = run.ok().lines().collect();
+    assert_eq!(lines.len(), 110_000 - 55_555);
+    for (i, line) in lines.iter().enumerate() {
+        assert!(line.starts_with(&format!("{:06} ", 55_555 + i)), "{line}");
+    }
+}
+
+#[test]
+fn seeking_uses_the_index_not_a_scan() {
+    let dir = tempdir();
+    create_topic(dir.path(), "seek", 1, &[]);
+    let input: String = (0..5000)
+        .map(|i| format!("{i:05} {}\n", "s".repeat(94)))
+        .collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "seek", "--batch-size", "1000"],
+        input.as_bytes(),
+    )
+    .ok();
+    // Destroy the first 100 KB of the segment: a reader that scanned from the start would fail;
+    // one that seeks through the .index never reads those bytes.
+    let log = dir.path().join("seek-0/00000000000000000000.log");
+    let mut bytes = fs::read(&log).expect("read");
+    for b in &mut bytes[..100_000] {
+        *b = 0xff;
+    }
+    fs::write(&log, &bytes).expect("write");
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "seek",
+            "--partition",
+            "0",
+            "--offset",
+            "4000",
+            "--max-messages",
+            "2",
+        ],
+    );
+    let out = run.ok();
+    assert!(
+        out.starts_with("04000 ") && out.lines().nth(1).is_some_and(|l| l.starts_with("04001 ")),
+        "{out}"
+    );
+    // Reading from the start does hit the damage.
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "seek",
+            "--partition",
+            "0",
+            "--offset",
+            "0",
+            "--max-messages",
+            "1",
+        ],
+    );
+    assert_ne!(run.code, 0);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let dir = tempdir();
+    create_topic(dir.path(), "p", 1, &[]);
+    let input: String = (0..50_000)
+        .map(|i| format!("{i} {}\n", "p".repeat(40)))
+        .collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "p", "--acks", "1"],
+        input.as_bytes(),
+    )
+    .ok();
+    let script = format!(
+        "'{}' consume --topic p --from-beginning --timeout-ms 2000 | head -n 1; echo \"status=${{PIPESTATUS[0]}}\"",
+        env!("CARGO_BIN_EXE_kafkit")
+    );
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .env("KAFKIT_DATA_DIR", dir.path())
+        .output()
+        .expect("bash");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.starts_with("0 ppp"), "{stdout}");
+    assert!(stdout.contains("status=0"), "{stdout} {stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert!(stderr.contains("Processed a total of"), "{stderr}");
+}
+
+#[test]
+fn read_committed_through_the_binary() {
+    use kafkit::datadir::{DataDir, PartitionWriter};
+    use kafkit::record::{BatchBuilder, Compression, EndTransactionMarker, TimestampType};
+    let dir = tempdir();
+    create_topic(dir.path(), "tx", 1, &[]);
+    {
+        let datadir = DataDir::open(dir.path()).expect("datadir");
+        let topic = datadir.topic("tx").expect("topic").expect("exists");
+        let mut writer = PartitionWriter::new(&datadir).expect("writer");
+        let log = writer.log(&topic, 0).expect("log");
+        let txn = |pid: i64, v: &str| {
+            let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime)
+                .producer_id(pid)
+                .producer_epoch(0)
+                .base_sequence(0)
+                .transactional(true);
+            b.append(1, None, Some(v.as_bytes()), &[]);
+            b.build().expect("build")
+        };
+        for batch in [
+            txn(1, "committed"),
+            txn(2, "aborted"),
+            EndTransactionMarker::abort(0)
+                .build_batch(0, 1, 2, 0, 0)
+                .expect("marker"),
+            EndTransactionMarker::commit(0)
+                .build_batch(0, 1, 1, 0, 0)
+                .expect("marker"),
+        ] {
+            log.append(&batch, 1).expect("append");
+        }
+        writer.close().expect("close");
+    }
+    let read = |level: &str| {
+        kafkit(
+            dir.path(),
+            &[
+                "consume",
+                "--topic",
+                "tx",
+                "--from-beginning",
+                "--timeout-ms",
+                "200",
+                "--isolation-level",
+                level,
+            ],
+        )
+        .ok()
+        .to_string()
+    };
+    assert_eq!(read("read_committed"), "committed\n");
+    assert_eq!(read("read_uncommitted"), "committed\naborted\n");
+    assert_eq!(
+        consume_all(dir.path(), "tx").len(),
+        2,
+        "control records are never shown"
+    );
+}
+
+#[test]
+fn ctrl_c_ends_following_with_the_processed_total() {
+    let dir = tempdir();
+    create_topic(dir.path(), "int", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "int"], b"one\ntwo\n").ok();
+    let child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args(["consume", "--topic", "int", "--from-beginning"])
+        .env("KAFKIT_DATA_DIR", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: sending SIGINT to the child we spawned.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "one\ntwo\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "Processed a total of 2 messages\n"
+    );
+    assert_eq!(out.status.code(), Some(130));
+}
+
+#[test]
+fn formatter_config_file_and_formatter_class() {
+    let dir = tempdir();
+    create_topic(dir.path(), "fc", 1, &[]);
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "fc", "--property", "parse.key=true"],
+        b"k\tv\n",
+    )
+    .ok();
+    let config = dir.path().join("formatter.properties");
+    fs::write(&config, "print.key=true\nkey.separator=->\n").expect("write");
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "fc",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+            "--formatter-config",
+            config.to_str().expect("path"),
+            "--property",
+            "key.separator==",
+            "--formatter",
+            "org.apache.kafka.tools.consumer.DefaultMessageFormatter",
+        ],
+    );
+    assert_eq!(run.ok(), "k=v\n");
+    let err = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "fc",
+            "--formatter",
+            "org.apache.kafka.tools.consumer.LoggingMessageFormatter",
+        ],
+    )
+    .fails()
+    .to_string();
+    assert!(err.contains("is not available"), "{err}");
+}
+
+#[test]
+fn auto_offset_reset_decides_out_of_range_and_groupless_starts() {
+    let dir = tempdir();
+    create_topic(dir.path(), "r", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "r"], b"a\nb\n").ok();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["consume", "--topic", "r", "--timeout-ms", "200"];
+        args.extend_from_slice(extra);
+        kafkit(dir.path(), &args)
+    };
+    let out = run(&[
+        "--partition",
+        "0",
+        "--offset",
+        "50",
+        "--consumer-property",
+        "auto.offset.reset=earliest",
+    ]);
+    assert_eq!(out.ok(), "a\nb\n");
+    assert_eq!(
+        run(&["--consumer-property", "auto.offset.reset=earliest"]).ok(),
+        "a\nb\n"
+    );
+    assert_eq!(
+        run(&["--consumer-property", "auto.offset.reset=latest"]).ok(),
+        ""
+    );
+    let err = run(&[
+        "--from-beginning",
+        "--consumer-property",
+        "auto.offset.reset=latest",
+    ])
+    .fails()
+    .to_string();
+    assert_eq!(
+        err.trim_end(),
+        "Can't simultaneously specify --from-beginning and 'auto.offset.reset=latest', please remove one option"
+    );
+    let err = run(&["--consumer-property", "auto.offset.reset=none"])
+        .fails()
+        .to_string();
+    assert!(
+        err.contains("Undefined offset with no reset policy for partitions: [r-0]"),
+        "{err}"
+    );
+    // An offset in range needs no policy.
+    assert_eq!(
+        run(&[
+            "--partition",
+            "0",
+            "--offset",
+            "1",
+            "--consumer-property",
+            "auto.offset.reset=none"
+        ])
+        .ok(),
+        "b\n"
+    );
+}

@@ -1,0 +1,754 @@
+//! `kafkit produce` through the binary: Kafka's line rules and errors, partitioning, codecs,
+//! JSON input, durability settings, topic configs, torn tails (`kafka-cli-surface.md` §3, §4).
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use kafkit::datadir::{DataDir, TopicPartition};
+use kafkit::log::LogReader;
+use kafkit::record::Compression;
+
+use crate::common::{kafkit, kafkit_stdin, tempdir, vectors};
+
+/// Creates a topic through `kafkit topics`.
+pub fn create_topic(dir: &Path, topic: &str, partitions: u32, configs: &[&str]) {
+    let partitions = partitions.to_string();
+    let mut args = vec![
+        "topics",
+        "--create",
+        "--topic",
+        topic,
+        "--partitions",
+        &partitions,
+    ];
+    for c in configs {
+        args.push("--config");
+        args.push(c);
+    }
+    kafkit(dir, &args).ok();
+}
+
+/// Every record of a topic as `consume --output json` prints it, partition by partition.
+pub fn consume_all(dir: &Path, topic: &str) -> Vec<Value> {
+    let run = kafkit(
+        dir,
+        &[
+            "consume",
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--output",
+            "json",
+        ],
+    );
+    run.ok()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect()
+}
+
+/// (codec, record count, base offset, last offset) of every batch of a partition.
+pub fn batches(dir: &Path, topic: &str, partition: i32) -> Vec<(Compression, i32, i64, i64)> {
+    let datadir = DataDir::open(dir).expect("datadir");
+    let mut log = LogReader::open(&datadir.partition_dir(&TopicPartition::new(topic, partition)))
+        .expect("log");
+    let mut out = Vec::new();
+    let mut base = log.segment_base_offsets().first().copied();
+    while let Some(b) = base {
+        let mut reader = log.reader(b, 0).expect("reader");
+        while let Some((_, batch)) = reader.next_batch().expect("batch") {
+            assert!(
+                batch.is_valid(),
+                "CRC of the batch at {}",
+                batch.base_offset()
+            );
+            out.push((
+                batch.compression().expect("codec"),
+                batch.records_count().unwrap_or(-1),
+                batch.base_offset(),
+                batch.last_offset(),
+            ));
+        }
+        base = log.next_segment(b);
+    }
+    out
+}
+
+fn values(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| r["value"].as_str().unwrap_or("<null>").to_string())
+        .collect()
+}
+
+#[test]
+fn text_produce_prints_nothing_and_round_trips_for_every_codec() {
+    let dir = tempdir();
+    for codec in ["none", "gzip", "snappy", "lz4", "zstd"] {
+        let topic = format!("rt-{codec}");
+        create_topic(dir.path(), &topic, 1, &[]);
+        let mut input = String::new();
+        for i in 0..300 {
+            input.push_str(&format!(
+                "h{i}:x{i},n:\tkey-{i}\tvalue {i} {}\n",
+                "z".repeat(i % 50)
+            ));
+        }
+        let run = kafkit_stdin(
+            dir.path(),
+            &[
+                "produce",
+                "--topic",
+                &topic,
+                "--compression-codec",
+                codec,
+                "--property",
+                "parse.key=true",
+                "--property",
+                "parse.headers=true",
+                "--batch-size",
+                "2000",
+            ],
+            input.as_bytes(),
+        );
+        assert_eq!(run.ok(), "", "text produce prints nothing");
+        assert_eq!(run.stderr, "");
+        let records = consume_all(dir.path(), &topic);
+        assert_eq!(records.len(), 300, "{codec}");
+        for (i, r) in records.iter().enumerate() {
+            assert_eq!(r["offset"], i as i64);
+            assert_eq!(r["key"], format!("key-{i}"));
+            assert_eq!(r["value"], format!("value {i} {}", "z".repeat(i % 50)));
+            assert_eq!(
+                r["headers"],
+                serde_json::json!([{"key": format!("h{i}"), "value": format!("x{i}")}, {"key": "n", "value": ""}])
+            );
+            assert_eq!(r["timestampType"], "CreateTime");
+        }
+        let batches = batches(dir.path(), &topic, 0);
+        assert!(batches.len() > 5, "batch.size 2000 makes several batches");
+        let mut next = 0;
+        for (c, n, base, last) in &batches {
+            assert_eq!(c.name(), codec);
+            assert_eq!(*base, next, "consecutive offsets");
+            assert_eq!(last - base + 1, i64::from(*n));
+            next = last + 1;
+        }
+    }
+}
+
+#[test]
+fn compression_defaults_to_the_topics_compression_type() {
+    let dir = tempdir();
+    create_topic(dir.path(), "z", 1, &["compression.type=lz4"]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "z"], b"a\nb\n").ok();
+    assert!(batches(dir.path(), "z", 0)
+        .iter()
+        .all(|b| b.0 == Compression::Lz4));
+    assert_eq!(values(&consume_all(dir.path(), "z")), ["a", "b"]);
+}
+
+#[test]
+fn producer_configuration_errors_have_kafkas_messages() {
+    let dir = tempdir();
+    create_topic(dir.path(), "t", 2, &[]);
+    let err = kafkit(dir.path(), &["produce"]).fails().to_string();
+    assert!(
+        err.starts_with("Missing required argument \"[topic]\""),
+        "{err}"
+    );
+    let err = kafkit(
+        dir.path(),
+        &["produce", "--topic", "t", "--compression-codec", "brotli"],
+    )
+    .fails()
+    .to_string();
+    assert!(err.contains("Invalid value brotli for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd"), "{err}");
+    let err = kafkit(dir.path(), &["produce", "--topic", "t", "--acks", "2"])
+        .fails()
+        .to_string();
+    assert!(
+        err.contains("Invalid value 2 for configuration acks"),
+        "{err}"
+    );
+    let err = kafkit(dir.path(), &["produce", "--topic", "t", "--partition", "2"])
+        .fails()
+        .to_string();
+    assert!(
+        err.contains("Invalid partition given with record: 2 is not in the range [0...2)."),
+        "{err}"
+    );
+    let err = kafkit(dir.path(), &["produce", "--topic", "nope"])
+        .fails()
+        .to_string();
+    assert!(err.contains("Topic nope not present in metadata"), "{err}");
+    // --compression-codec without a value is gzip.
+    kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "t",
+            "--partition",
+            "1",
+            "--compression-codec",
+        ],
+        b"x\n",
+    )
+    .ok();
+    assert_eq!(batches(dir.path(), "t", 1)[0].0, Compression::Gzip);
+}
+
+fn vector_doc() -> Option<Value> {
+    let dir = vectors()?;
+    let text =
+        fs::read_to_string(dir.join("cli/console_producer_line_reader.json")).expect("vectors");
+    Some(serde_json::from_str(&text).expect("json"))
+}
+
+fn prop_args(props: &Value) -> Vec<String> {
+    let mut args = Vec::new();
+    for (k, v) in props.as_object().expect("props") {
+        args.push("--property".to_string());
+        args.push(format!("{k}={}", v.as_str().unwrap_or_default()));
+    }
+    args
+}
+
+#[test]
+fn every_line_reader_vector_through_the_binary() {
+    let Some(doc) = vector_doc() else { return };
+    for (i, case) in doc["cases"].as_array().expect("cases").iter().enumerate() {
+        let dir = tempdir();
+        create_topic(dir.path(), "t", 1, &[]);
+        let name = case["name"].as_str().unwrap_or_default();
+        let mut args: Vec<String> = ["produce", "--topic", "t"].map(String::from).to_vec();
+        args.extend(prop_args(&case["props"]));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = kafkit_stdin(
+            dir.path(),
+            &args,
+            case["input"].as_str().expect("input").as_bytes(),
+        );
+        let expected = case["expected"].as_array().expect("expected");
+        // The console producer stops at the first bad line; every record before it is written.
+        let first_error = expected.iter().position(|e| e.get("error").is_some());
+        let good = &expected[..first_error.unwrap_or(expected.len())];
+        match first_error {
+            Some(at) => {
+                let message = expected[at]["error"].as_str().expect("error");
+                assert_ne!(run.code, 0, "case {i} {name}");
+                assert_eq!(run.stderr.trim_end(), message, "case {i} {name}");
+            }
+            None => assert_eq!(run.ok(), "", "case {i} {name}"),
+        }
+        let records = consume_all(dir.path(), "t");
+        assert_eq!(records.len(), good.len(), "case {i} {name}");
+        for (r, e) in records.iter().zip(good) {
+            assert_eq!(r["key"], e["key"], "case {i} {name}");
+            assert_eq!(r["value"], e["value"], "case {i} {name}");
+            let headers: Vec<Value> = e["headers"]
+                .as_array()
+                .expect("headers")
+                .iter()
+                .map(|p| serde_json::json!({"key": p[0], "value": p[1]}))
+                .collect();
+            assert_eq!(r["headers"], Value::Array(headers), "case {i} {name}");
+        }
+    }
+    for case in doc["config_errors"].as_array().expect("config errors") {
+        let dir = tempdir();
+        create_topic(dir.path(), "t", 1, &[]);
+        let mut args: Vec<String> = ["produce", "--topic", "t"].map(String::from).to_vec();
+        args.extend(prop_args(&case["props"]));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = kafkit_stdin(dir.path(), &args, b"a\n");
+        assert_eq!(
+            run.fails().trim_end(),
+            case["error"].as_str().expect("error")
+        );
+        assert!(consume_all(dir.path(), "t").is_empty());
+    }
+}
+
+#[test]
+fn a_bad_line_stops_the_run_and_keeps_what_came_before() {
+    let dir = tempdir();
+    create_topic(dir.path(), "t", 1, &[]);
+    let mut input = String::new();
+    for i in 0..1000 {
+        input.push_str(&format!("k{i}\tv{i}\n"));
+    }
+    input.push_str("no separator here\nk\tafter\n");
+    let run = kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "t",
+            "--property",
+            "parse.key=true",
+            "--batch-size",
+            "500",
+        ],
+        input.as_bytes(),
+    );
+    assert_eq!(
+        run.fails().trim_end(),
+        "No key separator found on line number 1001: 'no separator here'"
+    );
+    let records = consume_all(dir.path(), "t");
+    assert_eq!(records.len(), 1000);
+    assert_eq!(records[999]["value"], "v999");
+    // ignore.error turns the same line into a record with a null key.
+    let run = kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "t",
+            "--property",
+            "parse.key=true",
+            "--property",
+            "ignore.error=true",
+        ],
+        b"no separator here\n",
+    );
+    run.ok();
+    let records = consume_all(dir.path(), "t");
+    assert_eq!(records[1000]["key"], Value::Null);
+    assert_eq!(records[1000]["value"], "no separator here");
+}
+
+fn murmur2_cases() -> Vec<Value> {
+    let Some(dir) = vectors() else {
+        return Vec::new();
+    };
+    let text = fs::read_to_string(dir.join("cli/murmur2.json")).expect("vectors");
+    let doc: Value = serde_json::from_str(&text).expect("json");
+    doc["cases"].as_array().expect("cases").clone()
+}
+
+#[test]
+fn keyed_records_land_on_murmur2_partitions_of_the_vectors() {
+    let cases = murmur2_cases();
+    if cases.is_empty() {
+        return;
+    }
+    for partitions in [3u32, 10, 16] {
+        let dir = tempdir();
+        create_topic(dir.path(), "k", partitions, &[]);
+        let mut input = String::new();
+        let mut expected = Vec::new();
+        for case in &cases {
+            // Keys that a line can carry: printable, no tab or line break, not empty.
+            let Some(key) = case["input_utf8"].as_str() else {
+                continue;
+            };
+            if key.is_empty() || key.contains(['\t', '\n', '\r']) {
+                continue;
+            }
+            let Some(p) = case["partition_for_key"][partitions.to_string()].as_i64() else {
+                continue;
+            };
+            input.push_str(&format!("{key}\t{}\n", expected.len()));
+            expected.push((key.to_string(), p));
+        }
+        assert!(expected.len() >= 20, "vector keys used: {}", expected.len());
+        kafkit_stdin(
+            dir.path(),
+            &["produce", "--topic", "k", "--property", "parse.key=true"],
+            input.as_bytes(),
+        )
+        .ok();
+        let records = consume_all(dir.path(), "k");
+        assert_eq!(records.len(), expected.len());
+        for r in &records {
+            let i: usize = r["value"].as_str().expect("value").parse().expect("index");
+            assert_eq!(r["key"], expected[i].0);
+            assert_eq!(
+                r["partition"], expected[i].1,
+                "key {:?} over {partitions}",
+                expected[i].0
+            );
+        }
+    }
+}
+
+#[test]
+fn unkeyed_records_stick_per_batch_and_spread_over_all_partitions() {
+    let dir = tempdir();
+    create_topic(dir.path(), "u", 4, &[]);
+    let mut input = String::new();
+    for i in 0..4000 {
+        input.push_str(&format!("{i:06} {}\n", "x".repeat(93)));
+    }
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "u", "--batch-size", "1024"],
+        input.as_bytes(),
+    )
+    .ok();
+    let records = consume_all(dir.path(), "u");
+    assert_eq!(records.len(), 4000);
+    let mut per_partition = [0usize; 4];
+    for r in &records {
+        per_partition[r["partition"].as_u64().expect("p") as usize] += 1;
+    }
+    assert!(per_partition.iter().all(|n| *n > 0), "{per_partition:?}");
+    // Sticky: each batch holds consecutive input lines (a run of one partition).
+    for p in 0..4 {
+        let index: Vec<u64> = records
+            .iter()
+            .filter(|r| r["partition"] == p)
+            .map(|r| r["value"].as_str().expect("v")[..6].parse().expect("n"))
+            .collect();
+        let mut at = 0;
+        for (_, n, _, _) in batches(dir.path(), "u", p) {
+            let run = &index[at..at + n as usize];
+            assert!(
+                run.windows(2).all(|w| w[1] == w[0] + 1),
+                "batch of partition {p}: {run:?}"
+            );
+            at += n as usize;
+        }
+    }
+}
+
+#[test]
+fn round_robin_random_murmur2_and_forced_partitions() {
+    let dir = tempdir();
+    create_topic(dir.path(), "r", 3, &[]);
+    let input: String = (0..9).map(|i| format!("k{i}\t{i}\n")).collect();
+    let produce = |extra: &[&str]| {
+        let mut args = vec!["produce", "--topic", "r", "--property", "parse.key=true"];
+        args.extend_from_slice(extra);
+        kafkit_stdin(dir.path(), &args, input.as_bytes()).ok();
+        let records = consume_all(dir.path(), "r");
+        kafkit(dir.path(), &["topics", "--delete", "--topic", "r"]).ok();
+        create_topic(dir.path(), "r", 3, &[]);
+        records
+    };
+    // Strict rotation, keys ignored, also when full batches are sealed along the way (Kafka up
+    // to 3.9.0 skips partitions then: KAFKA-17632).
+    for batch_size in ["16384", "1", "150"] {
+        for r in produce(&["--partitioner", "round-robin", "--batch-size", batch_size]) {
+            let i: i64 = r["value"].as_str().expect("v").parse().expect("i");
+            assert_eq!(r["partition"], i % 3, "batch size {batch_size}");
+        }
+        for r in produce(&[
+            "--partitioner",
+            "murmur2",
+            "--batch-size",
+            batch_size,
+            "--property",
+            "parse.key=false",
+        ]) {
+            let i: i64 = r["value"].as_str().expect("v")[3..].parse().expect("i");
+            assert_eq!(
+                r["partition"],
+                i % 3,
+                "unkeyed murmur2 rotates, batch size {batch_size}"
+            );
+        }
+    }
+    for r in produce(&["--partitioner", "murmur2"]) {
+        let key = r["key"].as_str().expect("key");
+        assert_eq!(
+            r["partition"],
+            kafkit::client::partition_for_key(key.as_bytes(), 3) as i64
+        );
+    }
+    let records = produce(&["--partitioner", "random", "--partitioner-seed", "3"]);
+    assert_eq!(records.len(), 9);
+    for r in produce(&["--partition", "2"]) {
+        assert_eq!(r["partition"], 2);
+    }
+}
+
+#[test]
+fn json_output_reports_each_written_record() {
+    let dir = tempdir();
+    create_topic(dir.path(), "j", 2, &[]);
+    let run = kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "j",
+            "--partition",
+            "1",
+            "--output",
+            "json",
+        ],
+        b"a\nb\nc\n",
+    );
+    let lines: Vec<Value> = run
+        .ok()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    for (i, l) in lines.iter().enumerate() {
+        assert_eq!(l["type"], "produced");
+        assert_eq!(l["topic"], "j");
+        assert_eq!(l["partition"], 1);
+        assert_eq!(l["offset"], i as i64);
+        assert!(l["timestamp"].as_i64().expect("ts") > 1_600_000_000_000);
+    }
+    assert!(run.stdout.starts_with("{\"type\":\"produced\""));
+}
+
+#[test]
+fn json_input_copies_records_faithfully() {
+    let dir = tempdir();
+    create_topic(dir.path(), "src", 3, &[]);
+    create_topic(dir.path(), "dst", 3, &[]);
+    let input = concat!(
+        r#"{"key":"a","value":"1","headers":[{"key":"h","value":"v"},{"key":"n","value":null}],"timestamp":1000,"partition":2}"#,
+        "\n",
+        r#"{"key":null,"value":{"base64":"/wCA"},"timestamp":2000,"partition":0}"#,
+        "\n",
+        "\n",
+        r#"{"key":{"base64":"gA=="},"value":null,"headers":[],"timestamp":3000,"partition":1}"#,
+        "\n",
+    );
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "src", "--input", "json"],
+        input.as_bytes(),
+    )
+    .ok();
+    let src = consume_all(dir.path(), "src");
+    assert_eq!(src.len(), 3);
+    assert_eq!(src[0]["partition"], 0);
+    assert_eq!(src[0]["value"], serde_json::json!({"base64": "/wCA"}));
+    assert_eq!(src[0]["timestamp"], 2000);
+    let copy = consume_all(dir.path(), "src")
+        .iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "dst", "--input", "json"],
+        copy.as_bytes(),
+    )
+    .ok();
+    let dst = consume_all(dir.path(), "dst");
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        v.as_object_mut().expect("object").remove("topic");
+        v
+    };
+    assert_eq!(
+        src.iter().map(strip).collect::<Vec<_>>(),
+        dst.iter().map(strip).collect::<Vec<_>>()
+    );
+    let err = kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "dst", "--input", "json"],
+        b"{\"value\":\"ok\"}\n[1]\n",
+    )
+    .fails()
+    .to_string();
+    assert!(
+        err.contains("Invalid JSON record on line number 2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn log_append_time_topics_stamp_the_append_time() {
+    let dir = tempdir();
+    create_topic(
+        dir.path(),
+        "lat",
+        1,
+        &["message.timestamp.type=LogAppendTime"],
+    );
+    let run = kafkit_stdin(
+        dir.path(),
+        &[
+            "produce", "--topic", "lat", "--input", "json", "--output", "json",
+        ],
+        b"{\"value\":\"a\",\"timestamp\":5}\n",
+    );
+    let produced: Value = serde_json::from_str(run.ok().trim()).expect("json");
+    let records = consume_all(dir.path(), "lat");
+    assert_eq!(records[0]["timestampType"], "LogAppendTime");
+    assert_ne!(records[0]["timestamp"], 5);
+    assert_eq!(records[0]["timestamp"], produced["timestamp"]);
+}
+
+#[test]
+fn max_message_bytes_is_enforced_with_kafkas_message() {
+    let dir = tempdir();
+    create_topic(dir.path(), "m", 1, &["max.message.bytes=300"]);
+    let big = "x".repeat(400);
+    let input = format!("small1\n{big}\nsmall2\n");
+    let run = kafkit_stdin(dir.path(), &["produce", "--topic", "m"], input.as_bytes());
+    // Asynchronous sends log the failure and go on, exit 0, as Kafka's console producer.
+    run.ok();
+    assert!(run.stderr.contains("ERROR Error when sending message to topic m with key: null, value: 400 bytes with error: "), "{}", run.stderr);
+    assert!(run.stderr.contains("org.apache.kafka.common.errors.RecordTooLargeException: The request included a message larger than the max message size the server will accept."), "{}", run.stderr);
+    assert_eq!(values(&consume_all(dir.path(), "m")), ["small1", "small2"]);
+    // With --sync the failure ends the run with exit 1.
+    let run = kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "m", "--sync"],
+        input.as_bytes(),
+    );
+    assert!(run.fails().contains("RecordTooLargeException"));
+    assert_eq!(
+        values(&consume_all(dir.path(), "m")),
+        ["small1", "small2", "small1"]
+    );
+}
+
+#[test]
+fn sync_writes_one_record_per_batch() {
+    let dir = tempdir();
+    create_topic(dir.path(), "s", 1, &[]);
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "s", "--sync"],
+        b"a\nb\nc\n",
+    )
+    .ok();
+    assert_eq!(
+        batches(dir.path(), "s", 0)
+            .iter()
+            .map(|b| b.1)
+            .collect::<Vec<_>>(),
+        [1, 1, 1]
+    );
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "s", "--acks", "1"],
+        b"d\ne\n",
+    )
+    .ok();
+    assert_eq!(batches(dir.path(), "s", 0).len(), 4);
+    let checkpoint = fs::read_to_string(dir.path().join("recovery-point-offset-checkpoint"))
+        .expect("checkpoint");
+    assert!(checkpoint.lines().any(|l| l == "s 0 5"), "{checkpoint}");
+}
+
+#[test]
+fn a_torn_tail_is_truncated_by_the_next_produce_and_nothing_before_is_lost() {
+    let dir = tempdir();
+    create_topic(dir.path(), "torn", 1, &[]);
+    let first: String = (0..10).map(|i| format!("first-{i}\n")).collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "torn"],
+        first.as_bytes(),
+    )
+    .ok();
+    let log = dir.path().join("torn-0/00000000000000000000.log");
+    let len = fs::metadata(&log).expect("log").len();
+    let mut bytes = fs::read(&log).expect("read");
+    bytes.extend_from_slice(&[
+        0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 1, 0, 0xde, 0xad, 0xbe, 0xef, 2, 0, 0,
+    ]);
+    fs::write(&log, &bytes).expect("tear");
+    let second: String = (0..10).map(|i| format!("second-{i}\n")).collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "torn"],
+        second.as_bytes(),
+    )
+    .ok();
+    let records = consume_all(dir.path(), "torn");
+    let expected: Vec<String> = (0..10)
+        .map(|i| format!("first-{i}"))
+        .chain((0..10).map(|i| format!("second-{i}")))
+        .collect();
+    assert_eq!(values(&records), expected);
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(r["offset"], i as i64);
+    }
+    assert!(fs::metadata(&log).expect("log").len() > len);
+    assert_eq!(
+        batches(dir.path(), "torn", 0).len(),
+        2,
+        "the garbage is gone"
+    );
+}
+
+#[test]
+fn aliases_and_file_input() {
+    let dir = tempdir();
+    create_topic(dir.path(), "f", 1, &[]);
+    let file = dir.path().join("input.txt");
+    fs::write(&file, "x\r\ny\rz").expect("write");
+    kafkit(
+        dir.path(),
+        &[
+            "console-producer",
+            "--topic",
+            "f",
+            "--file",
+            file.to_str().expect("path"),
+        ],
+    )
+    .ok();
+    assert_eq!(values(&consume_all(dir.path(), "f")), ["x", "y", "z"]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "console-consumer",
+            "--topic",
+            "f",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+        ],
+    );
+    assert_eq!(run.ok(), "x\n");
+}
+
+#[test]
+fn config_files_with_arguments_winning_and_ignored_network_options() {
+    let dir = tempdir();
+    create_topic(dir.path(), "c", 1, &[]);
+    let reader = dir.path().join("reader.properties");
+    fs::write(&reader, "# the reader\nparse.key = true\nkey.separator=:\n").expect("write");
+    let producer = dir.path().join("producer.properties");
+    fs::write(&producer, "compression.type=snappy\nacks: 1\n").expect("write");
+    let run = kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "c",
+            "--reader-config",
+            reader.to_str().expect("path"),
+            "--property",
+            "key.separator=|",
+            "--producer.config",
+            producer.to_str().expect("path"),
+            "--timeout",
+            "100",
+            "--request-timeout-ms",
+            "5",
+            "--message-send-max-retries",
+            "1",
+            "--bootstrap-server",
+            "localhost:9092",
+        ],
+        b"k|v\n",
+    );
+    run.ok();
+    let records = consume_all(dir.path(), "c");
+    assert_eq!(
+        (records[0]["key"].as_str(), records[0]["value"].as_str()),
+        (Some("k"), Some("v"))
+    );
+    assert_eq!(batches(dir.path(), "c", 0)[0].0, Compression::Snappy);
+}
