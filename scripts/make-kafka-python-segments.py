@@ -11,19 +11,30 @@ snappy, lz4 and zstd v2 batches; a transactional partition with an aborted and a
 transaction (ABORT/COMMIT control batches); a LogAppendTime batch; legacy v1 gzip and snappy
 and v0 uncompressed message sets.
 
-Run: python3 scripts/make-kafka-python-segments.py   (kafka-python 2.0.2 or 2.1.x, with
-python-snappy or cramjam, zstandard and lz4 installed). The output is deterministic.
+It also reads every segment and KRaft snapshot of the shared real-broker fixtures
+(`../shared/kafka-fixtures`, or the directory given as the first argument) with kafka-python and
+writes, per file, the record count, the first record and a CRC-32 of all records as canonical
+JSON lines (sorted keys, compact, UTF-8) to tests/data/kafka-python/fixtures-expected.json.
+
+Run: python3 scripts/make-kafka-python-segments.py [FIXTURES_DIR]   (kafka-python 2.0.2 or
+2.1.x, with python-snappy or cramjam, zstandard and lz4 installed). The output is deterministic.
 """
 import base64
 import json
 import os
 import struct
+import sys
+import time
+import zlib
 
 import kafka
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.legacy_records import LegacyRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords
 from kafka.record.util import calc_crc32c
+
+# gzip stamps the current time into its header: fix it so the output is reproducible.
+time.time = lambda: 1730000000.0
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "kafka-python")
 T0 = 1_730_000_000_000
@@ -176,6 +187,30 @@ def read_back(data):
     return out
 
 
+def canonical(record):
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def fixtures_expected(fixtures):
+    out = {}
+    for dirpath, _, names in sorted(os.walk(fixtures)):
+        if "expected-dump" in dirpath:
+            continue
+        for name in sorted(names):
+            if not (name.endswith(".log") or name.endswith(".checkpoint")):
+                continue
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                records = read_back(f.read())["records"]
+            lines = "\n".join(canonical(r) for r in records).encode()
+            out[os.path.relpath(path, fixtures)] = {
+                "records": len(records),
+                "first": records[0] if records else None,
+                "crc32": zlib.crc32(lines),
+            }
+    return out
+
+
 def main():
     expected = {"kafka-python": kafka.__version__, "partitions": {}}
     for topic, batches in sorted(topics().items()):
@@ -188,6 +223,14 @@ def main():
     with open(os.path.join(ROOT, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")
+    fixtures = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "..", "..", "..", "shared", "kafka-fixtures")
+    if os.path.isdir(fixtures):
+        with open(os.path.join(ROOT, "fixtures-expected.json"), "w") as f:
+            json.dump({"kafka-python": kafka.__version__, "files": fixtures_expected(fixtures)},
+                      f, indent=1, sort_keys=True, ensure_ascii=False)
+            f.write("\n")
+    else:
+        print("fixtures not found at %s: fixtures-expected.json not written" % fixtures, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,10 @@ pub struct SegmentReader {
     path: PathBuf,
     /// File position of `buf[0]`.
     buf_start: u64,
+    /// The window; only `buf[..len]` holds file bytes. The vector never shrinks, so a refill
+    /// does not zero the window again.
     buf: Vec<u8>,
+    len: usize,
     /// Position of the next entry, relative to `buf`.
     cursor: usize,
     /// Where reading stops (file length or a `--max-bytes` limit).
@@ -68,6 +71,7 @@ impl SegmentReader {
             path: path.to_path_buf(),
             buf_start: start,
             buf: Vec::new(),
+            len: 0,
             cursor: 0,
             end,
             window: FIRST_WINDOW,
@@ -92,6 +96,11 @@ impl SegmentReader {
         self.buf_start + self.cursor as u64
     }
 
+    /// The bytes of the window read from the file.
+    fn filled_bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or_default()
+    }
+
     /// Where reading stops.
     pub fn end(&self) -> u64 {
         self.end
@@ -103,7 +112,7 @@ impl SegmentReader {
         loop {
             // Frame first, then borrow: a borrow returned from inside the loop would outlive the
             // refill below.
-            let size = match RawBatch::read_at(&self.buf, self.cursor) {
+            let size = match RawBatch::read_at(self.filled_bytes(), self.cursor) {
                 Ok(found) => found.map(|batch| batch.size_in_bytes()),
                 Err(source) => {
                     let position = self.position();
@@ -121,7 +130,7 @@ impl SegmentReader {
             let position = self.position();
             let start = self.cursor;
             self.cursor += size;
-            return match RawBatch::read_at(&self.buf, start) {
+            return match RawBatch::read_at(self.filled_bytes(), start) {
                 Ok(Some(batch)) => Ok(Some((position, batch))),
                 Ok(None) => Ok(None),
                 Err(source) => Err(self.corrupt(position, source)),
@@ -152,7 +161,7 @@ impl SegmentReader {
 
     /// Bytes the entry at the cursor needs, when its header is in the window.
     fn needed_bytes(&self) -> usize {
-        let rest = self.buf.get(self.cursor..).unwrap_or_default();
+        let rest = self.filled_bytes().get(self.cursor..).unwrap_or_default();
         match rest.get(8..12) {
             Some(size) => {
                 let size = i32::from_be_bytes(size.try_into().unwrap_or([0; 4]));
@@ -167,17 +176,22 @@ impl SegmentReader {
     fn refill(&mut self, needed: usize) -> Result<bool> {
         let pos = self.position();
         let remaining = self.end.saturating_sub(pos);
-        let have = self.buf.len() - self.cursor;
+        let have = self.len - self.cursor;
         if remaining <= have as u64 {
             return Ok(false);
         }
         let want = (needed.max(self.window) as u64).min(remaining) as usize;
         self.window = (self.window * 2).min(self.max_window);
-        self.buf.drain(..self.cursor);
+        // cursor <= len <= buf.len() always holds; min() keeps copy_within from panicking even so.
+        let len = self.len.min(self.buf.len());
+        self.buf.copy_within(self.cursor.min(len)..len, 0);
+        self.len = have;
         self.buf_start = pos;
         self.cursor = 0;
-        let old = self.buf.len();
-        self.buf.resize(want, 0);
+        let old = self.len;
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
+        }
         let mut filled = old;
         while filled < want {
             let dst = self.buf.get_mut(filled..want).unwrap_or_default();
@@ -192,7 +206,7 @@ impl SegmentReader {
             }
             filled += n;
         }
-        self.buf.truncate(filled);
+        self.len = filled;
         Ok(filled > old)
     }
 }

@@ -37,7 +37,6 @@ pub(crate) const DELETE_HORIZON_FLAG_MASK: u8 = 0x40;
 /// Java's `int` arithmetic wraps silently; so does this, because corrupt batches can carry any
 /// offset delta.
 pub fn increment_sequence(sequence: i32, increment: i32) -> i32 {
-    // Java int arithmetic: a corrupt (negative) delta must wrap, not overflow.
     if sequence > i32::MAX.wrapping_sub(increment) {
         increment
             .wrapping_sub(i32::MAX.wrapping_sub(sequence))

@@ -5,6 +5,7 @@ mod golden;
 mod json;
 mod options;
 mod robustness;
+mod vectors;
 
 use std::path::Path;
 use std::process::Command;

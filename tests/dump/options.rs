@@ -556,3 +556,28 @@ fn a_closed_pipe_is_a_quiet_success() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_bad_crc_is_shown_reported_and_fails_strict() {
+    let tmp = tempdir();
+    let dir = partition(tmp.path());
+    let log = dir.join("00000000000000000000.log");
+    let mut bytes = fs::read(&log).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x20; // inside the last record's value
+    fs::write(&log, &bytes).unwrap();
+    let run = dump_in(tmp.path(), &["--files", LOG]);
+    assert_eq!(run.code, 0, "Kafka's exit status does not change");
+    assert_eq!(count(&run.stdout, "baseOffset: 95 "), 1);
+    assert!(run
+        .stdout
+        .lines()
+        .any(|l| l.starts_with("baseOffset: 95 ") && l.ends_with("isvalid: false")));
+    assert!(
+        run.stderr.contains(&format!("Problem in {LOG} at byte ")),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains(": Record is corrupt (stored crc = "));
+    assert_eq!(dump_in(tmp.path(), &["--files", LOG, "--strict"]).code, 3);
+}

@@ -4,12 +4,16 @@
 //! which differs from the 4.0 Scala tool only in small fixes (see `docs/json.md` and the golden
 //! tests). Every function appends to a caller-owned buffer so a dump allocates nothing per line.
 
+mod files;
+
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
 use crate::decode;
 use crate::record::{ControlRecordType, EndTransactionMarker, RawBatch, Record};
+
+pub use files::{dump_files, BytesDecoder, DumpOptions, Outcome};
 
 /// Kafka's `OptionalLong.toString`.
 pub fn optional_long(v: Option<i64>) -> String {
@@ -384,6 +388,38 @@ mod tests {
         let mut s = String::new();
         push_lossy(&mut s, &[b'a', 0xff, b'b']);
         assert_eq!(s, "a\u{fffd}b");
+    }
+
+    fn control(key: [u8; 4], value: &[u8]) -> Result<(String, Value), String> {
+        let r = Record {
+            offset: 0,
+            timestamp: 0,
+            timestamp_type: crate::record::TimestampType::CreateTime,
+            key: Some(key.to_vec()),
+            value: Some(value.to_vec()),
+            headers: vec![],
+            sequence: -1,
+            attributes: 0,
+            magic: 2,
+            crc: None,
+            is_valid: true,
+            size_in_bytes: 0,
+        };
+        control_record(&r)
+    }
+
+    #[test]
+    fn control_record_texts() {
+        assert_eq!(
+            control([0, 0, 0, 0], &[0, 0, 0, 0, 0, 5]).unwrap().0,
+            " endTxnMarker: ABORT coordinatorEpoch: 5"
+        );
+        assert_eq!(
+            control([0, 0, 0, 7], b"").unwrap().0,
+            " controlType: UNKNOWN(7)"
+        );
+        assert!(control([0, 0, 0, 1], &[0]).is_err());
+        assert!(control([0, 0, 0, 3], &[9]).is_err());
     }
 
     #[test]
