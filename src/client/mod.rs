@@ -1,7 +1,7 @@
 //! The producer side (partitioners, line parsing, batching) and the consumer side (fetching
 //! batches from an offset, isolation levels).
 //!
-//! * [`murmur2`]: Kafka's key hash, bit-exact with Java.
+//! * [`murmur2`](mod@murmur2): Kafka's key hash, bit-exact with Java.
 //! * [`partitioner`]: the [`Partitioner`] trait and Kafka's strategies; plug in your own.
 //! * [`line_reader`]: the console producer's line format (`LineMessageReader`).
 //! * [`producer`]: per-partition batch accumulators writing to the partition logs.

@@ -8,7 +8,7 @@
 //! * [`kraft_control`]: the JSON of KRaft control records (snapshot header and footer, KRaft
 //!   version, voters, leader change).
 //!
-//! Messages are read by interpreting Kafka's own message schemas ([`schema`]), embedded from
+//! Messages are read by interpreting Kafka's own message schemas ([`schema`](mod@schema)), embedded from
 //! Kafka 4.0; the text forms are what Kafka's DumpLogSegments prints.
 
 pub mod jvalue;
