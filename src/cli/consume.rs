@@ -16,7 +16,8 @@ use crate::client::offsets::offset_range;
 use crate::client::{IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
-use crate::output::message::{record_json, write_typed_line, MessageFormatter, MessageView};
+use crate::output::json::write_typed_line;
+use crate::output::message::{record_json, MessageFormatter, MessageView};
 use crate::output::{log4j, OutputFormat};
 
 /// Read records from a topic (Kafka's kafka-console-consumer.sh).

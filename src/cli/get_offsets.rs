@@ -11,7 +11,7 @@ use super::{Exit, GlobalArgs};
 use crate::client::offsets::{list_offset, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
-use crate::output::message::write_typed_line;
+use crate::output::json::write_typed_line;
 use crate::output::OutputFormat;
 
 /// Print the offsets of a topic's partitions (Kafka's kafka-get-offsets.sh).

@@ -16,7 +16,7 @@ use crate::client::{Acks, Event, LineFormat, Lines, PartitionerKind, Producer, P
 use crate::datadir::{now_ms, DataDir, PartitionWriter};
 use crate::log::CompressionPolicy;
 use crate::output::json::bytes_from_value;
-use crate::output::message::write_typed_line;
+use crate::output::json::write_typed_line;
 use crate::output::{log4j, OutputFormat};
 use crate::record::{Compression, Header};
 

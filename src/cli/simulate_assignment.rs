@@ -14,6 +14,7 @@ use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOP
 use crate::assign::{vectors, Strategy, TopicPartition};
 use crate::cli::{Exit, GlobalArgs};
 use crate::datadir::DataDir;
+use crate::output::json::write_typed_line;
 use crate::output::OutputFormat;
 
 /// Arguments of `simulate-assignment`.
@@ -476,19 +477,6 @@ fn write_compare(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Re
     Ok(())
 }
 
-/// One JSON Lines object: `"type"` first, then the other fields sorted by name (docs/json.md).
-fn json_line(out: &mut impl Write, mut value: Value) -> io::Result<()> {
-    let kind = value
-        .as_object_mut()
-        .and_then(|o| o.remove("type"))
-        .unwrap_or(Value::Null);
-    let rest = value.to_string();
-    match rest.strip_prefix('{').filter(|r| *r != "}") {
-        Some(fields) => writeln!(out, "{{\"type\":{kind},{fields}"),
-        None => writeln!(out, "{{\"type\":{kind}}}"),
-    }
-}
-
 fn tp_json(tp: &TopicPartition) -> Value {
     json!([&*tp.topic, tp.partition])
 }
@@ -532,7 +520,7 @@ fn round_json(sim: &Simulation, r: &RoundReport, explain: bool) -> Value {
 fn write_json(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Result<()> {
     for sim in sims {
         for r in &sim.rounds {
-            json_line(out, round_json(sim, r, explain))?;
+            write_typed_line(out, round_json(sim, r, explain))?;
         }
         let s = &sim.summary;
         let v = json!({
@@ -549,7 +537,7 @@ fn write_json(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Resul
             "stickiness": s.stickiness,
             "errors": s.errors,
         });
-        json_line(out, v)?;
+        write_typed_line(out, v)?;
     }
     Ok(())
 }
@@ -616,7 +604,7 @@ fn replay_vector(
                         o.insert("differences".into(), json!(why));
                     }
                 }
-                json_line(out, v)?;
+                write_typed_line(out, v)?;
             }
             OutputFormat::Text => {
                 writeln!(
@@ -679,7 +667,7 @@ fn replay_vector(
         }
     }
     match format {
-        OutputFormat::Json => json_line(
+        OutputFormat::Json => write_typed_line(
             out,
             json!({"type": "summary", "vector": file.id, "strategy": strategy.name(), "rounds": replays.len(), "matching": matching}),
         )?,

@@ -204,17 +204,3 @@ pub fn record_json(m: &MessageView<'_>) -> Value {
         "headers": headers_value(m.headers),
     })
 }
-
-/// Writes a JSON object as one line with its `"type"` field first and the others sorted by
-/// name (the convention of `docs/json.md`).
-pub fn write_typed_line(out: &mut impl Write, mut value: Value) -> io::Result<()> {
-    let kind = value
-        .as_object_mut()
-        .and_then(|o| o.remove("type"))
-        .unwrap_or(Value::Null);
-    let rest = value.to_string();
-    match rest.strip_prefix('{').filter(|r| *r != "}") {
-        Some(fields) => writeln!(out, "{{\"type\":{kind},{fields}"),
-        None => writeln!(out, "{{\"type\":{kind}}}"),
-    }
-}
