@@ -727,3 +727,29 @@ fn a_one_entry_time_index_at_timestamp_zero_is_an_entry() {
     log.close().unwrap();
     assert_eq!(index_entries(&dir, 0).1, vec![(0, 0)]);
 }
+
+#[test]
+fn index_sanity_checks_use_kafkas_words() {
+    let tmp = tempdir();
+    let path = tmp.path().join("00000000000000000100.index");
+    let mut bytes = 5i32.to_be_bytes().to_vec();
+    bytes.extend_from_slice(&0i32.to_be_bytes());
+    bytes.extend_from_slice(&(-3i32).to_be_bytes());
+    bytes.extend_from_slice(&8i32.to_be_bytes());
+    fs::write(&path, &bytes).unwrap();
+    let index = OffsetIndex::open_read_only(&path, 100).unwrap();
+    assert_eq!(
+        index.sanity_check().unwrap_err().to_string(),
+        format!("Corrupt index found, index file {} has non-zero size but the last offset is 97 which is less than the base offset 100", path.display())
+    );
+    let path = tmp.path().join("00000000000000000100.timeindex");
+    let mut bytes = 10i64.to_be_bytes().to_vec();
+    bytes.extend_from_slice(&1i32.to_be_bytes());
+    bytes.extend_from_slice(&[0u8; 5]);
+    fs::write(&path, &bytes).unwrap();
+    let index = TimeIndex::open_read_only(&path, 100).unwrap();
+    assert_eq!(
+        index.sanity_check().unwrap_err().to_string(),
+        format!("Time index file {} is corrupt, found 17 bytes which is neither positive nor a multiple of 12", path.display())
+    );
+}

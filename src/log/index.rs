@@ -478,7 +478,7 @@ impl<E: IndexEntry> IndexFile<E> {
             let last = self.last_entry()?;
             if last.offset() < base {
                 return Err(LogError::CorruptIndex(match E::KIND {
-                    "Index" => format!("Corrupt index found, index file ({path}) has non-zero size but the last offset is {} which is less than the base offset {base}.", last.offset()),
+                    "Index" => format!("Corrupt index found, index file {path} has non-zero size but the last offset is {} which is less than the base offset {base}", last.offset()),
                     _ => format!("Corrupt time index found, time index file ({path}) has non-zero size but the last offset is {} which is less than the first offset {base}", last.offset()),
                 }));
             }
