@@ -501,6 +501,9 @@ mod writer {
         w.close().expect("close");
         let text = fs::read_to_string(tmp.path().join("recovery-point-offset-checkpoint")).unwrap();
         assert_eq!(text, "0\n1\norders 1 6\n");
+        // No records were deleted, so no log start offset needs keeping (Kafka's rule).
+        let text = fs::read_to_string(tmp.path().join("log-start-offset-checkpoint")).unwrap();
+        assert_eq!(text, "0\n0\n");
 
         // A writer that dies without closing leaves the old recovery point; its torn tail is cut
         // by the next writer, which starts at offset 6 again.
@@ -521,6 +524,18 @@ mod writer {
         assert_eq!(log.log_end_offset(), 6);
         assert!(log.recovery().truncated_bytes > 0);
         w.close().expect("close");
+
+        // A log start offset inside the first segment (records deleted up to 3) is kept.
+        fs::write(
+            tmp.path().join("log-start-offset-checkpoint"),
+            "0\n1\norders 1 3\n",
+        )
+        .unwrap();
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        assert_eq!(w.log(&t, 1).expect("log").log_start_offset(), 3);
+        w.close().expect("close");
+        let text = fs::read_to_string(tmp.path().join("log-start-offset-checkpoint")).unwrap();
+        assert_eq!(text, "0\n1\norders 1 3\n");
     }
 }
 

@@ -115,6 +115,15 @@ impl<'d> PartitionWriter<'d> {
         let logs = std::mem::take(&mut self.logs);
         let mut first_error: Option<DataDirError> = None;
         for (tp, log) in logs {
+            // Kafka checkpoints a log start offset only when it is above the first segment's
+            // base offset (records deleted inside a segment).
+            let first_base = log.segment_base_offsets().first().copied().unwrap_or(0);
+            if log.log_start_offset() > first_base {
+                self.log_start_offsets
+                    .insert(tp.clone(), log.log_start_offset());
+            } else {
+                self.log_start_offsets.remove(&tp);
+            }
             match log.close() {
                 Ok(recovery_point) => {
                     self.recovery_points.insert(tp, recovery_point);
@@ -125,6 +134,10 @@ impl<'d> PartitionWriter<'d> {
             }
         }
         self.write_recovery_points()?;
+        OffsetCheckpoint::write(
+            &self.datadir.root_file(LOG_START_OFFSET_CHECKPOINT),
+            &self.log_start_offsets,
+        )?;
         match first_error {
             Some(err) => Err(err),
             None => Ok(()),
