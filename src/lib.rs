@@ -32,6 +32,30 @@
 //!   `__transaction_state`, `__cluster_metadata`) and KRaft control records.
 //!
 //! Arrows point one way: `cli -> client/assign/output -> log/datadir -> record`.
+//!
+//! ## A partition in ten lines
+//!
+//! ```
+//! use kafkit::log::{Log, LogConfig, LogReader};
+//! use kafkit::record::{BatchBuilder, Compression, TimestampType};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let tmp = tempfile::tempdir()?;
+//! # let dir = tmp.path().join("demo-0");
+//! let mut batch = BatchBuilder::new(0, Compression::Zstd, TimestampType::CreateTime);
+//! batch.append(1_700_000_000_000, Some(b"key"), Some(b"value"), &[]);
+//! let mut log = Log::open(&dir, LogConfig::default(), 0, 0, 0)?; // recovers, then appends
+//! let written = log.append(&batch.build()?, 0)?; // offsets assigned from the log end
+//! log.close()?; // flushed, indexes trimmed
+//!
+//! let mut reader = LogReader::open(&dir)?; // no lock, no change to any file
+//! let (segment, at) = reader.seek(written.first_offset)?.ok_or("offset not found")?;
+//! let mut batches = reader.reader(segment, at.position)?;
+//! let (_, found) = batches.next_batch()?.ok_or("no batch")?;
+//! assert_eq!(found.records()?[0].value.as_deref(), Some(&b"value"[..]));
+//! # Ok(())
+//! # }
+//! ```
 #![warn(missing_docs)]
 #![cfg_attr(
     not(test),
