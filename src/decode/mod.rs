@@ -8,8 +8,9 @@
 //! * [`kraft_control`]: the JSON of KRaft control records (snapshot header and footer, KRaft
 //!   version, voters, leader change).
 //!
-//! Messages are read by interpreting Kafka's own message schemas ([`schema`](mod@schema)), embedded from
-//! Kafka 4.0; the text forms are what Kafka's DumpLogSegments prints.
+//! Messages are read by interpreting kafkit's layout table of these messages
+//! ([`schema`](mod@schema), `messages.txt`: Kafka 4.0's versions, fields and types); the text
+//! forms are what Kafka's DumpLogSegments prints.
 
 pub mod jvalue;
 pub mod schema;

@@ -1,6 +1,7 @@
-//! An interpreter for Kafka's message schemas (the JSON files Kafka generates its message classes
-//! from), enough to read any of them at any version and print it as Kafka's generated
-//! `*JsonConverter.write` does.
+//! An interpreter for message layouts (kafkit's table in `messages.txt`: for each message of
+//! Kafka's internal topics, its versions and per field the type and version ranges Kafka's
+//! protocol gives it), enough to read any of them at any version and print it as Kafka's
+//! generated `*JsonConverter.write` does.
 //!
 //! Rules followed (Kafka's `MessageGenerator`): a field exists in a version when its `versions`
 //! range holds it; flexible versions use compact (unsigned varint length + 1) strings, bytes and
@@ -132,41 +133,6 @@ pub struct Schema {
     common: HashMap<String, Vec<Field>>,
 }
 
-/// Removes `//` comments (outside strings) from Kafka's commented JSON.
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        if c == '/' && chars.peek() == Some(&'/') {
-            for c in chars.by_ref() {
-                if c == '\n' {
-                    out.push('\n');
-                    break;
-                }
-            }
-            continue;
-        }
-        if c == '"' {
-            in_string = true;
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn lower_first(name: &str) -> String {
     let mut chars = name.chars();
     match chars.next() {
@@ -175,69 +141,112 @@ fn lower_first(name: &str) -> String {
     }
 }
 
-fn parse_fields(list: Option<&serde_json::Value>) -> Vec<Field> {
-    let Some(serde_json::Value::Array(items)) = list else {
-        return Vec::new();
-    };
-    items
-        .iter()
-        .map(|f| {
-            let s = |k: &str| f.get(k).and_then(|v| v.as_str());
-            let tag = f.get("tag").and_then(|t| match t {
-                serde_json::Value::Number(n) => n.as_u64().map(|n| n as u32),
-                serde_json::Value::String(s) => s.parse().ok(),
-                _ => None,
-            });
-            Field {
-                json_name: lower_first(s("name").unwrap_or_default()),
-                ty: Ty::parse(s("type").unwrap_or("int8")),
-                versions: Versions::parse(s("versions")),
-                nullable: Versions::parse(s("nullableVersions")),
-                tagged: Versions::parse(s("taggedVersions")),
-                tag,
-                default: f.get("default").cloned(),
-                fields: parse_fields(f.get("fields")),
-            }
+/// One line of the layout table: its nesting depth (two spaces a level) and its text.
+type Line<'a> = (usize, &'a str);
+
+fn bad(line: &str, why: &str) -> DecodeError {
+    DecodeError(format!("bad layout table line {line:?}: {why}"))
+}
+
+/// `key=value` words of a line, after its leading words.
+fn words<'a>(rest: &'a str, line: &str) -> Result<HashMap<&'a str, &'a str>, DecodeError> {
+    rest.split_whitespace()
+        .map(|w| {
+            w.split_once('=')
+                .ok_or_else(|| bad(line, "expected key=value"))
         })
         .collect()
 }
 
-impl Schema {
-    /// Parses one schema file (Kafka's JSON with `//` comments).
-    pub fn parse(text: &str) -> Result<Schema, DecodeError> {
-        let v: serde_json::Value = serde_json::from_str(&strip_comments(text))
-            .map_err(|e| DecodeError(format!("bad schema: {e}")))?;
-        let name = v
-            .get("name")
-            .and_then(|n| n.as_str())
-            .unwrap_or_default()
-            .to_string();
-        let mut common = HashMap::new();
-        if let Some(serde_json::Value::Array(structs)) = v.get("commonStructs") {
-            for s in structs {
-                if let Some(n) = s.get("name").and_then(|n| n.as_str()) {
-                    common.insert(n.to_string(), parse_fields(s.get("fields")));
-                }
-            }
-        }
-        Ok(Schema {
-            name,
-            api_key: v
-                .get("apiKey")
-                .and_then(|k| k.as_i64())
-                .and_then(|k| i16::try_from(k).ok()),
-            kind: v
-                .get("type")
-                .and_then(|t| t.as_str())
-                .unwrap_or_default()
-                .to_string(),
-            valid: Versions::parse(v.get("validVersions").and_then(|s| s.as_str())),
-            flexible: Versions::parse(v.get("flexibleVersions").and_then(|s| s.as_str())),
-            fields: parse_fields(v.get("fields")),
-            common,
-        })
-    }
+/// A field line: `Name type v=<versions> [null=<v>] [tagged=<v>] [tag=<n>] [default=<json>]`.
+fn parse_field(text: &str) -> Result<Field, DecodeError> {
+    let (head, default) = match text.split_once(" default=") {
+        Some((head, json)) => (
+            head,
+            Some(serde_json::from_str(json).map_err(|e| bad(text, &e.to_string()))?),
+        ),
+        None => (text, None),
+    };
+    let mut parts = head.splitn(3, ' ');
+    let name = parts.next().ok_or_else(|| bad(text, "no name"))?;
+    let ty = parts.next().ok_or_else(|| bad(text, "no type"))?;
+    let kv = words(parts.next().unwrap_or_default(), text)?;
+    Ok(Field {
+        json_name: lower_first(name),
+        ty: Ty::parse(ty),
+        versions: Versions::parse(kv.get("v").copied()),
+        nullable: Versions::parse(kv.get("null").copied()),
+        tagged: Versions::parse(kv.get("tagged").copied()),
+        tag: kv.get("tag").and_then(|t| t.parse().ok()),
+        default,
+        fields: Vec::new(),
+    })
+}
 
+/// The fields at `depth` from line `*i` on, each with the deeper lines after it as its own
+/// fields; stops at a shallower line or a `struct` line.
+fn parse_fields(
+    lines: &[Line<'_>],
+    i: &mut usize,
+    depth: usize,
+) -> Result<Vec<Field>, DecodeError> {
+    let mut fields = Vec::new();
+    while let Some(&(d, text)) = lines.get(*i) {
+        if d != depth || text.starts_with("struct ") {
+            break;
+        }
+        let mut field = parse_field(text)?;
+        *i += 1;
+        field.fields = parse_fields(lines, i, depth + 1)?;
+        fields.push(field);
+    }
+    Ok(fields)
+}
+
+/// Parses the layout table: `message` lines at depth 0 with their fields below, and the
+/// message's shared structures as `struct <Name>` lines at depth 1.
+fn parse_table(text: &str) -> Result<Vec<Schema>, DecodeError> {
+    let lines: Vec<Line<'_>> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .map(|l| {
+            let trimmed = l.trim_start();
+            ((l.len() - trimmed.len()) / 2, trimmed.trim_end())
+        })
+        .collect();
+    let mut schemas = Vec::new();
+    let mut i = 0;
+    while let Some(&(depth, text)) = lines.get(i) {
+        let rest = text
+            .strip_prefix("message ")
+            .filter(|_| depth == 0)
+            .ok_or_else(|| bad(text, "expected a message line"))?;
+        let (name, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+        let kv = words(rest, text)?;
+        i += 1;
+        let fields = parse_fields(&lines, &mut i, 1)?;
+        let mut common = HashMap::new();
+        while let Some(&(1, line)) = lines.get(i) {
+            let Some(struct_name) = line.strip_prefix("struct ") else {
+                return Err(bad(line, "expected a struct line"));
+            };
+            i += 1;
+            common.insert(struct_name.to_string(), parse_fields(&lines, &mut i, 2)?);
+        }
+        schemas.push(Schema {
+            name: name.to_string(),
+            api_key: kv.get("key").and_then(|k| k.parse().ok()),
+            kind: kv.get("kind").copied().unwrap_or_default().to_string(),
+            valid: Versions::parse(kv.get("valid").copied()),
+            flexible: Versions::parse(kv.get("flexible").copied()),
+            fields,
+            common,
+        });
+    }
+    Ok(schemas)
+}
+
+impl Schema {
     /// The highest version this schema knows.
     pub fn highest_version(&self) -> i16 {
         i16::try_from(self.valid.hi).unwrap_or(i16::MAX)
@@ -490,87 +499,18 @@ impl<'a> Reader<'a> {
     }
 }
 
-macro_rules! schemas {
-    ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("schemas/", $name, ".json")))),*]
-    };
-}
+/// kafkit's table of the layouts of Kafka's internal-topic messages (`messages.txt`): for each
+/// message its versions and, per field, type and version ranges, as Kafka's protocol defines
+/// them. The format is described at the top of the file.
+const TABLE: &str = include_str!("messages.txt");
 
-/// Every embedded schema file (copied unchanged from Apache Kafka 4.0, Apache-2.0).
-const SOURCES: &[(&str, &str)] = schemas!(
-    "AbortTransactionRecord",
-    "AccessControlEntryRecord",
-    "BeginTransactionRecord",
-    "BrokerRegistrationChangeRecord",
-    "ClientQuotaRecord",
-    "ConfigRecord",
-    "ConsumerGroupCurrentMemberAssignmentKey",
-    "ConsumerGroupCurrentMemberAssignmentValue",
-    "ConsumerGroupMemberMetadataKey",
-    "ConsumerGroupMemberMetadataValue",
-    "ConsumerGroupMetadataKey",
-    "ConsumerGroupMetadataValue",
-    "ConsumerGroupPartitionMetadataKey",
-    "ConsumerGroupPartitionMetadataValue",
-    "ConsumerGroupTargetAssignmentMemberKey",
-    "ConsumerGroupTargetAssignmentMemberValue",
-    "ConsumerGroupTargetAssignmentMetadataKey",
-    "ConsumerGroupTargetAssignmentMetadataValue",
-    "ConsumerProtocolAssignment",
-    "ConsumerProtocolSubscription",
-    "DelegationTokenRecord",
-    "EndTransactionRecord",
-    "FeatureLevelRecord",
-    "FenceBrokerRecord",
-    "GroupMetadataKey",
-    "GroupMetadataValue",
-    "KRaftVersionRecord",
-    "LeaderChangeMessage",
-    "NoOpRecord",
-    "OffsetCommitKey",
-    "OffsetCommitValue",
-    "PartitionChangeRecord",
-    "PartitionRecord",
-    "ProducerIdsRecord",
-    "RegisterBrokerRecord",
-    "RegisterControllerRecord",
-    "RemoveAccessControlEntryRecord",
-    "RemoveDelegationTokenRecord",
-    "RemoveTopicRecord",
-    "RemoveUserScramCredentialRecord",
-    "ShareGroupCurrentMemberAssignmentKey",
-    "ShareGroupCurrentMemberAssignmentValue",
-    "ShareGroupMemberMetadataKey",
-    "ShareGroupMemberMetadataValue",
-    "ShareGroupMetadataKey",
-    "ShareGroupMetadataValue",
-    "ShareGroupPartitionMetadataKey",
-    "ShareGroupPartitionMetadataValue",
-    "ShareGroupStatePartitionMetadataKey",
-    "ShareGroupStatePartitionMetadataValue",
-    "ShareGroupTargetAssignmentMemberKey",
-    "ShareGroupTargetAssignmentMemberValue",
-    "ShareGroupTargetAssignmentMetadataKey",
-    "ShareGroupTargetAssignmentMetadataValue",
-    "SnapshotFooterRecord",
-    "SnapshotHeaderRecord",
-    "TopicRecord",
-    "TransactionLogKey",
-    "TransactionLogValue",
-    "UnfenceBrokerRecord",
-    "UnregisterBrokerRecord",
-    "UserScramCredentialRecord",
-    "VotersRecord",
-    "ZkMigrationRecord",
-);
-
-/// The embedded schemas, parsed once, by message name.
+/// The layout table, parsed once, by message name.
 pub fn registry() -> &'static HashMap<String, Schema> {
     static REGISTRY: OnceLock<HashMap<String, Schema>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        SOURCES
-            .iter()
-            .filter_map(|(_, text)| Schema::parse(text).ok())
+        parse_table(TABLE)
+            .unwrap_or_default()
+            .into_iter()
             .map(|s| (s.name.clone(), s))
             .collect()
     })
@@ -588,8 +528,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_embedded_schema_parses() {
-        assert_eq!(registry().len(), SOURCES.len());
+    fn the_layout_table_parses_whole() {
+        let parsed = parse_table(TABLE).expect("table");
+        let messages = TABLE.lines().filter(|l| l.starts_with("message ")).count();
+        assert_eq!(parsed.len(), messages);
+        assert_eq!(registry().len(), messages);
+        assert!(messages >= 60);
     }
 
     #[test]
