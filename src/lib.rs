@@ -29,7 +29,7 @@
 //! * [`assign`] holds Kafka's consumer-group assignors as pure functions over plain data.
 //! * [`output`] decides how results look: Kafka-exact text lines, JSON Lines, tables.
 //! * [`decode`] reads the records of Kafka's internal topics (`__consumer_offsets`,
-//!   `__transaction_state`, `__cluster_metadata`) and KRaft control records.
+//!   `__transaction_state`, `__cluster_metadata`) from a table of their layouts.
 //!
 //! Arrows point one way: `cli -> client/assign/output -> log/datadir -> record`.
 //!
