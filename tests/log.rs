@@ -768,3 +768,22 @@ fn index_sanity_checks_use_kafkas_words() {
         format!("Time index file {} is corrupt, found 17 bytes which is neither positive nor a multiple of 12", path.display())
     );
 }
+
+#[test]
+fn an_append_whose_offsets_overflow_the_segments_int32_range_rolls() {
+    // A compacted segment based at 0 whose only batch sits at offset 2^31 - 2: the next
+    // 3-record batch would end at 2^31 + 1, beyond an int32 relative offset, so it rolls.
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    fs::create_dir_all(&dir).unwrap();
+    let mut b = batch(1, 10, 0);
+    kafkit::record::set_base_offset(&mut b, i64::from(i32::MAX) - 1).unwrap();
+    fs::write(dir.join("00000000000000000000.log"), &b).unwrap();
+    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    assert_eq!(log.log_end_offset(), i64::from(i32::MAX));
+    let info = log.append(&batch(3, 10, 0), 0).expect("append");
+    assert_eq!(info.first_offset, i64::from(i32::MAX));
+    assert_eq!(info.segment_base_offset, i64::from(i32::MAX));
+    assert_eq!(log.segment_base_offsets(), &[0, i64::from(i32::MAX)]);
+    log.close().unwrap();
+}
