@@ -234,7 +234,7 @@ impl Log {
     /// time for `LogAppendTime` topics), rolls the active segment when Kafka would, writes it and
     /// flushes when `flush.messages`/`flush.ms` say so.
     pub fn append(&mut self, batch: &[u8], now_ms: i64) -> Result<AppendInfo> {
-        let mut bytes = self.conform(batch, now_ms)?;
+        let mut bytes = self.conform(batch)?;
         if bytes.len() > self.config.max_message_bytes as usize {
             return Err(LogError::RecordTooLarge);
         }
@@ -285,7 +285,7 @@ impl Log {
     }
 
     /// Validates an incoming batch and rewrites it with the topic's codec when that differs.
-    fn conform(&self, batch: &[u8], _now_ms: i64) -> Result<Vec<u8>> {
+    fn conform(&self, batch: &[u8]) -> Result<Vec<u8>> {
         let raw = first_batch(batch).map_err(|source| self.corrupt_input(source))?;
         if raw.size_in_bytes() != batch.len() || raw.magic() != 2 {
             return Err(LogError::Invalid(
