@@ -308,7 +308,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             }
         };
         line_number += 1;
-        if clock.0 != lines.reads() || line_number % 64 == 0 || interactive {
+        if clock.0 != lines.reads() || line_number.is_multiple_of(64) || interactive {
             clock = (lines.reads(), now_ms());
         }
         let now = clock.1;
@@ -359,7 +359,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             break;
         }
         if let Some(bar) = &progress {
-            if line_number % 65_536 == 0 {
+            if line_number.is_multiple_of(65_536) {
                 bar.set_position(lines.consumed());
             }
         }
