@@ -626,6 +626,14 @@ fn appends_refuse_batches_whose_offsets_or_codec_lie() {
             },
             "should be 0, but it is 7",
         ),
+        // Record 0's offsetDelta (byte 64: after its length, attributes and timestampDelta)
+        // says 1: the records disagree with the offsets the header promises.
+        (
+            patched(batch(3, 10, 0), 64, &[2]),
+            "Record offset 1 in a batch based at 0 should be 0",
+        ),
+        // Record 0's key length (byte 65) runs past the record: its structure is broken.
+        (patched(batch(3, 10, 0), 65, &[200]), "truncated key"),
     ];
     for (bad, words) in cases {
         let err = log.append(&bad, 0).expect_err(words).to_string();

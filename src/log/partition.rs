@@ -362,17 +362,18 @@ impl Log {
         }
         raw.compression()
             .map_err(|source| self.corrupt_input(source))?;
-        let records = raw
+        let mut records = raw
             .record_iter()
             .map_err(|source| self.corrupt_input(source))?;
-        for (expected, record) in (first..).zip(records) {
-            let record = record.map_err(|source| self.corrupt_input(source))?;
-            if record.offset != expected {
+        let mut expected = first;
+        while let Some(offset) = records.next_offset() {
+            let offset = offset.map_err(|source| self.corrupt_input(source))?;
+            if offset != expected {
                 return Err(LogError::Invalid(format!(
-                    "Record offset {} in a batch based at {first} should be {expected} in topic partition {tp}.",
-                    record.offset
+                    "Record offset {offset} in a batch based at {first} should be {expected} in topic partition {tp}."
                 )));
             }
+            expected += 1;
         }
         Ok(())
     }

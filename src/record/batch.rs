@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use super::codec;
 use super::cursor::{be, Cursor};
 use super::legacy;
-use super::record::{read_v2_record, Record, V2Context};
+use super::record::{parse_v2_record, read_v2_record, Record, V2Context};
 use super::{
     Compression, RecordError, TimestampType, HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MAGIC_V2,
     NO_PARTITION_LEADER_EPOCH, NO_TIMESTAMP, RECORD_BATCH_OVERHEAD, RECORD_OVERHEAD_V0,
@@ -533,12 +533,16 @@ enum Inner<'a> {
     Legacy(std::vec::IntoIter<Record>),
 }
 
-impl Iterator for RecordIter<'_> {
-    type Item = Result<Record, RecordError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl RecordIter<'_> {
+    /// Decodes the next record with `parse`, applying the batch-level rules (count, bytes left
+    /// over after the last record, positions inside decompressed data).
+    fn step<T>(
+        &mut self,
+        parse: impl FnOnce(&mut Cursor<'_>, &V2Context) -> Result<T, RecordError>,
+        legacy: impl FnOnce(Record) -> T,
+    ) -> Option<Result<T, RecordError>> {
         match &mut self.inner {
-            Inner::Legacy(it) => it.next().map(Ok),
+            Inner::Legacy(it) => it.next().map(legacy).map(Ok),
             Inner::V2 {
                 buf,
                 pos,
@@ -558,13 +562,12 @@ impl Iterator for RecordIter<'_> {
                         position: cur.position(),
                     })
                 } else {
-                    read_v2_record(&mut cur, ctx)
+                    parse(&mut cur, ctx)
                 };
                 *pos += cur.consumed();
                 *remaining -= 1;
                 let result = match result {
-                    Ok(record) if *remaining == 0 && cur.remaining() > 0 => {
-                        drop(record);
+                    Ok(_) if *remaining == 0 && cur.remaining() > 0 => {
                         Err(RecordError::RecordsRemaining {
                             position: cur.position(),
                         })
@@ -580,6 +583,26 @@ impl Iterator for RecordIter<'_> {
                 })
             }
         }
+    }
+
+    /// The next record's offset, with the record checked as fully as [`Iterator::next`] checks
+    /// it but nothing copied (used to validate batches on append).
+    pub fn next_offset(&mut self) -> Option<Result<i64, RecordError>> {
+        self.step(
+            |cur, ctx| {
+                parse_v2_record(cur, |_, _| {})
+                    .map(|parts| ctx.base_offset.wrapping_add(i64::from(parts.offset_delta)))
+            },
+            |record| record.offset,
+        )
+    }
+}
+
+impl Iterator for RecordIter<'_> {
+    type Item = Result<Record, RecordError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.step(read_v2_record, |record| record)
     }
 }
 

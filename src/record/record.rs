@@ -93,8 +93,23 @@ fn read_nullable<'a>(
     c.take(len as usize, what).map(Some)
 }
 
-/// Kafka's `DefaultRecord.readFrom`: one record at the cursor.
-pub(crate) fn read_v2_record(c: &mut Cursor<'_>, ctx: &V2Context) -> Result<Record, RecordError> {
+/// The fields of one magic 2 record, borrowed from the batch's bytes.
+pub(crate) struct RecordParts<'a> {
+    pub(crate) attributes: i8,
+    pub(crate) timestamp_delta: i64,
+    pub(crate) offset_delta: i32,
+    pub(crate) key: Option<&'a [u8]>,
+    pub(crate) value: Option<&'a [u8]>,
+    /// Bytes of the record including its length varint.
+    pub(crate) size_in_bytes: usize,
+}
+
+/// Kafka's `DefaultRecord.readFrom` without copying: checks the whole record structure (lengths,
+/// header count, every header) and hands each header to `header` as it is read.
+pub(crate) fn parse_v2_record<'a>(
+    c: &mut Cursor<'a>,
+    mut header: impl FnMut(&'a [u8], Option<&'a [u8]>),
+) -> Result<RecordParts<'a>, RecordError> {
     let start = c.position();
     let length = c.varint("record length")?;
     let length_size = c.consumed();
@@ -121,7 +136,6 @@ pub(crate) fn read_v2_record(c: &mut Cursor<'_>, ctx: &V2Context) -> Result<Reco
             count: header_count,
         });
     }
-    let mut headers = Vec::with_capacity(header_count as usize);
     for _ in 0..header_count {
         let key_at = b.position();
         let key_len = b.varint("header key length")?;
@@ -133,10 +147,7 @@ pub(crate) fn read_v2_record(c: &mut Cursor<'_>, ctx: &V2Context) -> Result<Reco
         }
         let key = b.take(key_len as usize, "header key")?;
         let value = read_nullable(&mut b, "header value")?;
-        headers.push(Header {
-            key: String::from_utf8_lossy(key).into_owned(),
-            value: value.map(<[u8]>::to_vec),
-        });
+        header(key, value);
     }
     if b.remaining() != 0 {
         return Err(RecordError::RecordSizeMismatch {
@@ -145,27 +156,46 @@ pub(crate) fn read_v2_record(c: &mut Cursor<'_>, ctx: &V2Context) -> Result<Reco
             read: b.consumed(),
         });
     }
+    Ok(RecordParts {
+        attributes,
+        timestamp_delta,
+        offset_delta,
+        key,
+        value,
+        size_in_bytes: length_size + length as usize,
+    })
+}
+
+/// Kafka's `DefaultRecord.readFrom`: one record at the cursor.
+pub(crate) fn read_v2_record(c: &mut Cursor<'_>, ctx: &V2Context) -> Result<Record, RecordError> {
+    let mut headers = Vec::new();
+    let parts = parse_v2_record(c, |key, value| {
+        headers.push(Header {
+            key: String::from_utf8_lossy(key).into_owned(),
+            value: value.map(<[u8]>::to_vec),
+        });
+    })?;
     let timestamp = ctx
         .log_append_time
-        .unwrap_or(ctx.base_timestamp.wrapping_add(timestamp_delta));
+        .unwrap_or(ctx.base_timestamp.wrapping_add(parts.timestamp_delta));
     let sequence = if ctx.base_sequence >= 0 {
-        increment_sequence(ctx.base_sequence, offset_delta)
+        increment_sequence(ctx.base_sequence, parts.offset_delta)
     } else {
         NO_SEQUENCE
     };
     Ok(Record {
-        offset: ctx.base_offset.wrapping_add(i64::from(offset_delta)),
+        offset: ctx.base_offset.wrapping_add(i64::from(parts.offset_delta)),
         timestamp,
         timestamp_type: ctx.timestamp_type,
-        key: key.map(<[u8]>::to_vec),
-        value: value.map(<[u8]>::to_vec),
+        key: parts.key.map(<[u8]>::to_vec),
+        value: parts.value.map(<[u8]>::to_vec),
         headers,
         sequence,
-        attributes,
+        attributes: parts.attributes,
         magic: super::MAGIC_V2,
         crc: None,
         is_valid: true,
-        size_in_bytes: length_size + length as usize,
+        size_in_bytes: parts.size_in_bytes,
     })
 }
 
