@@ -73,6 +73,11 @@ impl<'a> Cursor<'a> {
     }
 
     pub(crate) fn varint(&mut self, what: &'static str) -> Result<i32, RecordError> {
+        // Most record fields (attributes aside) are small: one byte, decoded inline.
+        if let Some(&b) = self.buf.get(self.pos).filter(|&&b| b & 0x80 == 0) {
+            self.pos += 1;
+            return Ok(i32::from(b >> 1) ^ -i32::from(b & 1));
+        }
         let at = self.position();
         let (v, used) =
             varint::read_varint(self.rest()).map_err(|e| rename(e, what).offset_by(at))?;
@@ -81,6 +86,10 @@ impl<'a> Cursor<'a> {
     }
 
     pub(crate) fn varlong(&mut self, what: &'static str) -> Result<i64, RecordError> {
+        if let Some(&b) = self.buf.get(self.pos).filter(|&&b| b & 0x80 == 0) {
+            self.pos += 1;
+            return Ok(i64::from(b >> 1) ^ -i64::from(b & 1));
+        }
         let at = self.position();
         let (v, used) =
             varint::read_varlong(self.rest()).map_err(|e| rename(e, what).offset_by(at))?;
