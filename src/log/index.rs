@@ -228,6 +228,15 @@ impl<E: IndexEntry> IndexFile<E> {
         Self::load(path, file, base_offset)
     }
 
+    /// Opens an existing index for reading only, counting every slot of the file as an entry,
+    /// as Kafka does for an index it did not write (so a preallocated, zero-filled tail is seen
+    /// as entries too: what Kafka's dump tool and sanity check see).
+    pub fn open_all_slots(path: &Path, base_offset: i64) -> Result<Self> {
+        let mut index = Self::open_read_only(path, base_offset)?;
+        index.entries = index.max_entries;
+        Ok(index)
+    }
+
     /// Wraps an open file and counts its written entries.
     fn load(path: &Path, file: File, base_offset: i64) -> Result<Self> {
         let len = file
@@ -467,6 +476,15 @@ impl<E: IndexEntry> IndexFile<E> {
 
     /// Kafka's sanity check: entries in order, and the file a whole number of entries.
     pub fn sanity_check(&self) -> Result<()> {
+        match self.sanity_problem()? {
+            Some((_, message)) => Err(LogError::CorruptIndex(message)),
+            None => Ok(()),
+        }
+    }
+
+    /// What Kafka's `sanityCheck` would throw, in its words, with the byte position it concerns
+    /// (the last entry, or the file length); `None` when the index passes.
+    pub fn sanity_problem(&self) -> Result<Option<(u64, String)>> {
         let len = self
             .file
             .metadata()
@@ -474,27 +492,33 @@ impl<E: IndexEntry> IndexFile<E> {
             .len();
         let path = self.path.display();
         let base = self.base_offset;
-        if self.entries != 0 {
-            let last = self.last_entry()?;
-            if last.offset() < base {
-                return Err(LogError::CorruptIndex(match E::KIND {
-                    "Index" => format!("Corrupt index found, index file {path} has non-zero size but the last offset is {} which is less than the base offset {base}", last.offset()),
-                    _ => format!("Corrupt time index found, time index file ({path}) has non-zero size but the last offset is {} which is less than the first offset {base}", last.offset()),
-                }));
-            }
+        if let Some(last_slot) = self.entries.checked_sub(1) {
+            let at = (last_slot * E::SIZE) as u64;
+            let last = self.entry(last_slot)?;
             let first = self.entry(0)?;
+            let offset_message = match E::KIND {
+                "Index" => format!("Corrupt index found, index file {path} has non-zero size but the last offset is {} which is less than the base offset {base}", last.offset()),
+                _ => format!("Corrupt time index found, time index file ({path}) has non-zero size but the last offset is {} which is less than the first offset {base}", last.offset()),
+            };
+            // Kafka's TimeIndex checks timestamps before offsets.
             if E::KIND != "Index" && last.key() < first.key() {
-                return Err(LogError::CorruptIndex(format!("Corrupt time index found, time index file ({path}) has non-zero size but the last timestamp is {} which is less than the first timestamp {}", last.key(), first.key())));
+                return Ok(Some((at, format!("Corrupt time index found, time index file ({path}) has non-zero size but the last timestamp is {} which is less than the first timestamp {}", last.key(), first.key()))));
+            }
+            if last.offset() < base {
+                return Ok(Some((at, offset_message)));
             }
         }
         if len % E::SIZE as u64 != 0 {
-            return Err(LogError::CorruptIndex(format!(
-                "{} file {path} is corrupt, found {len} bytes which is neither positive nor a multiple of {}",
-                E::KIND,
-                E::SIZE
+            return Ok(Some((
+                len,
+                format!(
+                    "{} file {path} is corrupt, found {len} bytes which is neither positive nor a multiple of {}",
+                    E::KIND,
+                    E::SIZE
+                ),
             )));
         }
-        Ok(())
+        Ok(None)
     }
 }
 

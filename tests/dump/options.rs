@@ -233,6 +233,26 @@ fn time_index_entries_sanity_and_mismatch() {
     let run = dump_in(tmp.path(), &["--files", TIMEINDEX, "--verify-index-only"]);
     assert_eq!(run.ok(), format!("Dumping {TIMEINDEX}\n"));
 
+    // A preallocated tail (an active segment copied off a broker): Kafka counts every slot, so
+    // the last entry is a zero slot and the sanity check fails on its timestamp 0.
+    let path = dir.join("00000000000000000000.timeindex");
+    let good = fs::read(&path).unwrap();
+    let first_ts = i64::from_be_bytes(good[..8].try_into().unwrap());
+    let mut padded = good.clone();
+    padded.extend_from_slice(&[0u8; 36]);
+    fs::write(&path, &padded).unwrap();
+    let run = dump_in(tmp.path(), &["--files", TIMEINDEX, "--index-sanity-check"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains(&format!(
+            "Corrupt time index found, time index file ({}) has non-zero size but the last timestamp is 0 which is less than the first timestamp {first_ts}",
+            tmp.path().join(TIMEINDEX).display()
+        )),
+        "{}",
+        run.stderr
+    );
+    fs::write(&path, &good).unwrap();
+
     // Change the last entry's timestamp: a mismatch and, against its predecessor, nothing else.
     let path = dir.join("00000000000000000000.timeindex");
     let mut bytes = fs::read(&path).unwrap();

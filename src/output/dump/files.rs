@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::decode;
-use crate::log::{OffsetIndex, SegmentReader, Stop};
+use crate::log::index::{IndexEntry, IndexFile};
+use crate::log::{OffsetIndex, OffsetPosition, SegmentReader, Stop, TimestampOffset};
 use crate::output::dump as fmt;
 use crate::output::json::write_line;
 use crate::output::OutputFormat;
@@ -714,30 +715,7 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             Ok((base + i64::from(rel), pos))
         };
         if self.args.index_sanity_check {
-            let last = {
-                let mut b = [0u8; 4];
-                r.get_ref().read_exact_at(&mut b, (entries - 1) * 8)?;
-                base + i64::from(i32::from_be_bytes(b))
-            };
-            if last < base {
-                let msg = format!("Corrupt index found, index file {abs} has non-zero size but the last offset is {last} which is less than the base offset {base}");
-                return self.problem(
-                    display,
-                    Some((entries - 1) * 8),
-                    "corrupt_index",
-                    &msg,
-                    true,
-                );
-            }
-            if len % 8 != 0 {
-                let msg = format!("Index file {abs} is corrupt, found {len} bytes which is neither positive nor a multiple of 8");
-                return self.problem(display, Some(len), "corrupt_index", &msg, true);
-            }
-            return self.say(
-                display,
-                "sanity_check_passed",
-                &format!("{display} passed sanity check."),
-            );
+            return self.sanity_check::<OffsetPosition>(&abs, base, display);
         }
         let log_path = path.with_file_name(format!("{}.log", prefix(name)));
         let log = match File::open(&log_path).and_then(|f| {
@@ -807,6 +785,27 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         Ok(())
     }
 
+    /// `--index-sanity-check`: Kafka's check of an index as Kafka sees it (every slot an entry),
+    /// reported with the absolute path Kafka's messages carry.
+    fn sanity_check<I: IndexEntry>(
+        &mut self,
+        abs: &str,
+        base: i64,
+        display: &str,
+    ) -> io::Result<()> {
+        let problem = IndexFile::<I>::open_all_slots(Path::new(abs), base)
+            .and_then(|index| index.sanity_problem())
+            .map_err(io::Error::other)?;
+        match problem {
+            Some((at, message)) => self.problem(display, Some(at), "corrupt_index", &message, true),
+            None => self.say(
+                display,
+                "sanity_check_passed",
+                &format!("{display} passed sanity check."),
+            ),
+        }
+    }
+
     /// A line Kafka prints about a whole file (`is empty.`, `passed sanity check.`).
     fn say(&mut self, display: &str, kind: &str, text: &str) -> io::Result<()> {
         if self.json {
@@ -834,39 +833,7 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             Ok((ts, base + i64::from(rel)))
         };
         if self.args.index_sanity_check {
-            if entries != 0 {
-                let (last_ts, last_off) = entry_at(entries - 1)?;
-                let (first_ts, _) = entry_at(0)?;
-                if last_ts < first_ts {
-                    let msg = format!("Corrupt time index found, time index file ({abs}) has non-zero size but the last timestamp is {last_ts} which is less than the first timestamp {first_ts}");
-                    return self.problem(
-                        display,
-                        Some((entries - 1) * 12),
-                        "corrupt_index",
-                        &msg,
-                        true,
-                    );
-                }
-                if last_off < base {
-                    let msg = format!("Corrupt time index found, time index file ({abs}) has non-zero size but the last offset is {last_off} which is less than the first offset {base}");
-                    return self.problem(
-                        display,
-                        Some((entries - 1) * 12),
-                        "corrupt_index",
-                        &msg,
-                        true,
-                    );
-                }
-            }
-            if len % 12 != 0 {
-                let msg = format!("Time index file {abs} is corrupt, found {len} bytes which is neither positive nor a multiple of 12");
-                return self.problem(display, Some(len), "corrupt_index", &msg, true);
-            }
-            return self.say(
-                display,
-                "sanity_check_passed",
-                &format!("{display} passed sanity check."),
-            );
+            return self.sanity_check::<TimestampOffset>(&abs, base, display);
         }
         let log_path = path.with_file_name(format!("{}.log", prefix(name)));
         let index_path = path.with_file_name(format!("{}.index", prefix(name)));
