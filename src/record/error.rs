@@ -286,83 +286,58 @@ pub enum RecordError {
     },
 }
 
+/// The `position` field of any [`RecordError`] (every variant has one), by reference: one list
+/// of variants serves reading it and moving it.
+macro_rules! position_of {
+    ($error:expr) => {
+        match $error {
+            RecordError::Truncated { position, .. }
+            | RecordError::RecordSizeTooSmall { position, .. }
+            | RecordError::BatchTooSmall { position, .. }
+            | RecordError::UnknownMagic { position, .. }
+            | RecordError::CrcMismatch { position, .. }
+            | RecordError::VarintTooLong { position, .. }
+            | RecordError::VarlongTooLong { position, .. }
+            | RecordError::UnknownCompression { position, .. }
+            | RecordError::UnknownTimestampType { position, .. }
+            | RecordError::InvalidRecordCount { position, .. }
+            | RecordError::RecordsRemaining { position, .. }
+            | RecordError::PrematureEof { position, .. }
+            | RecordError::InvalidRecordSize { position, .. }
+            | RecordError::RecordSizeMismatch { position, .. }
+            | RecordError::InvalidHeaderCount { position, .. }
+            | RecordError::InvalidHeaderKeySize { position, .. }
+            | RecordError::Decompression { position, .. }
+            | RecordError::Compression { position, .. }
+            | RecordError::DecompressedTooLarge { position, .. }
+            | RecordError::InDecompressed { position, .. }
+            | RecordError::InvalidWrapperCompression { position, .. }
+            | RecordError::NullWrapperValue { position, .. }
+            | RecordError::EmptyWrapper { position, .. }
+            | RecordError::CompressedInnerMessage { position, .. }
+            | RecordError::InvalidWrapperOffset { position, .. }
+            | RecordError::InvalidControlKey { position, .. }
+            | RecordError::InvalidEndTxnMarker { position, .. }
+            | RecordError::NegativeControlVersion { position, .. }
+            | RecordError::NotEndTxnMarker { position, .. }
+            | RecordError::NotV2 { position, .. }
+            | RecordError::InvalidAppendOffset { position, .. } => position,
+        }
+    };
+}
+
 impl RecordError {
     /// The byte position the error points at (see the type docs for what it counts from).
     pub fn position(&self) -> usize {
-        match self {
-            Self::Truncated { position, .. }
-            | Self::RecordSizeTooSmall { position, .. }
-            | Self::BatchTooSmall { position, .. }
-            | Self::UnknownMagic { position, .. }
-            | Self::CrcMismatch { position, .. }
-            | Self::VarintTooLong { position, .. }
-            | Self::VarlongTooLong { position, .. }
-            | Self::UnknownCompression { position, .. }
-            | Self::UnknownTimestampType { position, .. }
-            | Self::InvalidRecordCount { position, .. }
-            | Self::RecordsRemaining { position }
-            | Self::PrematureEof { position }
-            | Self::InvalidRecordSize { position, .. }
-            | Self::RecordSizeMismatch { position, .. }
-            | Self::InvalidHeaderCount { position, .. }
-            | Self::InvalidHeaderKeySize { position, .. }
-            | Self::Decompression { position, .. }
-            | Self::Compression { position, .. }
-            | Self::DecompressedTooLarge { position, .. }
-            | Self::InDecompressed { position, .. }
-            | Self::InvalidWrapperCompression { position, .. }
-            | Self::NullWrapperValue { position, .. }
-            | Self::EmptyWrapper { position }
-            | Self::CompressedInnerMessage { position }
-            | Self::InvalidWrapperOffset { position, .. }
-            | Self::InvalidControlKey { position, .. }
-            | Self::InvalidEndTxnMarker { position, .. }
-            | Self::NegativeControlVersion { position, .. }
-            | Self::NotEndTxnMarker { position, .. }
-            | Self::NotV2 { position, .. }
-            | Self::InvalidAppendOffset { position, .. } => *position,
-        }
+        *position_of!(self)
     }
 
     /// The same error with its position moved by `delta` bytes: used when a slice was cut out of
     /// a larger one (a file, a batch) so the position counts from the larger one's start.
     #[must_use]
     pub fn offset_by(mut self, delta: usize) -> Self {
-        match &mut self {
-            Self::Truncated { position, .. }
-            | Self::RecordSizeTooSmall { position, .. }
-            | Self::BatchTooSmall { position, .. }
-            | Self::UnknownMagic { position, .. }
-            | Self::CrcMismatch { position, .. }
-            | Self::VarintTooLong { position, .. }
-            | Self::VarlongTooLong { position, .. }
-            | Self::UnknownCompression { position, .. }
-            | Self::UnknownTimestampType { position, .. }
-            | Self::InvalidRecordCount { position, .. }
-            | Self::RecordsRemaining { position }
-            | Self::PrematureEof { position }
-            | Self::InvalidRecordSize { position, .. }
-            | Self::RecordSizeMismatch { position, .. }
-            | Self::InvalidHeaderCount { position, .. }
-            | Self::InvalidHeaderKeySize { position, .. }
-            | Self::Decompression { position, .. }
-            | Self::Compression { position, .. }
-            | Self::DecompressedTooLarge { position, .. }
-            | Self::InDecompressed { position, .. }
-            | Self::InvalidWrapperCompression { position, .. }
-            | Self::NullWrapperValue { position, .. }
-            | Self::EmptyWrapper { position }
-            | Self::CompressedInnerMessage { position }
-            | Self::InvalidWrapperOffset { position, .. }
-            | Self::InvalidControlKey { position, .. }
-            | Self::InvalidEndTxnMarker { position, .. }
-            | Self::NegativeControlVersion { position, .. }
-            | Self::NotEndTxnMarker { position, .. }
-            | Self::NotV2 { position, .. }
-            | Self::InvalidAppendOffset { position, .. } => {
-                *position = position.saturating_add(delta);
-            }
-        }
+        let position = position_of!(&mut self);
+        *position = position.saturating_add(delta);
         self
     }
 
