@@ -352,7 +352,9 @@ fn acks_all_checkpoints_each_batch_before_the_next() {
             p.send(None, 1_000, None, Some(&[b'y'; 100]), &[])
                 .expect("send");
         }
-        // Batches were sealed and written; the writer is still open.
+        // Batches were sealed and written (flush waits for the sender); the logs are still
+        // open.
+        p.flush().expect("flush");
         let checkpoint = fs::read_to_string(dir.path().join("recovery-point-offset-checkpoint"))
             .unwrap_or_default();
         let recovered = checkpoint

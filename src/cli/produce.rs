@@ -369,7 +369,14 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
     // Whatever was accepted before a bad line is written and durable, as Kafka's shutdown hook
     // closes the producer.
-    let events = producer.close()?;
+    let events = match producer.close() {
+        Ok(events) => events,
+        Err(e) => {
+            // A failed write stops the sender, and send or close reports it: say it once.
+            stop.get_or_insert_with(|| e.to_string());
+            Vec::new()
+        }
+    };
     for event in &events {
         reporter.report(&mut out, event)?;
     }

@@ -5,10 +5,15 @@
 //! There is no network and no linger: a batch is written when it is sealed, and every open batch
 //! is written by [`Producer::flush`] (the console producer calls it at the end of its input).
 
+use std::sync::mpsc;
+use std::thread;
+
 use crate::datadir::{now_ms, DataDirError, PartitionWriter, Topic, TopicPartition};
 use crate::log::LogError;
 use crate::record::varint::{size_of_varint, size_of_varlong};
-use crate::record::{BatchBuilder, Compression, Header, TimestampType, RECORD_BATCH_OVERHEAD};
+use crate::record::{
+    BatchBuilder, BuiltBatch, Compression, Header, RawBatch, TimestampType, RECORD_BATCH_OVERHEAD,
+};
 
 use super::partitioner::{Partitioner, RecordRef};
 
@@ -121,6 +126,9 @@ pub enum ProduceError {
     /// A partition number out of range (Kafka's `KafkaException` text).
     #[error("{0}")]
     InvalidPartition(String),
+    /// The sender thread failed (its first error) or stopped.
+    #[error("{0}")]
+    Sender(String),
     /// The codec failed to compress.
     #[error("compressing a batch for {tp}: {source}")]
     Compress {
@@ -175,13 +183,176 @@ fn sized(fields: usize, offset_delta: i32, timestamp_delta: i64) -> usize {
 struct Open {
     builder: BatchBuilder,
     first_timestamp: i64,
-    timestamps: Vec<i64>,
-    sizes: Vec<(i32, i32)>,
+    /// Each record's timestamp, kept only when written records are reported.
+    timestamps: Option<Vec<i64>>,
 }
 
+/// A sealed batch on its way to the sender thread.
+#[derive(Debug)]
+struct Sealed {
+    partition: i32,
+    batch: BuiltBatch,
+    /// Present when the written records are to be reported.
+    timestamps: Option<Vec<i64>>,
+}
+
+/// What the producer asks of its sender thread.
+#[derive(Debug)]
+enum Request {
+    /// Append a batch to its partition's log.
+    Append(Sealed),
+    /// Answer [`Reply::Synced`] once every earlier request is done.
+    Sync,
+    /// Answer with the partition's recovery point.
+    RecoveryPoint(i32),
+}
+
+/// What the sender thread tells the producer, in order.
+#[derive(Debug)]
+enum Reply {
+    Event(Event),
+    /// The sender failed and appends nothing more; the error ends the producer.
+    Fatal(ProduceError),
+    Synced,
+    RecoveryPoint(i64),
+}
+
+/// The producer's I/O thread (Kafka's `Sender`): it owns the partition logs, appends the
+/// batches the producer seals in the order they were sealed, makes them durable as `acks` and
+/// `--sync` ask, reports what happened to each record, and hands the batches' buffers back for
+/// reuse (Kafka's `BufferPool`).
+struct SenderThread {
+    writer: PartitionWriter,
+    topic: Topic,
+    durable_each_batch: bool,
+    replies: mpsc::Sender<Reply>,
+    free: mpsc::Sender<Vec<u8>>,
+}
+
+impl SenderThread {
+    /// Serves requests until the producer hangs up, then closes the logs. After a fatal error
+    /// appends are dropped (they were never acknowledged) but the logs are still closed, so
+    /// everything written before stays intact and indexed.
+    fn run(mut self, requests: mpsc::Receiver<Request>) -> Result<(), ProduceError> {
+        let mut failed = false;
+        for request in requests {
+            let reply = match request {
+                Request::Append(_) if failed => continue,
+                Request::Append(sealed) => match self.append(sealed) {
+                    Ok(()) => continue,
+                    Err(e) => {
+                        failed = true;
+                        Reply::Fatal(e)
+                    }
+                },
+                Request::Sync => Reply::Synced,
+                Request::RecoveryPoint(p) => match self.writer.log(&self.topic, p) {
+                    Ok(log) => Reply::RecoveryPoint(log.recovery_point()),
+                    Err(e) => Reply::Fatal(e.into()),
+                },
+            };
+            if self.replies.send(reply).is_err() {
+                break;
+            }
+        }
+        self.writer.close()?;
+        Ok(())
+    }
+
+    fn report(&self, event: Event) {
+        // The producer is gone only when it is being dropped: nobody is left to tell.
+        let _ = self.replies.send(Reply::Event(event));
+    }
+
+    fn append(&mut self, sealed: Sealed) -> Result<(), ProduceError> {
+        let Sealed {
+            partition,
+            mut batch,
+            timestamps,
+        } = sealed;
+        let log = self.writer.log(&self.topic, partition)?;
+        match log.append_built(&mut batch, now_ms()) {
+            Ok(info) => {
+                if self.durable_each_batch {
+                    self.writer.checkpoint()?;
+                }
+                for (i, ts) in timestamps.iter().flatten().enumerate() {
+                    self.report(Event::Written(RecordMetadata {
+                        partition,
+                        offset: info.first_offset + i as i64,
+                        timestamp: if info.log_append_time >= 0 {
+                            info.log_append_time
+                        } else {
+                            *ts
+                        },
+                    }));
+                }
+            }
+            Err(LogError::RecordTooLarge) => {
+                for (key_size, value_size) in record_sizes(batch.as_bytes()) {
+                    self.report(Event::Failed(SendFailure {
+                        partition,
+                        key_size,
+                        value_size,
+                        error: format!(
+                            "org.apache.kafka.common.errors.RecordTooLargeException: {}",
+                            LogError::RecordTooLarge
+                        ),
+                    }));
+                }
+            }
+            Err(source) => {
+                let tp = TopicPartition::new(self.topic.name.clone(), partition);
+                return Err(ProduceError::Log { tp, source });
+            }
+        }
+        // The producer may be gone (dropped): the buffer is then simply freed.
+        let _ = self.free.send(batch.into_bytes());
+        Ok(())
+    }
+}
+
+/// Key and value sizes (-1 for null) of each record of a batch, for failure reports.
+fn record_sizes(batch: &[u8]) -> Vec<(i32, i32)> {
+    let size = |b: &Option<Vec<u8>>| b.as_ref().map_or(-1, |b| b.len() as i32);
+    match RawBatch::read_at(batch, 0) {
+        Ok(Some(raw)) => raw
+            .records()
+            .map(|records| {
+                records
+                    .iter()
+                    .map(|r| (size(&r.key), size(&r.value)))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The producer's end of its sender thread.
+#[derive(Debug)]
+struct Sender {
+    requests: Option<mpsc::SyncSender<Request>>,
+    replies: mpsc::Receiver<Reply>,
+    free: mpsc::Receiver<Vec<u8>>,
+    thread: Option<thread::JoinHandle<Result<(), ProduceError>>>,
+}
+
+/// Kafka's `buffer.memory` default: the bytes of sealed batches that may wait for the sender.
+const BUFFER_MEMORY: usize = 32 * 1024 * 1024;
+
+/// A batch's buffer is allocated up front up to this size (larger `batch.size`s grow as
+/// records come, so a producer of a few small records does not hold megabytes).
+const BATCH_PREALLOCATION_LIMIT: usize = 1 << 20;
+
 /// A producer for one topic of a data directory.
-pub struct Producer<'d> {
-    writer: PartitionWriter<'d>,
+///
+/// As in the Java producer, [`Producer::send`] only adds the record to its partition's open
+/// batch on the caller's thread; sealed batches go to a sender thread that appends them to the
+/// logs, so building batches and writing them overlap. [`Producer::flush`] waits for every
+/// batch to be written, [`Producer::close`] also closes the logs, and written records and
+/// refused ones come back as [`Event`]s.
+pub struct Producer {
     topic: Topic,
     partitions: i32,
     partitioner: Box<dyn Partitioner>,
@@ -191,11 +362,18 @@ pub struct Producer<'d> {
     /// gives the same records in the log).
     limit: usize,
     open: Vec<Option<Open>>,
+    /// Records in the batch last sealed: the capacity the next one's timestamps start with.
+    last_count: usize,
+    /// A batch went to the sender since [`Self::take_events`] last looked at its replies.
+    sealed_since_poll: bool,
     report_written: bool,
     events: Vec<Event>,
+    sender: Sender,
+    /// The sender's fatal error, once reported: every later call returns it.
+    fatal: Option<String>,
 }
 
-impl std::fmt::Debug for Producer<'_> {
+impl std::fmt::Debug for Producer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Producer")
             .field("topic", &self.topic.name)
@@ -205,10 +383,11 @@ impl std::fmt::Debug for Producer<'_> {
     }
 }
 
-impl<'d> Producer<'d> {
-    /// A producer writing `topic` through `writer` (which holds the data directory's lock).
+impl Producer {
+    /// A producer writing `topic` through `writer` (which holds the data directory's lock)
+    /// from a sender thread it starts.
     pub fn new(
-        writer: PartitionWriter<'d>,
+        writer: PartitionWriter,
         topic: Topic,
         partitioner: Box<dyn Partitioner>,
         config: ProducerConfig,
@@ -216,20 +395,49 @@ impl<'d> Producer<'d> {
         let partitions = topic.partition_count() as i32;
         let max_message = topic.log_config().max_message_bytes as usize;
         let limit = config.batch_size.min(max_message).max(1);
-        Self {
+        let (requests, inbox) = mpsc::sync_channel((BUFFER_MEMORY / limit).clamp(1, 1024));
+        let (replies, outbox) = mpsc::channel();
+        let (free_sender, free) = mpsc::channel();
+        let sender = SenderThread {
             writer,
+            topic: topic.clone(),
+            durable_each_batch: config.sync || config.acks == Acks::All,
+            replies,
+            free: free_sender,
+        };
+        let (thread, fatal) = match thread::Builder::new()
+            .name("kafkit-producer-sender".to_string())
+            .spawn(move || sender.run(inbox))
+        {
+            Ok(handle) => (Some(handle), None),
+            Err(e) => (
+                None,
+                Some(format!("starting the producer's sender thread: {e}")),
+            ),
+        };
+        Self {
             partitions,
             partitioner,
             limit,
             open: (0..partitions).map(|_| None).collect(),
+            last_count: 0,
+            sealed_since_poll: false,
             report_written: false,
             events: Vec::new(),
+            sender: Sender {
+                requests: Some(requests),
+                replies: outbox,
+                free,
+                thread,
+            },
+            fatal,
             topic,
             config,
         }
     }
 
-    /// Reports every written record as [`Event::Written`] (for `--output json`).
+    /// Reports every written record as [`Event::Written`] (for `--output json`), from the
+    /// next batch on.
     #[must_use]
     pub fn report_written(mut self, on: bool) -> Self {
         self.report_written = on;
@@ -241,9 +449,70 @@ impl<'d> Producer<'d> {
         self.partitions
     }
 
-    /// Takes the events gathered since the last call.
+    /// Takes the events gathered since the last call, with those the sender thread has
+    /// reported by now.
+    ///
+    /// The sender's replies are looked at only when a batch was sealed since the last call (so
+    /// calling this after every record costs nothing); the rest come with [`Self::flush`] and
+    /// [`Self::close`].
     pub fn take_events(&mut self) -> std::vec::Drain<'_, Event> {
+        if std::mem::take(&mut self.sealed_since_poll) {
+            while let Ok(reply) = self.sender.replies.try_recv() {
+                self.take_reply(reply);
+            }
+        }
         self.events.drain(..)
+    }
+
+    /// Keeps an event or a fatal error; returns what else the sender answered.
+    fn take_reply(&mut self, reply: Reply) -> Option<Reply> {
+        match reply {
+            Reply::Event(event) => self.events.push(event),
+            Reply::Fatal(e) => {
+                self.fatal.get_or_insert(e.to_string());
+            }
+            other => return Some(other),
+        }
+        None
+    }
+
+    fn check_fatal(&self) -> Result<(), ProduceError> {
+        match &self.fatal {
+            Some(message) => Err(ProduceError::Sender(message.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a request to the sender thread, waiting while `buffer.memory` is full.
+    fn request(&mut self, request: Request) -> Result<(), ProduceError> {
+        self.check_fatal()?;
+        let sent = self
+            .sender
+            .requests
+            .as_ref()
+            .is_some_and(|r| r.send(request).is_ok());
+        if !sent {
+            // The thread is gone: it failed, and its last reply says why.
+            self.wait_for(|_| None::<()>)?;
+            return Err(ProduceError::Sender(
+                "the sender thread stopped".to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Waits for the sender's answer that `want` picks, keeping events on the way.
+    fn wait_for<T>(&mut self, want: impl Fn(Reply) -> Option<T>) -> Result<T, ProduceError> {
+        while let Ok(reply) = self.sender.replies.recv() {
+            if let Some(answer) = self.take_reply(reply).and_then(&want) {
+                return Ok(answer);
+            }
+            self.check_fatal()?;
+        }
+        self.check_fatal()?;
+        Err(ProduceError::Sender(
+            "the sender thread stopped".to_string(),
+        ))
     }
 
     fn check_partition(&self, partition: i32) -> Result<usize, ProduceError> {
@@ -271,17 +540,13 @@ impl<'d> Producer<'d> {
         value: Option<&[u8]>,
         headers: &[Header],
     ) -> Result<(), ProduceError> {
-        let sizes = (
-            key.map_or(-1, |k| k.len() as i32),
-            value.map_or(-1, |v| v.len() as i32),
-        );
         let fields = fields_size(key, value, headers);
         let upper_bound = RECORD_BATCH_OVERHEAD + sized(fields, i32::MAX, i64::MAX);
         if upper_bound > self.config.max_request_size {
             self.events.push(Event::Failed(SendFailure {
                 partition: partition.unwrap_or(-1),
-                key_size: sizes.0,
-                value_size: sizes.1,
+                key_size: key.map_or(-1, |k| k.len() as i32),
+                value_size: value.map_or(-1, |v| v.len() as i32),
                 error: format!(
                     "org.apache.kafka.common.errors.RecordTooLargeException: The message is {upper_bound} bytes when serialized which is larger than {}, which is the value of the max.request.size configuration.",
                     self.config.max_request_size
@@ -317,20 +582,36 @@ impl<'d> Producer<'d> {
         if !self.fits(p, timestamp, fields) {
             self.seal(p)?;
         }
-        let compression = self.config.compression;
-        let slot = self
+        if self.open.get(p).is_some_and(Option::is_none) {
+            let buffer =
+                self.sender.free.try_recv().unwrap_or_else(|_| {
+                    Vec::with_capacity(self.limit.min(BATCH_PREALLOCATION_LIMIT))
+                });
+            let open = Open {
+                builder: BatchBuilder::with_buffer(
+                    0,
+                    self.config.compression,
+                    TimestampType::CreateTime,
+                    buffer,
+                ),
+                first_timestamp: timestamp,
+                timestamps: self
+                    .report_written
+                    .then(|| Vec::with_capacity(self.last_count)),
+            };
+            if let Some(slot) = self.open.get_mut(p) {
+                *slot = Some(open);
+            }
+        }
+        let open = self
             .open
             .get_mut(p)
+            .and_then(Option::as_mut)
             .ok_or_else(|| ProduceError::InvalidPartition(format!("no partition {p}")))?;
-        let open = slot.get_or_insert_with(|| Open {
-            builder: BatchBuilder::new(0, compression, TimestampType::CreateTime),
-            first_timestamp: timestamp,
-            timestamps: Vec::new(),
-            sizes: Vec::new(),
-        });
         open.builder.append(timestamp, key, value, headers);
-        open.timestamps.push(timestamp);
-        open.sizes.push(sizes);
+        if let Some(timestamps) = &mut open.timestamps {
+            timestamps.push(timestamp);
+        }
         Ok(())
     }
 
@@ -347,78 +628,79 @@ impl<'d> Producer<'d> {
         open.builder.estimated_size_in_bytes() + size <= self.limit
     }
 
-    /// Builds and writes the open batch of partition `p`, if any.
+    /// Seals the open batch of partition `p`, if any, and hands it to the sender thread.
     fn seal(&mut self, p: usize) -> Result<(), ProduceError> {
         let Some(open) = self.open.get_mut(p).and_then(Option::take) else {
             return Ok(());
         };
-        let tp = TopicPartition::new(self.topic.name.clone(), p as i32);
-        let bytes = open
+        self.last_count = open.builder.record_count() as usize;
+        self.sealed_since_poll = true;
+        let batch = open
             .builder
-            .build()
+            .seal()
             .map_err(|source| ProduceError::Compress {
-                tp: tp.clone(),
+                tp: TopicPartition::new(self.topic.name.clone(), p as i32),
                 source,
             })?;
-        let log = self.writer.log(&self.topic, p as i32)?;
-        let info = match log.append(&bytes, now_ms()) {
-            Ok(info) => info,
-            Err(LogError::RecordTooLarge) => {
-                for (key_size, value_size) in open.sizes {
-                    self.events.push(Event::Failed(SendFailure {
-                        partition: p as i32,
-                        key_size,
-                        value_size,
-                        error: format!(
-                            "org.apache.kafka.common.errors.RecordTooLargeException: {}",
-                            LogError::RecordTooLarge
-                        ),
-                    }));
-                }
-                return Ok(());
-            }
-            Err(source) => return Err(ProduceError::Log { tp, source }),
-        };
-        if self.config.sync || self.config.acks == Acks::All {
-            self.writer.checkpoint()?;
-        }
-        if self.report_written {
-            for (i, ts) in open.timestamps.iter().enumerate() {
-                self.events.push(Event::Written(RecordMetadata {
-                    partition: p as i32,
-                    offset: info.first_offset + i as i64,
-                    timestamp: if info.log_append_time >= 0 {
-                        info.log_append_time
-                    } else {
-                        *ts
-                    },
-                }));
-            }
-        }
-        Ok(())
+        self.request(Request::Append(Sealed {
+            partition: p as i32,
+            batch,
+            timestamps: open.timestamps,
+        }))
     }
 
-    /// The recovery point of a partition's log: everything below it is fsynced (by `acks=all`,
-    /// `--sync`, or the topic's `flush.messages` / `flush.ms`).
+    /// The recovery point of a partition's log once every sealed batch is written: everything
+    /// below it is fsynced (by `acks=all`, `--sync`, or the topic's `flush.messages` /
+    /// `flush.ms`).
     pub fn recovery_point(&mut self, partition: i32) -> Result<i64, ProduceError> {
-        Ok(self.writer.log(&self.topic, partition)?.recovery_point())
+        self.request(Request::RecoveryPoint(partition))?;
+        self.wait_for(|reply| match reply {
+            Reply::RecoveryPoint(offset) => Some(offset),
+            _ => None,
+        })
     }
 
-    /// Writes every open batch (the end of linger).
+    /// Writes every open batch and waits until the logs have them (the end of linger; Kafka's
+    /// `KafkaProducer.flush`).
     pub fn flush(&mut self) -> Result<(), ProduceError> {
         for p in 0..self.open.len() {
             self.seal(p)?;
         }
-        Ok(())
+        self.request(Request::Sync)?;
+        self.wait_for(|reply| matches!(reply, Reply::Synced).then_some(()))
     }
 
-    /// Writes every open batch, then closes the logs (flushed, indexes trimmed) and checkpoints
-    /// their recovery points.
+    /// Writes every open batch, then stops the sender thread, which closes the logs (flushed,
+    /// indexes trimmed) and checkpoints their recovery points.
     /// Returns the events not taken yet.
     pub fn close(mut self) -> Result<Vec<Event>, ProduceError> {
-        self.flush()?;
-        let Producer { writer, events, .. } = self;
-        writer.close()?;
-        Ok(events)
+        let flushed = self.flush();
+        let stopped = self.stop();
+        flushed?;
+        stopped?;
+        Ok(std::mem::take(&mut self.events))
+    }
+
+    /// Hangs up on the sender thread and waits for it to close the logs.
+    fn stop(&mut self) -> Result<(), ProduceError> {
+        drop(self.sender.requests.take());
+        let Some(thread) = self.sender.thread.take() else {
+            return Ok(());
+        };
+        let closed = thread
+            .join()
+            .unwrap_or_else(|_| Err(ProduceError::Sender("the sender thread panicked".into())));
+        while let Ok(reply) = self.sender.replies.try_recv() {
+            self.take_reply(reply);
+        }
+        closed
+    }
+}
+
+impl Drop for Producer {
+    /// A producer dropped without [`Producer::close`] still closes its logs: what it wrote stays
+    /// intact and indexed (batches still open are dropped, as an unflushed Java producer's).
+    fn drop(&mut self) {
+        let _ = self.stop();
     }
 }

@@ -24,30 +24,30 @@ pub fn now_ms() -> i64 {
 
 /// The holder of a data directory's lock and of the partition logs it has opened.
 #[derive(Debug)]
-pub struct PartitionWriter<'d> {
-    datadir: &'d DataDir,
+pub struct PartitionWriter {
+    datadir: DataDir,
     lock: DirLock,
     logs: BTreeMap<TopicPartition, Log>,
     recovery_points: BTreeMap<TopicPartition, i64>,
     log_start_offsets: BTreeMap<TopicPartition, i64>,
 }
 
-impl<'d> PartitionWriter<'d> {
+impl PartitionWriter {
     /// Takes the data directory's lock (waiting for another writer as [`DataDir::lock`] does)
     /// and reads the checkpoints.
-    pub fn new(datadir: &'d DataDir) -> Result<Self> {
+    pub fn new(datadir: &DataDir) -> Result<Self> {
         let lock = datadir.lock()?;
         Self::withlock(datadir, lock)
     }
 
     /// A writer under a lock already taken.
-    pub fn withlock(datadir: &'d DataDir, lock: DirLock) -> Result<Self> {
+    pub fn withlock(datadir: &DataDir, lock: DirLock) -> Result<Self> {
         let recovery_points =
             OffsetCheckpoint::read(&datadir.root_file(RECOVERY_POINT_CHECKPOINT))?;
         let log_start_offsets =
             OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))?;
         Ok(PartitionWriter {
-            datadir,
+            datadir: datadir.clone(),
             lock,
             logs: BTreeMap::new(),
             recovery_points,

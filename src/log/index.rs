@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use memmap2::MmapMut;
 
 use super::error::{LogError, Result};
-use super::mmap;
+use super::os;
 
 /// One entry type of an index file.
 pub trait IndexEntry: Copy + std::fmt::Debug + PartialEq {
@@ -455,7 +455,7 @@ impl<E: IndexEntry> IndexFile<E> {
             .map_err(LogError::io("resizing index", &self.path))?;
         self.max_entries = slots;
         self.backing = Backing::Mapped(
-            mmap::map_mut(&self.file).map_err(LogError::io("mapping index", &self.path))?,
+            os::map_mut(&self.file).map_err(LogError::io("mapping index", &self.path))?,
         );
         Ok(())
     }

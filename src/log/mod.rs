@@ -10,7 +10,7 @@
 pub mod config;
 pub mod error;
 pub mod index;
-mod mmap;
+mod os;
 pub mod partition;
 pub mod reader;
 pub mod segment;

@@ -10,7 +10,7 @@ use super::config::{CompressionPolicy, LogConfig};
 use super::error::{LogError, Result};
 use super::reader::SegmentReader;
 use super::segment::{self, BatchPosition, LogSegment};
-use crate::record::{self, BatchBuilder, RawBatch, TimestampType};
+use crate::record::{self, BatchBuilder, BuiltBatch, RawBatch, TimestampType};
 
 /// What an append wrote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,29 +228,65 @@ impl Log {
             .ok_or_else(|| LogError::Invalid(format!("{} is closed", self.dir.display())))
     }
 
-    /// Appends one batch as a partition leader does: checks its size against
-    /// `max.message.bytes`, recompresses it when the topic's `compression.type` asks for another
-    /// codec, assigns offsets from the log end offset, stamps the leader epoch (and the append
-    /// time for `LogAppendTime` topics), rolls the active segment when Kafka would, writes it and
-    /// flushes when `flush.messages`/`flush.ms` say so.
+    /// Appends one batch as a partition leader does: checks it as Kafka's `LogValidator` does
+    /// (CRC, offset range, every record), checks its size against `max.message.bytes`,
+    /// recompresses it when the topic's `compression.type` asks for another codec, assigns
+    /// offsets from the log end offset, stamps the leader epoch (and the append time for
+    /// `LogAppendTime` topics), rolls the active segment when Kafka would, writes it and flushes
+    /// when `flush.messages`/`flush.ms` say so.
     pub fn append(&mut self, batch: &[u8], now_ms: i64) -> Result<AppendInfo> {
         let mut bytes = self.conform(batch)?;
+        self.append_valid(&mut bytes, now_ms)
+    }
+
+    /// [`Self::append`] for a batch this library's [`BatchBuilder`] made (the in-process
+    /// producer's). Its header is checked as any batch's is (base offset 0, an offset range that
+    /// matches the count, the size limit), but its CRC and records are not decoded again: the
+    /// builder wrote them, so they hold by construction (debug builds check anyway). A batch the
+    /// topic must recompress, or one with offset gaps, takes the path of [`Self::append`].
+    ///
+    /// The batch is written from its own buffer, which stays the caller's (to reuse or to read
+    /// a refused batch's records): on success it holds the offsets and stamps the log gave.
+    pub fn append_built(&mut self, batch: &mut BuiltBatch, now_ms: i64) -> Result<AppendInfo> {
+        let codec_kept = match self.config.compression {
+            CompressionPolicy::Fixed(codec) => codec == batch.compression(),
+            CompressionPolicy::Producer => true,
+        };
+        if !codec_kept || !batch.has_consecutive_offsets() {
+            return self.append(batch.as_bytes(), now_ms);
+        }
+        self.check_offset_range(
+            batch.base_offset(),
+            batch.last_offset_delta(),
+            batch.records_count(),
+        )?;
+        debug_assert!(
+            first_batch(batch.as_bytes())
+                .map_err(|source| self.corrupt_input(source))
+                .and_then(|raw| self.check_records(&raw))
+                .is_ok(),
+            "a BatchBuilder batch fails validation"
+        );
+        self.append_valid(batch.as_mut_bytes(), now_ms)
+    }
+
+    /// The leader's part of an append, for a batch that passed validation.
+    fn append_valid(&mut self, bytes: &mut [u8], now_ms: i64) -> Result<AppendInfo> {
         if bytes.len() > self.config.max_message_bytes as usize {
             return Err(LogError::RecordTooLarge);
         }
         let base_offset = self.log_end_offset;
-        record::set_base_offset(&mut bytes, base_offset)
-            .map_err(|source| self.corrupt_input(source))?;
-        record::set_partition_leader_epoch(&mut bytes, self.partition_leader_epoch)
+        record::set_base_offset(bytes, base_offset).map_err(|source| self.corrupt_input(source))?;
+        record::set_partition_leader_epoch(bytes, self.partition_leader_epoch)
             .map_err(|source| self.corrupt_input(source))?;
         let mut log_append_time = -1;
         if self.config.timestamp_type == TimestampType::LogAppendTime {
-            record::set_log_append_time(&mut bytes, now_ms)
+            record::set_log_append_time(bytes, now_ms)
                 .map_err(|source| self.corrupt_input(source))?;
             log_append_time = now_ms;
         }
         let (last_offset, max_timestamp, count) = {
-            let raw = first_batch(&bytes).map_err(|source| self.corrupt_input(source))?;
+            let raw = first_batch(bytes).map_err(|source| self.corrupt_input(source))?;
             let count = raw.header().map_or(1, |h| i64::from(h.records_count));
             (raw.last_offset(), raw.max_timestamp(), count)
         };
@@ -258,7 +294,7 @@ impl Log {
         let active = self.active()?;
         let position = active.size();
         let segment_base_offset = active.base_offset();
-        active.append(&bytes, last_offset, max_timestamp, last_offset)?;
+        active.append(bytes, last_offset, max_timestamp, last_offset)?;
         self.log_end_offset = last_offset + 1;
         self.unflushed_messages += count;
         if self.unflushed_messages >= self.config.flush_messages
@@ -295,9 +331,7 @@ impl Log {
         if batch.len() > self.config.max_message_bytes as usize {
             return Err(LogError::RecordTooLarge);
         }
-        raw.ensure_valid()
-            .map_err(|source| self.corrupt_input(source))?;
-        self.validate_offsets(&raw)?;
+        self.check_records(&raw)?;
         let wanted = match self.config.compression {
             CompressionPolicy::Fixed(codec) => codec,
             CompressionPolicy::Producer => return Ok(batch.to_vec()),
@@ -332,34 +366,28 @@ impl Log {
         builder.build().map_err(|source| self.corrupt_input(source))
     }
 
+    /// The CRC and [`Self::validate_offsets`].
+    fn check_records(&self, raw: &RawBatch<'_>) -> Result<()> {
+        raw.ensure_valid()
+            .map_err(|source| self.corrupt_input(source))?;
+        self.validate_offsets(raw)
+    }
+
     /// Kafka's `LogValidator` checks of a produced batch: base offset 0, an offset range that
     /// matches the record count, a known codec, and records whose offset deltas count up from 0.
     /// Offsets are assigned from the header, so a batch that lies about them is refused rather
     /// than allowed to move the log end offset backwards or past records that do not exist.
     fn validate_offsets(&self, raw: &RawBatch<'_>) -> Result<()> {
-        let tp = self.dir.display();
         let header = raw
             .header()
             .ok_or_else(|| LogError::Invalid("a magic 2 batch without a header".to_string()))?;
-        if header.base_offset != 0 {
-            return Err(LogError::Invalid(format!(
-                "The baseOffset of the record batch in the append to {tp} should be 0, but it is {}",
-                header.base_offset
-            )));
-        }
-        let (first, last) = (header.base_offset, header.last_offset());
-        let count_from_offsets = i64::from(header.last_offset_delta) + 1;
-        if count_from_offsets <= 0 {
-            return Err(LogError::Invalid(format!(
-                "Batch has an invalid offset range: [{first}, {last}] in topic partition {tp}."
-            )));
-        }
-        if i64::from(header.records_count) != count_from_offsets {
-            return Err(LogError::Invalid(format!(
-                "Inconsistent batch offset range [{first}, {last}] and count of records {} in topic partition {tp}.",
-                header.records_count
-            )));
-        }
+        self.check_offset_range(
+            header.base_offset,
+            header.last_offset_delta,
+            header.records_count,
+        )?;
+        let tp = self.dir.display();
+        let first = header.base_offset;
         raw.compression()
             .map_err(|source| self.corrupt_input(source))?;
         let mut records = raw
@@ -374,6 +402,35 @@ impl Log {
                 )));
             }
             expected += 1;
+        }
+        Ok(())
+    }
+
+    /// The header checks of [`Self::validate_offsets`]: base offset 0 and lastOffsetDelta + 1
+    /// records.
+    fn check_offset_range(
+        &self,
+        base_offset: i64,
+        last_offset_delta: i32,
+        records_count: i32,
+    ) -> Result<()> {
+        let tp = self.dir.display();
+        if base_offset != 0 {
+            return Err(LogError::Invalid(format!(
+                "The baseOffset of the record batch in the append to {tp} should be 0, but it is {base_offset}"
+            )));
+        }
+        let last = base_offset + i64::from(last_offset_delta);
+        let count_from_offsets = i64::from(last_offset_delta) + 1;
+        if count_from_offsets <= 0 {
+            return Err(LogError::Invalid(format!(
+                "Batch has an invalid offset range: [{base_offset}, {last}] in topic partition {tp}."
+            )));
+        }
+        if i64::from(records_count) != count_from_offsets {
+            return Err(LogError::Invalid(format!(
+                "Inconsistent batch offset range [{base_offset}, {last}] and count of records {records_count} in topic partition {tp}."
+            )));
         }
         Ok(())
     }
@@ -420,7 +477,7 @@ impl Log {
 
     /// Makes every appended batch durable and moves the recovery point to the log end.
     pub fn flush(&mut self) -> Result<()> {
-        if let Some(active) = &self.active {
+        if let Some(active) = &mut self.active {
             active.flush()?;
         }
         self.recovery_point = self.log_end_offset;

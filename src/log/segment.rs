@@ -8,7 +8,13 @@ use std::path::{Path, PathBuf};
 use super::config::LogConfig;
 use super::error::{LogError, Result};
 use super::index::{IndexEntry, OffsetIndex, OffsetPosition, TimeIndex};
+use super::os;
 use super::reader::SegmentReader;
+
+/// Appended bytes after which the kernel is asked to start writing them to disk (as RocksDB's
+/// `bytes_per_sync`): a long run of appends then reaches its closing fsync with little left to
+/// write, instead of the whole run, and dirty pages do not pile up.
+const WRITEBACK_BYTES: u64 = 8 << 20;
 
 /// File name of a segment file: the base offset as 20 zero-padded digits plus the suffix.
 pub fn file_name(base_offset: i64, suffix: &str) -> String {
@@ -45,6 +51,8 @@ pub struct LogSegment {
     writable: bool,
     index_interval_bytes: u64,
     bytes_since_last_index_entry: u64,
+    /// The `.log` below this position is synced, or its writeback has been started.
+    written_back: u64,
     /// Largest batch max-timestamp in the segment and the last offset of that batch.
     max_timestamp_so_far: i64,
     offset_of_max_timestamp_so_far: i64,
@@ -151,6 +159,7 @@ impl LogSegment {
             writable,
             index_interval_bytes: u64::from(config.index_interval_bytes),
             bytes_since_last_index_entry: 0,
+            written_back: size,
             max_timestamp_so_far: last_time.timestamp,
             offset_of_max_timestamp_so_far: last_time.offset,
             rolling_based_timestamp: None,
@@ -276,6 +285,10 @@ impl LogSegment {
             self.add_index_entries(largest_offset, physical_position)?;
         }
         self.bytes_since_last_index_entry += batch.len() as u64;
+        if self.size - self.written_back >= WRITEBACK_BYTES {
+            os::start_writeback(&self.log, self.written_back, self.size - self.written_back);
+            self.written_back = self.size;
+        }
         Ok(())
     }
 
@@ -498,13 +511,14 @@ impl LogSegment {
     }
 
     /// Makes everything appended so far durable: the `.log` data and the index maps.
-    pub fn flush(&self) -> Result<()> {
+    pub fn flush(&mut self) -> Result<()> {
         if !self.writable {
             return Ok(());
         }
         self.log
             .sync_data()
             .map_err(LogError::io("syncing", &self.log_path))?;
+        self.written_back = self.size;
         self.offset_index.flush()?;
         self.time_index.flush()?;
         Ok(())

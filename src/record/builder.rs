@@ -32,9 +32,13 @@ pub struct BatchBuilder {
     control: bool,
     log_append_time: Option<i64>,
     delete_horizon_ms: Option<i64>,
-    records: Vec<u8>,
+    /// The batch being written: [`RECORD_BATCH_OVERHEAD`] bytes kept for the header, then the
+    /// records, so an uncompressed batch is finished in place.
+    buf: Vec<u8>,
     count: i32,
     last_offset: Option<i64>,
+    /// Every offset so far was the next one (no gap from [`Self::append_with_offset`]).
+    dense: bool,
     base_timestamp: Option<i64>,
     max_timestamp: i64,
 }
@@ -43,6 +47,35 @@ impl BatchBuilder {
     /// An empty batch starting at `base_offset`, without producer id/epoch/sequence and with
     /// partitionLeaderEpoch -1, as a non-idempotent producer writes it.
     pub fn new(base_offset: i64, compression: Compression, timestamp_type: TimestampType) -> Self {
+        Self::with_capacity(base_offset, compression, timestamp_type, 0)
+    }
+
+    /// [`Self::new`] with room for `capacity` bytes of batch before any reallocation (a
+    /// producer passes its `batch.size`).
+    pub fn with_capacity(
+        base_offset: i64,
+        compression: Compression,
+        timestamp_type: TimestampType,
+        capacity: usize,
+    ) -> Self {
+        Self::with_buffer(
+            base_offset,
+            compression,
+            timestamp_type,
+            Vec::with_capacity(capacity),
+        )
+    }
+
+    /// [`Self::new`] writing into `buffer`'s allocation (its contents are discarded): a
+    /// producer reuses the buffers of batches already written, as Kafka's `BufferPool` does.
+    pub fn with_buffer(
+        base_offset: i64,
+        compression: Compression,
+        timestamp_type: TimestampType,
+        mut buf: Vec<u8>,
+    ) -> Self {
+        buf.clear();
+        buf.resize(RECORD_BATCH_OVERHEAD, 0);
         Self {
             base_offset,
             compression,
@@ -55,9 +88,10 @@ impl BatchBuilder {
             control: false,
             log_append_time: None,
             delete_horizon_ms: None,
-            records: Vec::new(),
+            buf,
             count: 0,
             last_offset: None,
+            dense: true,
             base_timestamp: None,
             max_timestamp: NO_TIMESTAMP,
         }
@@ -183,10 +217,11 @@ impl BatchBuilder {
         value: Option<&[u8]>,
         headers: &[Header],
     ) {
+        self.dense &= offset == self.next_offset();
         let base_timestamp = *self.base_timestamp.get_or_insert(timestamp);
         let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
         write_v2_record(
-            &mut self.records,
+            &mut self.buf,
             offset_delta,
             timestamp.wrapping_sub(base_timestamp),
             key,
@@ -203,7 +238,7 @@ impl BatchBuilder {
     /// Size of the batch if built now without compression: exact for
     /// [`Compression::None`], an upper bound in practice for the others.
     pub fn estimated_size_in_bytes(&self) -> usize {
-        RECORD_BATCH_OVERHEAD + self.records.len()
+        self.buf.len()
     }
 
     fn attributes(&self) -> i16 {
@@ -228,21 +263,40 @@ impl BatchBuilder {
     /// A builder with no records gives a valid empty batch (count 0, both timestamps -1).
     /// Fails only if the compressor does.
     pub fn build(self) -> Result<Vec<u8>, RecordError> {
-        let payload = codec::compress(self.compression, &self.records)?;
+        self.seal().map(BuiltBatch::into_bytes)
+    }
+
+    /// [`Self::build`], keeping what the builder knows of the batch (a log can append it
+    /// without decoding it again: see [`BuiltBatch`]). An uncompressed batch is finished in the
+    /// builder's buffer, without a copy.
+    pub fn seal(mut self) -> Result<BuiltBatch, RecordError> {
+        let attributes = self.attributes();
+        let mut bytes = match self.compression {
+            Compression::None => std::mem::take(&mut self.buf),
+            codec => {
+                let records = self.buf.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default();
+                let payload = codec::compress(codec, records)?;
+                let mut bytes = Vec::with_capacity(RECORD_BATCH_OVERHEAD + payload.len());
+                bytes.resize(RECORD_BATCH_OVERHEAD, 0);
+                bytes.extend_from_slice(&payload);
+                bytes
+            }
+        };
         let max_timestamp = match (self.timestamp_type, self.log_append_time) {
             (TimestampType::LogAppendTime, Some(now)) => now,
             _ => self.max_timestamp,
         };
+        let last_offset_delta = self
+            .last_offset
+            .map_or(0, |last| last.wrapping_sub(self.base_offset) as i32);
         let header = BatchHeader {
             base_offset: self.base_offset,
-            batch_length: (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + payload.len()) as i32,
+            batch_length: (bytes.len() - LOG_OVERHEAD) as i32,
             partition_leader_epoch: self.partition_leader_epoch,
             magic: MAGIC_V2,
             crc: 0,
-            attributes: self.attributes(),
-            last_offset_delta: self
-                .last_offset
-                .map_or(0, |last| last.wrapping_sub(self.base_offset) as i32),
+            attributes,
+            last_offset_delta,
             base_timestamp: self
                 .delete_horizon_ms
                 .or(self.base_timestamp)
@@ -253,13 +307,85 @@ impl BatchBuilder {
             base_sequence: self.base_sequence,
             records_count: self.count,
         };
-        let mut out = Vec::with_capacity(RECORD_BATCH_OVERHEAD + payload.len());
-        out.extend_from_slice(&header.to_bytes());
-        out.extend_from_slice(&payload);
-        let crc = crc32c::crc32c(out.get(ATTRIBUTES_OFFSET..).unwrap_or_default());
-        if let Some(dst) = out.get_mut(CRC_OFFSET..CRC_OFFSET + 4) {
+        if let Some(dst) = bytes.get_mut(..RECORD_BATCH_OVERHEAD) {
+            dst.copy_from_slice(&header.to_bytes());
+        }
+        let crc = crc32c::crc32c(bytes.get(ATTRIBUTES_OFFSET..).unwrap_or_default());
+        if let Some(dst) = bytes.get_mut(CRC_OFFSET..CRC_OFFSET + 4) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }
-        Ok(out)
+        Ok(BuiltBatch {
+            bytes,
+            compression: self.compression,
+            records_count: self.count,
+            base_offset: self.base_offset,
+            last_offset_delta,
+            max_timestamp,
+            dense: self.dense,
+        })
+    }
+}
+
+/// A batch made by [`BatchBuilder`]: its bytes, and the facts a log checks before appending,
+/// which it can take from here instead of decoding the records again. Only the builder makes
+/// one, so its CRC is right and every record's length and offset delta are as the builder
+/// wrote them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltBatch {
+    bytes: Vec<u8>,
+    compression: Compression,
+    records_count: i32,
+    base_offset: i64,
+    last_offset_delta: i32,
+    max_timestamp: i64,
+    dense: bool,
+}
+
+impl BuiltBatch {
+    /// The batch's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The batch's bytes, for a log to stamp offsets and times into (outside the records, so
+    /// the facts kept here stay true).
+    pub(crate) fn as_mut_bytes(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+
+    /// The batch's bytes, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    /// The codec of its records.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// How many records it holds.
+    pub fn records_count(&self) -> i32 {
+        self.records_count
+    }
+
+    /// The base offset it was built with.
+    pub fn base_offset(&self) -> i64 {
+        self.base_offset
+    }
+
+    /// Its lastOffsetDelta.
+    pub fn last_offset_delta(&self) -> i32 {
+        self.last_offset_delta
+    }
+
+    /// Its maxTimestamp.
+    pub fn max_timestamp(&self) -> i64 {
+        self.max_timestamp
+    }
+
+    /// Whether its records' offset deltas are exactly `0, 1, ..., count - 1` (every record was
+    /// added with [`BatchBuilder::append`], none with a gap).
+    pub fn has_consecutive_offsets(&self) -> bool {
+        self.dense
     }
 }
