@@ -352,8 +352,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 break;
             }
         }
-        for event in producer.take_events() {
-            reporter.report(&mut out, &event)?;
+        if producer.may_have_events() {
+            for event in producer.take_events() {
+                reporter.report(&mut out, &event)?;
+            }
         }
         if reporter.failed && args.sync {
             break;

@@ -19,6 +19,8 @@ pub struct LineFormat {
     headers_key_separator: Vec<u8>,
     ignore_error: bool,
     null_marker: Option<Vec<u8>>,
+    /// No key, no headers, no null marker: each line is one value as it is (the default).
+    whole_line_is_value: bool,
 }
 
 /// `headers.separator` is a Java regex in Kafka; most separators have no metacharacter and are
@@ -125,6 +127,7 @@ impl Default for LineFormat {
             headers_key_separator: b":".to_vec(),
             ignore_error: false,
             null_marker: None,
+            whole_line_is_value: true,
         }
     }
 }
@@ -182,6 +185,8 @@ impl LineFormat {
         format.headers_separator = Splitter::new(headers_separator).map_err(LineError)?;
         format.headers_key_separator = headers_key_separator.as_bytes().to_vec();
         format.null_marker = null_marker.map(|m| m.as_bytes().to_vec());
+        format.whole_line_is_value =
+            !format.parse_key && !format.parse_headers && format.null_marker.is_none();
         Ok(format)
     }
 
@@ -220,6 +225,7 @@ impl LineFormat {
 
     /// Parses line `line_number` (counted from 1) without its terminator; headers are appended
     /// to `headers` (cleared first).
+    #[inline]
     pub fn parse<'a>(
         &self,
         line: &'a [u8],
@@ -227,6 +233,23 @@ impl LineFormat {
         headers: &mut Vec<Header>,
     ) -> Result<ParsedLine<'a>, LineError> {
         headers.clear();
+        if self.whole_line_is_value {
+            return Ok(ParsedLine {
+                key: None,
+                value: Some(line),
+            });
+        }
+        self.parse_fields(line, line_number, headers)
+    }
+
+    /// [`Self::parse`] when the line may hold a key, headers or the null marker.
+    #[inline(never)]
+    fn parse_fields<'a>(
+        &self,
+        line: &'a [u8],
+        line_number: u64,
+        headers: &mut Vec<Header>,
+    ) -> Result<ParsedLine<'a>, LineError> {
         let header_text = self.field(
             self.parse_headers,
             line,

@@ -199,8 +199,8 @@ struct Sealed {
 /// What the producer asks of its sender thread.
 #[derive(Debug)]
 enum Request {
-    /// Append a batch to its partition's log.
-    Append(Sealed),
+    /// Append batches to their partitions' logs, in order.
+    Append(Vec<Sealed>),
     /// Answer [`Reply::Synced`] once every earlier request is done.
     Sync,
     /// Answer with the partition's recovery point.
@@ -238,13 +238,15 @@ impl SenderThread {
         for request in requests {
             let reply = match request {
                 Request::Append(_) if failed => continue,
-                Request::Append(sealed) => match self.append(sealed) {
-                    Ok(()) => continue,
-                    Err(e) => {
-                        failed = true;
-                        Reply::Fatal(e)
+                Request::Append(group) => {
+                    match group.into_iter().try_for_each(|sealed| self.append(sealed)) {
+                        Ok(()) => continue,
+                        Err(e) => {
+                            failed = true;
+                            Reply::Fatal(e)
+                        }
                     }
-                },
+                }
                 Request::Sync => Reply::Synced,
                 Request::RecoveryPoint(p) => match self.writer.log(&self.topic, p) {
                     Ok(log) => Reply::RecoveryPoint(log.recovery_point()),
@@ -341,6 +343,10 @@ struct Sender {
 /// Kafka's `buffer.memory` default: the bytes of sealed batches that may wait for the sender.
 const BUFFER_MEMORY: usize = 32 * 1024 * 1024;
 
+/// Sealed batches go to the sender in groups of about this many bytes (or sooner, when a flush
+/// asks): waking the sender thread for each 16 KiB batch would cost more than writing it.
+const HANDOFF_BYTES: usize = 1 << 20;
+
 /// A batch's buffer is allocated up front up to this size (larger `batch.size`s grow as
 /// records come, so a producer of a few small records does not hold megabytes).
 const BATCH_PREALLOCATION_LIMIT: usize = 1 << 20;
@@ -362,6 +368,9 @@ pub struct Producer {
     /// gives the same records in the log).
     limit: usize,
     open: Vec<Option<Open>>,
+    /// Sealed batches not handed to the sender yet, and their bytes.
+    sealed: Vec<Sealed>,
+    sealed_bytes: usize,
     /// Records in the batch last sealed: the capacity the next one's timestamps start with.
     last_count: usize,
     /// A batch went to the sender since [`Self::take_events`] last looked at its replies.
@@ -395,7 +404,8 @@ impl Producer {
         let partitions = topic.partition_count() as i32;
         let max_message = topic.log_config().max_message_bytes as usize;
         let limit = config.batch_size.min(max_message).max(1);
-        let (requests, inbox) = mpsc::sync_channel((BUFFER_MEMORY / limit).clamp(1, 1024));
+        let (requests, inbox) =
+            mpsc::sync_channel((BUFFER_MEMORY / limit.max(HANDOFF_BYTES)).max(1));
         let (replies, outbox) = mpsc::channel();
         let (free_sender, free) = mpsc::channel();
         let sender = SenderThread {
@@ -420,6 +430,8 @@ impl Producer {
             partitioner,
             limit,
             open: (0..partitions).map(|_| None).collect(),
+            sealed: Vec::new(),
+            sealed_bytes: 0,
             last_count: 0,
             sealed_since_poll: false,
             report_written: false,
@@ -449,19 +461,31 @@ impl Producer {
         self.partitions
     }
 
+    /// Whether [`Self::take_events`] may have something: cheap enough to ask after every
+    /// record.
+    #[inline]
+    pub fn may_have_events(&self) -> bool {
+        self.sealed_since_poll || !self.events.is_empty()
+    }
+
     /// Takes the events gathered since the last call, with those the sender thread has
     /// reported by now.
     ///
     /// The sender's replies are looked at only when a batch was sealed since the last call (so
     /// calling this after every record costs nothing); the rest come with [`Self::flush`] and
     /// [`Self::close`].
+    #[inline]
     pub fn take_events(&mut self) -> std::vec::Drain<'_, Event> {
         if std::mem::take(&mut self.sealed_since_poll) {
-            while let Ok(reply) = self.sender.replies.try_recv() {
-                self.take_reply(reply);
-            }
+            self.poll_replies();
         }
         self.events.drain(..)
+    }
+
+    fn poll_replies(&mut self) {
+        while let Ok(reply) = self.sender.replies.try_recv() {
+            self.take_reply(reply);
+        }
     }
 
     /// Keeps an event or a fatal error; returns what else the sender answered.
@@ -483,8 +507,24 @@ impl Producer {
         }
     }
 
-    /// Sends a request to the sender thread, waiting while `buffer.memory` is full.
+    /// Hands the sealed batches to the sender thread.
+    fn hand_off(&mut self) -> Result<(), ProduceError> {
+        if self.sealed.is_empty() {
+            return Ok(());
+        }
+        self.sealed_bytes = 0;
+        let group = std::mem::take(&mut self.sealed);
+        self.send_request(Request::Append(group))
+    }
+
+    /// Sends a request to the sender thread after the batches sealed before it.
     fn request(&mut self, request: Request) -> Result<(), ProduceError> {
+        self.hand_off()?;
+        self.send_request(request)
+    }
+
+    /// Sends a request to the sender thread, waiting while `buffer.memory` is full.
+    fn send_request(&mut self, request: Request) -> Result<(), ProduceError> {
         self.check_fatal()?;
         let sent = self
             .sender
@@ -543,76 +583,95 @@ impl Producer {
         let fields = fields_size(key, value, headers);
         let upper_bound = RECORD_BATCH_OVERHEAD + sized(fields, i32::MAX, i64::MAX);
         if upper_bound > self.config.max_request_size {
-            self.events.push(Event::Failed(SendFailure {
-                partition: partition.unwrap_or(-1),
-                key_size: key.map_or(-1, |k| k.len() as i32),
-                value_size: value.map_or(-1, |v| v.len() as i32),
-                error: format!(
-                    "org.apache.kafka.common.errors.RecordTooLargeException: The message is {upper_bound} bytes when serialized which is larger than {}, which is the value of the max.request.size configuration.",
-                    self.config.max_request_size
-                ),
-            }));
+            self.refuse_too_large(partition, upper_bound, key, value);
             return Ok(());
         }
-        let record = RecordRef {
-            topic: &self.topic.name,
-            key,
-            value,
-        };
         let mut p = match partition {
             Some(p) => self.check_partition(p)?,
-            None => {
-                let chosen = self.partitioner.partition(&record, self.partitions);
-                self.check_partition(chosen)?
-            }
+            None => self.choose_partition(key, value)?,
         };
-        if partition.is_none() && !self.fits(p, timestamp, fields) {
-            // Kafka's abortOnNewBatch: the sticky partitioner may move on before a new batch.
-            self.seal(p)?;
-            self.partitioner
-                .on_new_batch(&self.topic.name, self.partitions, p as i32);
-            let record = RecordRef {
-                topic: &self.topic.name,
-                key,
-                value,
-            };
-            let chosen = self.partitioner.partition(&record, self.partitions);
-            p = self.check_partition(chosen)?;
-        }
         if !self.fits(p, timestamp, fields) {
             self.seal(p)?;
-        }
-        if self.open.get(p).is_some_and(Option::is_none) {
-            let buffer =
-                self.sender.free.try_recv().unwrap_or_else(|_| {
-                    Vec::with_capacity(self.limit.min(BATCH_PREALLOCATION_LIMIT))
-                });
-            let open = Open {
-                builder: BatchBuilder::with_buffer(
-                    0,
-                    self.config.compression,
-                    TimestampType::CreateTime,
-                    buffer,
-                ),
-                first_timestamp: timestamp,
-                timestamps: self
-                    .report_written
-                    .then(|| Vec::with_capacity(self.last_count)),
-            };
-            if let Some(slot) = self.open.get_mut(p) {
-                *slot = Some(open);
+            if partition.is_none() {
+                // Kafka's abortOnNewBatch: the sticky partitioner may move on before a new
+                // batch, and the record then goes to the open batch of the partition chosen.
+                self.partitioner
+                    .on_new_batch(&self.topic.name, self.partitions, p as i32);
+                p = self.choose_partition(key, value)?;
+                if !self.fits(p, timestamp, fields) {
+                    self.seal(p)?;
+                }
             }
         }
-        let open = self
-            .open
-            .get_mut(p)
-            .and_then(Option::as_mut)
-            .ok_or_else(|| ProduceError::InvalidPartition(format!("no partition {p}")))?;
+        let open = match self.open.get_mut(p) {
+            Some(Some(open)) => open,
+            _ => self.open_batch(p, timestamp)?,
+        };
         open.builder.append(timestamp, key, value, headers);
         if let Some(timestamps) = &mut open.timestamps {
             timestamps.push(timestamp);
         }
         Ok(())
+    }
+
+    fn choose_partition(
+        &mut self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+    ) -> Result<usize, ProduceError> {
+        let record = RecordRef {
+            topic: &self.topic.name,
+            key,
+            value,
+        };
+        let chosen = self.partitioner.partition(&record, self.partitions);
+        self.check_partition(chosen)
+    }
+
+    /// Kafka's `ensureValidRecordSize`: the record is reported and not sent.
+    #[cold]
+    fn refuse_too_large(
+        &mut self,
+        partition: Option<i32>,
+        upper_bound: usize,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+    ) {
+        self.events.push(Event::Failed(SendFailure {
+            partition: partition.unwrap_or(-1),
+            key_size: key.map_or(-1, |k| k.len() as i32),
+            value_size: value.map_or(-1, |v| v.len() as i32),
+            error: format!(
+                "org.apache.kafka.common.errors.RecordTooLargeException: The message is {upper_bound} bytes when serialized which is larger than {}, which is the value of the max.request.size configuration.",
+                self.config.max_request_size
+            ),
+        }));
+    }
+
+    /// Starts a batch for partition `p` in a buffer the sender gave back, or a new one.
+    fn open_batch(&mut self, p: usize, timestamp: i64) -> Result<&mut Open, ProduceError> {
+        let buffer = self
+            .sender
+            .free
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(self.limit.min(BATCH_PREALLOCATION_LIMIT)));
+        let open = Open {
+            builder: BatchBuilder::with_buffer(
+                0,
+                self.config.compression,
+                TimestampType::CreateTime,
+                buffer,
+            ),
+            first_timestamp: timestamp,
+            timestamps: self
+                .report_written
+                .then(|| Vec::with_capacity(self.last_count)),
+        };
+        let slot = self
+            .open
+            .get_mut(p)
+            .ok_or_else(|| ProduceError::InvalidPartition(format!("no partition {p}")))?;
+        Ok(slot.insert(open))
     }
 
     /// Whether the record fits the open batch of `p` (an empty batch takes any record).
@@ -642,11 +701,17 @@ impl Producer {
                 tp: TopicPartition::new(self.topic.name.clone(), p as i32),
                 source,
             })?;
-        self.request(Request::Append(Sealed {
+        self.check_fatal()?;
+        self.sealed_bytes += batch.as_bytes().len();
+        self.sealed.push(Sealed {
             partition: p as i32,
             batch,
             timestamps: open.timestamps,
-        }))
+        });
+        if self.sealed_bytes >= HANDOFF_BYTES {
+            self.hand_off()?;
+        }
+        Ok(())
     }
 
     /// The recovery point of a partition's log once every sealed batch is written: everything
@@ -690,9 +755,7 @@ impl Producer {
         let closed = thread
             .join()
             .unwrap_or_else(|_| Err(ProduceError::Sender("the sender thread panicked".into())));
-        while let Ok(reply) = self.sender.replies.try_recv() {
-            self.take_reply(reply);
-        }
+        self.poll_replies();
         closed
     }
 }

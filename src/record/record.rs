@@ -3,7 +3,7 @@
 
 use super::batch::increment_sequence;
 use super::cursor::Cursor;
-use super::varint::{size_of_varint, size_of_varlong, write_varint, write_varlong};
+use super::varint::{size_of_varint, size_of_varlong, write_varint};
 use super::{RecordError, TimestampType, NO_SEQUENCE};
 
 /// A record header: a UTF-8 key and an optional value.
@@ -236,12 +236,26 @@ pub(crate) fn write_v2_record(
         body_len += nullable_size(h.value.as_deref());
     }
     let start = out.len();
-    write_varint(body_len as i32, out);
-    out.push(0); // attributes: unused
-    write_varlong(timestamp_delta, out);
-    write_varint(offset_delta, out);
-    write_nullable(key, out);
-    write_nullable(value, out);
+    // One capacity check for the whole record; the fixed-size fields are gathered on the stack
+    // and copied once, then the key and the value.
+    out.reserve(size_of_varint(body_len as i32) + body_len);
+    let mut prefix = Prefix::default();
+    prefix.varint(body_len as i32);
+    prefix.push(0); // attributes: unused
+    prefix.varlong(timestamp_delta);
+    prefix.varint(offset_delta);
+    match key {
+        Some(key) => {
+            prefix.varint(key.len() as i32);
+            out.extend_from_slice(prefix.bytes());
+            out.extend_from_slice(key);
+            prefix = Prefix::default();
+        }
+        None => prefix.varint(-1),
+    }
+    prefix.varint(value.map_or(-1, |v| v.len() as i32));
+    out.extend_from_slice(prefix.bytes());
+    out.extend_from_slice(value.unwrap_or_default());
     write_varint(headers.len() as i32, out);
     for h in headers {
         write_varint(h.key.len() as i32, out);
@@ -249,4 +263,45 @@ pub(crate) fn write_v2_record(
         write_nullable(h.value.as_deref(), out);
     }
     out.len() - start
+}
+
+/// Up to 26 bytes of varints: a record's length, attributes, deltas and key length, or its
+/// value length.
+#[derive(Default)]
+struct Prefix {
+    bytes: [u8; 26],
+    len: usize,
+}
+
+impl Prefix {
+    #[inline]
+    fn push(&mut self, byte: u8) {
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = byte;
+            self.len += 1;
+        }
+    }
+
+    #[inline]
+    fn unsigned(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.push(v as u8);
+    }
+
+    #[inline]
+    fn varint(&mut self, value: i32) {
+        self.unsigned(u64::from(((value << 1) ^ (value >> 31)) as u32));
+    }
+
+    #[inline]
+    fn varlong(&mut self, value: i64) {
+        self.unsigned(((value << 1) ^ (value >> 63)) as u64);
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or_default()
+    }
 }

@@ -165,6 +165,41 @@ proptest! {
 }
 
 #[test]
+fn varint_sizes_at_every_byte_boundary() {
+    // The sizes come from a table by leading zeros: check each 7-bit boundary, both signs
+    // (zigzag), and the extremes, against what the writers emit.
+    let mut values: Vec<i64> = vec![0, -1, 1, i64::MIN, i64::MAX];
+    for bits in 1..64 {
+        let edge = 1i64 << bits; // i64::MIN at 63: the wrapping values stay meaningful edges
+        values.extend([
+            edge.wrapping_sub(1),
+            edge,
+            edge.wrapping_neg(),
+            edge.wrapping_neg().wrapping_sub(1),
+            edge / 2,
+            -(edge / 2),
+        ]);
+    }
+    for v in values {
+        let mut out = Vec::new();
+        varint::write_varlong(v, &mut out);
+        assert_eq!(varint::size_of_varlong(v), out.len(), "varlong {v}");
+        let v32 = v as i32;
+        out.clear();
+        varint::write_varint(v32, &mut out);
+        assert_eq!(varint::size_of_varint(v32), out.len(), "varint {v32}");
+        let u = v as u32;
+        out.clear();
+        varint::write_unsigned_varint(u, &mut out);
+        assert_eq!(
+            varint::size_of_unsigned_varint(u),
+            out.len(),
+            "unsigned {u}"
+        );
+    }
+}
+
+#[test]
 fn varint_length_limits_are_kafkas() {
     // A 5th varint byte with the high bit set, and a 10th varlong byte likewise.
     let err = varint::read_unsigned_varint(&[0xff, 0xff, 0xff, 0xff, 0x80, 0x01]).unwrap_err();
