@@ -339,7 +339,7 @@ fn lock_conflicts_with_a_brokers_posix_lock() {
     fl.l_type = libc::F_WRLCK as _;
     fl.l_whence = libc::SEEK_SET as _;
     let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &fl as *const libc::flock) };
-    assert_eq!(rc, 0);
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
     let err = dir
         .lock_wait(Duration::from_millis(20))
         .expect_err("held by the 'broker'");

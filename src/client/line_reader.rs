@@ -225,7 +225,7 @@ impl LineFormat {
 
     /// Parses line `line_number` (counted from 1) without its terminator; headers are appended
     /// to `headers` (cleared first).
-    #[inline]
+    #[inline(always)]
     pub fn parse<'a>(
         &self,
         line: &'a [u8],
@@ -329,6 +329,9 @@ pub struct Lines<R> {
     block: usize,
     consumed: u64,
     reads: u64,
+    /// Where the next `\r` of the unread input is (`end` if none): most input has none, and
+    /// looking for `\n` alone up to it is cheaper than looking for both on every line.
+    next_cr: usize,
 }
 
 impl<R: Read> Lines<R> {
@@ -343,6 +346,7 @@ impl<R: Read> Lines<R> {
             block: block.max(4096),
             consumed: 0,
             reads: 0,
+            next_cr: 0,
         }
     }
 
@@ -367,6 +371,18 @@ impl<R: Read> Lines<R> {
             self.end -= self.start;
             self.start = 0;
         }
+        let refilled = self.read_more();
+        self.next_cr = self.find_cr(self.start);
+        refilled
+    }
+
+    /// The first `\r` at or after `from` in the unread input, or `end`.
+    fn find_cr(&self, from: usize) -> usize {
+        let rest = self.buf.get(from..self.end).unwrap_or_default();
+        memchr::memchr(b'\r', rest).map_or(self.end, |i| from + i)
+    }
+
+    fn read_more(&mut self) -> io::Result<bool> {
         if self.buf.len() < self.end + self.block {
             self.buf.resize(self.end + self.block, 0);
         }
@@ -406,13 +422,15 @@ impl<R: Read> Lines<R> {
     pub fn advance(&mut self) -> io::Result<Option<std::ops::Range<usize>>> {
         let mut searched = 0;
         loop {
-            let pending = self
-                .buf
-                .get(self.start + searched..self.end)
-                .unwrap_or_default();
-            if let Some(i) = memchr::memchr2(b'\n', b'\r', pending) {
-                let at = self.start + searched + i;
-                let is_cr = self.buf.get(at) == Some(&b'\r');
+            let from = self.start + searched;
+            let limit = self.next_cr.min(self.end);
+            let lf = memchr::memchr(b'\n', self.buf.get(from..limit).unwrap_or_default());
+            let found = match lf {
+                Some(i) => Some((from + i, false)),
+                None if limit < self.end => Some((limit, true)),
+                None => None,
+            };
+            if let Some((at, is_cr)) = found {
                 if is_cr && at + 1 == self.end && !self.eof {
                     // A `\r` at the edge of the buffer: is it `\r\n`? Read on and look again.
                     let relative = at - self.start;
@@ -420,13 +438,18 @@ impl<R: Read> Lines<R> {
                     searched = relative;
                     continue;
                 }
-                let skip = if is_cr && self.buf.get(at + 1) == Some(&b'\n') {
+                // Only the unread input counts: the buffer beyond `end` holds stale bytes.
+                let unread = self.buf.get(..self.end).unwrap_or_default();
+                let skip = if is_cr && unread.get(at + 1) == Some(&b'\n') {
                     2
                 } else {
                     1
                 };
                 let line_start = self.start;
                 self.start = at + skip;
+                if is_cr {
+                    self.next_cr = self.find_cr(self.start);
+                }
                 self.consumed += (self.start - line_start) as u64;
                 return Ok(Some(line_start..at));
             }
@@ -475,6 +498,40 @@ mod tests {
             assert_eq!(lines(b"x\r", block), vec![b"x".to_vec()]);
             assert_eq!(lines(b"x\r\n", block), vec![b"x".to_vec()]);
             assert!(lines(b"", block).is_empty());
+        }
+    }
+
+    /// Java's `readLine` spelled out one byte at a time, to check the searches against.
+    fn reference_lines(input: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut line = Vec::new();
+        let mut i = 0;
+        while let Some(&b) = input.get(i) {
+            i += 1;
+            match b {
+                b'\n' => out.push(std::mem::take(&mut line)),
+                b'\r' => {
+                    out.push(std::mem::take(&mut line));
+                    if input.get(i) == Some(&b'\n') {
+                        i += 1;
+                    }
+                }
+                _ => line.push(b),
+            }
+        }
+        if !line.is_empty() {
+            out.push(line);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lines_match_java_read_line(
+            input in proptest::collection::vec(proptest::sample::select(b"ab\r\n".to_vec()), 0..200),
+            block in 1usize..40,
+        ) {
+            proptest::prop_assert_eq!(lines(&input, block), reference_lines(&input));
         }
     }
 

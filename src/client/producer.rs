@@ -12,7 +12,7 @@ use crate::datadir::{now_ms, DataDirError, PartitionWriter, Topic, TopicPartitio
 use crate::log::LogError;
 use crate::record::varint::{size_of_varint, size_of_varlong};
 use crate::record::{
-    BatchBuilder, BuiltBatch, Compression, Header, RawBatch, TimestampType, RECORD_BATCH_OVERHEAD,
+    BatchBuilder, Compression, Header, RawBatch, TimestampType, RECORD_BATCH_OVERHEAD,
 };
 
 use super::partitioner::{Partitioner, RecordRef};
@@ -187,11 +187,12 @@ struct Open {
     timestamps: Option<Vec<i64>>,
 }
 
-/// A sealed batch on its way to the sender thread.
+/// A full batch on its way to the sender thread, which finishes it (header, compression, CRC)
+/// as Kafka's sender closes a `ProducerBatch` when it drains it.
 #[derive(Debug)]
 struct Sealed {
     partition: i32,
-    batch: BuiltBatch,
+    batch: BatchBuilder,
     /// Present when the written records are to be reported.
     timestamps: Option<Vec<i64>>,
 }
@@ -269,9 +270,13 @@ impl SenderThread {
     fn append(&mut self, sealed: Sealed) -> Result<(), ProduceError> {
         let Sealed {
             partition,
-            mut batch,
+            batch,
             timestamps,
         } = sealed;
+        let tp = || TopicPartition::new(self.topic.name.clone(), partition);
+        let mut batch = batch
+            .seal()
+            .map_err(|source| ProduceError::Compress { tp: tp(), source })?;
         let log = self.writer.log(&self.topic, partition)?;
         match log.append_built(&mut batch, now_ms()) {
             Ok(info) => {
@@ -303,10 +308,7 @@ impl SenderThread {
                     }));
                 }
             }
-            Err(source) => {
-                let tp = TopicPartition::new(self.topic.name.clone(), partition);
-                return Err(ProduceError::Log { tp, source });
-            }
+            Err(source) => return Err(ProduceError::Log { tp: tp(), source }),
         }
         // The producer may be gone (dropped): the buffer is then simply freed.
         let _ = self.free.send(batch.into_bytes());
@@ -687,25 +689,19 @@ impl Producer {
         open.builder.estimated_size_in_bytes() + size <= self.limit
     }
 
-    /// Seals the open batch of partition `p`, if any, and hands it to the sender thread.
+    /// Closes the open batch of partition `p` to new records, if there is one, and queues it for
+    /// the sender thread.
     fn seal(&mut self, p: usize) -> Result<(), ProduceError> {
         let Some(open) = self.open.get_mut(p).and_then(Option::take) else {
             return Ok(());
         };
         self.last_count = open.builder.record_count() as usize;
         self.sealed_since_poll = true;
-        let batch = open
-            .builder
-            .seal()
-            .map_err(|source| ProduceError::Compress {
-                tp: TopicPartition::new(self.topic.name.clone(), p as i32),
-                source,
-            })?;
         self.check_fatal()?;
-        self.sealed_bytes += batch.as_bytes().len();
+        self.sealed_bytes += open.builder.estimated_size_in_bytes();
         self.sealed.push(Sealed {
             partition: p as i32,
-            batch,
+            batch: open.builder,
             timestamps: open.timestamps,
         });
         if self.sealed_bytes >= HANDOFF_BYTES {
