@@ -287,7 +287,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         failed: false,
     };
 
-    let mut lines = Lines::new(input, 1 << 20);
+    // Reads of 256 KiB: each block is parsed while it is still in the core's cache.
+    let mut lines = Lines::new(input, 256 << 10);
     let mut headers: Vec<Header> = Vec::new();
     let mut line_number: u64 = 0;
     let mut stop: Option<String> = None;

@@ -236,25 +236,25 @@ pub(crate) fn write_v2_record(
         body_len += nullable_size(h.value.as_deref());
     }
     let start = out.len();
-    // One capacity check for the whole record; the fixed-size fields are gathered on the stack
-    // and copied once, then the key and the value.
+    // One capacity check for the whole record; the fields before the key are gathered on the
+    // stack and copied at once, then the key, the value-length field, the value.
     out.reserve(size_of_varint(body_len as i32) + body_len);
-    let mut prefix = Prefix::default();
-    prefix.varint(body_len as i32);
-    prefix.push(0); // attributes: unused
-    prefix.varlong(timestamp_delta);
-    prefix.varint(offset_delta);
+    let mut head = [0u8; 26];
+    let mut at = put_varint(&mut head, 0, body_len as i32);
+    at = put_byte(&mut head, at, 0); // attributes: unused
+    at = put_unsigned(&mut head, at, zigzag64(timestamp_delta));
+    at = put_varint(&mut head, at, offset_delta);
     match key {
         Some(key) => {
-            prefix.varint(key.len() as i32);
-            out.extend_from_slice(prefix.bytes());
+            at = put_varint(&mut head, at, key.len() as i32);
+            out.extend_from_slice(head.get(..at).unwrap_or_default());
             out.extend_from_slice(key);
-            prefix = Prefix::default();
+            at = 0;
         }
-        None => prefix.varint(-1),
+        None => at = put_varint(&mut head, at, -1),
     }
-    prefix.varint(value.map_or(-1, |v| v.len() as i32));
-    out.extend_from_slice(prefix.bytes());
+    at = put_varint(&mut head, at, value.map_or(-1, |v| v.len() as i32));
+    out.extend_from_slice(head.get(..at).unwrap_or_default());
     out.extend_from_slice(value.unwrap_or_default());
     write_varint(headers.len() as i32, out);
     for h in headers {
@@ -265,43 +265,31 @@ pub(crate) fn write_v2_record(
     out.len() - start
 }
 
-/// Up to 26 bytes of varints: a record's length, attributes, deltas and key length, or its
-/// value length.
-#[derive(Default)]
-struct Prefix {
-    bytes: [u8; 26],
-    len: usize,
+/// Writes `byte` at `at` of `buf`; returns the next position.
+#[inline(always)]
+fn put_byte(buf: &mut [u8], at: usize, byte: u8) -> usize {
+    if let Some(slot) = buf.get_mut(at) {
+        *slot = byte;
+    }
+    at + 1
 }
 
-impl Prefix {
-    #[inline]
-    fn push(&mut self, byte: u8) {
-        if let Some(slot) = self.bytes.get_mut(self.len) {
-            *slot = byte;
-            self.len += 1;
-        }
+/// Writes `v` as an unsigned varint at `at` of `buf`; returns the next position.
+#[inline(always)]
+fn put_unsigned(buf: &mut [u8], mut at: usize, mut v: u64) -> usize {
+    while v >= 0x80 {
+        at = put_byte(buf, at, (v as u8) | 0x80);
+        v >>= 7;
     }
+    put_byte(buf, at, v as u8)
+}
 
-    #[inline]
-    fn unsigned(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.push(v as u8);
-    }
+#[inline(always)]
+fn put_varint(buf: &mut [u8], at: usize, value: i32) -> usize {
+    put_unsigned(buf, at, u64::from(((value << 1) ^ (value >> 31)) as u32))
+}
 
-    #[inline]
-    fn varint(&mut self, value: i32) {
-        self.unsigned(u64::from(((value << 1) ^ (value >> 31)) as u32));
-    }
-
-    #[inline]
-    fn varlong(&mut self, value: i64) {
-        self.unsigned(((value << 1) ^ (value >> 63)) as u64);
-    }
-
-    fn bytes(&self) -> &[u8] {
-        self.bytes.get(..self.len).unwrap_or_default()
-    }
+#[inline(always)]
+fn zigzag64(value: i64) -> u64 {
+    ((value << 1) ^ (value >> 63)) as u64
 }
