@@ -547,3 +547,74 @@ fn the_topics_flush_policy_is_honoured_with_acks_1() {
         p.close().expect("close");
     }
 }
+
+#[test]
+fn a_failing_sender_stops_the_producer_with_the_logs_error() {
+    // The partition directory is a file: the sender cannot open the log. The error reaches the
+    // caller at the next flush (and again at close), never as a hang or a panic.
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 1);
+    let topic = datadir.topic("t").expect("topic").expect("exists");
+    let partition_dir = datadir.partition_dir(&TopicPartition::new("t", 0));
+    fs::remove_dir_all(&partition_dir).expect("remove");
+    fs::write(&partition_dir, b"not a directory").expect("write");
+    let writer = PartitionWriter::new(&datadir).expect("writer");
+    let config = ProducerConfig {
+        acks: Acks::Leader,
+        ..ProducerConfig::default()
+    };
+    let mut p = Producer::new(
+        writer,
+        topic,
+        Box::new(RoundRobinPartitioner::new()),
+        config,
+    );
+    p.send(None, 1, None, Some(b"v"), &[])
+        .expect("accepted into a batch");
+    let err = p.flush().expect_err("the log cannot be opened").to_string();
+    assert!(err.contains("t-0"), "{err}");
+    assert!(
+        p.send(None, 1, None, Some(b"w"), &[]).is_err() || p.flush().is_err(),
+        "the producer stays failed"
+    );
+    let closed = p.close().expect_err("close reports it too").to_string();
+    assert!(closed.contains("t-0"), "{closed}");
+}
+
+#[test]
+fn a_dropped_producer_still_closes_its_logs() {
+    // Dropping without close: what was flushed stays written, indexed and checkpointed, and the
+    // indexes are trimmed as on a clean close (not left preallocated).
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 1);
+    let topic = datadir.topic("t").expect("topic").expect("exists");
+    let writer = PartitionWriter::new(&datadir).expect("writer");
+    let config = ProducerConfig {
+        acks: Acks::Leader,
+        ..ProducerConfig::default()
+    };
+    let mut p = Producer::new(
+        writer,
+        topic,
+        Box::new(RoundRobinPartitioner::new()),
+        config,
+    );
+    for _ in 0..1000 {
+        p.send(Some(0), 1, None, Some(&[b'z'; 100]), &[])
+            .expect("send");
+    }
+    p.flush().expect("flush");
+    drop(p);
+    let tp = TopicPartition::new("t", 0);
+    let total: i32 = batches_of(&datadir, &tp).iter().map(|(n, _)| n).sum();
+    assert_eq!(total, 1000);
+    let index = datadir
+        .partition_dir(&tp)
+        .join("00000000000000000000.index");
+    assert!(fs::metadata(&index).expect("index").len() < 4096);
+    let checkpoint =
+        fs::read_to_string(dir.path().join("recovery-point-offset-checkpoint")).expect("read");
+    assert!(checkpoint.lines().any(|l| l == "t 0 1000"), "{checkpoint}");
+    // The lock went with the sender thread: another writer can start.
+    PartitionWriter::new(&datadir).expect("the lock is free");
+}

@@ -795,3 +795,60 @@ fn an_append_whose_offsets_overflow_the_segments_int32_range_rolls() {
     assert_eq!(log.segment_base_offsets(), &[0, i64::from(i32::MAX)]);
     log.close().unwrap();
 }
+
+/// A batch built in process (`BatchBuilder::seal`) in a given codec, records `n` of 60 bytes.
+fn built(n: usize, codec: Compression, base_offset: i64) -> kafkit::record::BuiltBatch {
+    let mut b = BatchBuilder::new(base_offset, codec, TimestampType::CreateTime);
+    for i in 0..n {
+        b.append(1_000 + i as i64, None, Some(&[b'v'; 60]), &[]);
+    }
+    b.seal().expect("seal")
+}
+
+#[test]
+fn a_built_batch_is_appended_as_a_validated_one_would_be() {
+    // The trusted path (no CRC or record walk) must write the very bytes the validating path
+    // writes, recompress when the topic asks, and still refuse what the header gets wrong.
+    for (policy, codec) in [
+        (kafkit::log::CompressionPolicy::Producer, Compression::None),
+        (kafkit::log::CompressionPolicy::Producer, Compression::Lz4),
+        (
+            kafkit::log::CompressionPolicy::Fixed(Compression::Gzip),
+            Compression::None,
+        ),
+    ] {
+        let tmp = tempdir();
+        let cfg = LogConfig {
+            compression: policy,
+            ..config()
+        };
+        let (a, b) = (tmp.path().join("a-0"), tmp.path().join("b-0"));
+        let mut validated = Log::open(&a, cfg.clone(), 0, 0, 0).expect("open a");
+        let mut trusted = Log::open(&b, cfg, 0, 0, 0).expect("open b");
+        for n in [1, 7, 30] {
+            let mut batch = built(n, codec, 0);
+            let first = validated.append(batch.as_bytes(), 5).expect("append");
+            let second = trusted.append_built(&mut batch, 5).expect("append_built");
+            assert_eq!(first, second, "{policy:?} {codec:?}");
+        }
+        validated.close().expect("close a");
+        trusted.close().expect("close b");
+        for file in ["00000000000000000000.log", "00000000000000000000.index"] {
+            assert_eq!(
+                fs::read(a.join(file)).expect("a"),
+                fs::read(b.join(file)).expect("b"),
+                "{file} with {policy:?} {codec:?}"
+            );
+        }
+    }
+    let tmp = tempdir();
+    let mut log = Log::open(&tmp.path().join("c-0"), config(), 0, 0, 0).expect("open");
+    let err = log
+        .append_built(&mut built(2, Compression::None, 5), 0)
+        .expect_err("a base offset other than 0");
+    assert!(
+        err.to_string().contains("should be 0, but it is 5"),
+        "{err}"
+    );
+    assert_eq!(log.log_end_offset(), 0);
+}
