@@ -282,6 +282,18 @@ fn topic(dir: &std::path::Path, name: &str, partitions: i32) -> DataDir {
     datadir
 }
 
+/// A producer for topic `name` of `datadir`, round-robin partitioner.
+fn producer(datadir: &DataDir, name: &str, config: ProducerConfig) -> Producer {
+    let topic = datadir.topic(name).expect("topic").expect("exists");
+    let writer = PartitionWriter::new(datadir).expect("writer");
+    Producer::new(
+        writer,
+        topic,
+        Box::new(RoundRobinPartitioner::new()),
+        config,
+    )
+}
+
 /// (record count, size) of every batch of a partition.
 fn batches_of(datadir: &DataDir, tp: &TopicPartition) -> Vec<(i32, usize)> {
     let mut log = LogReader::open(&datadir.partition_dir(tp)).expect("open");
@@ -301,19 +313,12 @@ fn batches_of(datadir: &DataDir, tp: &TopicPartition) -> Vec<(i32, usize)> {
 fn producer_seals_batches_at_batch_size_like_the_record_accumulator() {
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 1);
-    let topic = datadir.topic("t").expect("topic").expect("exists");
-    let writer = PartitionWriter::new(&datadir).expect("writer");
     let config = ProducerConfig {
         batch_size: 1000,
         acks: Acks::Leader,
         ..ProducerConfig::default()
     };
-    let mut p = Producer::new(
-        writer,
-        topic,
-        Box::new(RoundRobinPartitioner::new()),
-        config,
-    );
+    let mut p = producer(&datadir, "t", config);
     let value = [b'x'; 100];
     for _ in 0..50 {
         p.send(None, 1_000, None, Some(&value), &[]).expect("send");
@@ -335,19 +340,12 @@ fn acks_all_checkpoints_each_batch_before_the_next() {
     for (acks, durable) in [(Acks::All, true), (Acks::Leader, false)] {
         let dir = tempdir();
         let datadir = topic(dir.path(), "t", 1);
-        let topic = datadir.topic("t").expect("topic").expect("exists");
-        let writer = PartitionWriter::new(&datadir).expect("writer");
         let config = ProducerConfig {
             batch_size: 500,
             acks,
             ..ProducerConfig::default()
         };
-        let mut p = Producer::new(
-            writer,
-            topic,
-            Box::new(RoundRobinPartitioner::new()),
-            config,
-        );
+        let mut p = producer(&datadir, "t", config);
         for _ in 0..20 {
             p.send(None, 1_000, None, Some(&[b'y'; 100]), &[])
                 .expect("send");
@@ -369,19 +367,11 @@ fn acks_all_checkpoints_each_batch_before_the_next() {
 fn producer_reports_written_records_and_refuses_oversized_ones() {
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 2);
-    let topic = datadir.topic("t").expect("topic").expect("exists");
-    let writer = PartitionWriter::new(&datadir).expect("writer");
     let config = ProducerConfig {
         max_request_size: 300,
         ..ProducerConfig::default()
     };
-    let mut p = Producer::new(
-        writer,
-        topic,
-        Box::new(RoundRobinPartitioner::new()),
-        config,
-    )
-    .report_written(true);
+    let mut p = producer(&datadir, "t", config).report_written(true);
     p.send(Some(1), 5, Some(b"k"), Some(b"v"), &[])
         .expect("send");
     p.send(Some(1), 6, None, Some(&[0u8; 400]), &[])
@@ -527,19 +517,12 @@ fn the_topics_flush_policy_is_honoured_with_acks_1() {
         let dir = tempdir();
         crate::produce::create_topic(dir.path(), "f", 1, configs);
         let datadir = DataDir::open(dir.path()).expect("datadir");
-        let topic = datadir.topic("f").expect("topic").expect("exists");
-        let writer = PartitionWriter::new(&datadir).expect("writer");
         let config = ProducerConfig {
             batch_size: 1,
             acks: Acks::Leader,
             ..ProducerConfig::default()
         };
-        let mut p = Producer::new(
-            writer,
-            topic,
-            Box::new(RoundRobinPartitioner::new()),
-            config,
-        );
+        let mut p = producer(&datadir, "f", config);
         for _ in 0..5 {
             p.send(None, 1, None, Some(b"v"), &[]).expect("send");
         }
@@ -554,21 +537,14 @@ fn a_failing_sender_stops_the_producer_with_the_logs_error() {
     // caller at the next flush (and again at close), never as a hang or a panic.
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 1);
-    let topic = datadir.topic("t").expect("topic").expect("exists");
     let partition_dir = datadir.partition_dir(&TopicPartition::new("t", 0));
     fs::remove_dir_all(&partition_dir).expect("remove");
     fs::write(&partition_dir, b"not a directory").expect("write");
-    let writer = PartitionWriter::new(&datadir).expect("writer");
     let config = ProducerConfig {
         acks: Acks::Leader,
         ..ProducerConfig::default()
     };
-    let mut p = Producer::new(
-        writer,
-        topic,
-        Box::new(RoundRobinPartitioner::new()),
-        config,
-    );
+    let mut p = producer(&datadir, "t", config);
     p.send(None, 1, None, Some(b"v"), &[])
         .expect("accepted into a batch");
     let err = p.flush().expect_err("the log cannot be opened").to_string();
@@ -587,18 +563,11 @@ fn a_dropped_producer_still_closes_its_logs() {
     // indexes are trimmed as on a clean close (not left preallocated).
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 1);
-    let topic = datadir.topic("t").expect("topic").expect("exists");
-    let writer = PartitionWriter::new(&datadir).expect("writer");
     let config = ProducerConfig {
         acks: Acks::Leader,
         ..ProducerConfig::default()
     };
-    let mut p = Producer::new(
-        writer,
-        topic,
-        Box::new(RoundRobinPartitioner::new()),
-        config,
-    );
+    let mut p = producer(&datadir, "t", config);
     for _ in 0..1000 {
         p.send(Some(0), 1, None, Some(&[b'z'; 100]), &[])
             .expect("send");
@@ -617,4 +586,64 @@ fn a_dropped_producer_still_closes_its_logs() {
     assert!(checkpoint.lines().any(|l| l == "t 0 1000"), "{checkpoint}");
     // The lock went with the sender thread: another writer can start.
     PartitionWriter::new(&datadir).expect("the lock is free");
+}
+
+#[test]
+fn a_sealed_batch_is_written_without_waiting_for_a_flush() {
+    // A slow stream (`tail -f | kafkit produce`): a full batch must reach the log on its own,
+    // not wait for more input or the end of it.
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 1);
+    let config = ProducerConfig {
+        batch_size: 500,
+        acks: Acks::Leader,
+        ..ProducerConfig::default()
+    };
+    let mut p = producer(&datadir, "t", config);
+    // Four 109-byte records fill a 500-byte batch; the fifth seals it.
+    for _ in 0..5 {
+        p.send(Some(0), 1, None, Some(&[b'q'; 100]), &[])
+            .expect("send");
+    }
+    let tp = TopicPartition::new("t", 0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let written: i32 = batches_of(&datadir, &tp).iter().map(|(n, _)| n).sum();
+        if written == 4 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the sealed batch was not written ({written} records)"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    p.close().expect("close");
+    let written: i32 = batches_of(&datadir, &tp).iter().map(|(n, _)| n).sum();
+    assert_eq!(written, 5);
+}
+
+#[test]
+fn asking_for_a_missing_partitions_recovery_point_fails_alone() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 3);
+    let mut p = producer(
+        &datadir,
+        "t",
+        ProducerConfig {
+            acks: Acks::Leader,
+            ..ProducerConfig::default()
+        },
+    );
+    p.send(Some(1), 1, None, Some(b"kept"), &[]).expect("send");
+    let err = p.recovery_point(5).expect_err("no partition 5").to_string();
+    assert!(err.contains('5'), "{err}");
+    // The producer is not failed by it: the record sent before is written at close.
+    p.send(Some(1), 1, None, Some(b"also"), &[]).expect("send");
+    p.close().expect("close");
+    let written: i32 = batches_of(&datadir, &TopicPartition::new("t", 1))
+        .iter()
+        .map(|(n, _)| n)
+        .sum();
+    assert_eq!(written, 2);
 }

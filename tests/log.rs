@@ -225,8 +225,13 @@ fn a_torn_tail_is_truncated_on_reopen_and_nothing_before_it_is_lost() {
         );
     }
 
-    // After recovery the log takes appends again at the old end.
+    // After recovery the log takes appends again at the old end, also when the cut tail was
+    // longer than what comes next (the segment's writeback mark must follow the cut).
+    let mut bytes = good.clone();
+    bytes.extend_from_slice(&[0xab; 20_000]);
+    fs::write(&path, &bytes).unwrap();
     let mut log = Log::open(&dir, config(), rp, 0, 0).expect("reopen");
+    assert_eq!(log.recovery().truncated_bytes, 20_000);
     let info = log.append(&batch(1, 10, 1), 0).expect("append");
     assert_eq!(info.first_offset, leo);
     log.close().expect("close");

@@ -371,21 +371,35 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         bar.finish_and_clear();
     }
     // Whatever was accepted before a bad line is written and durable, as Kafka's shutdown hook
-    // closes the producer.
-    let events = match producer.close() {
-        Ok(events) => events,
-        Err(e) => {
-            // A failed write stops the sender, and send or close reports it: say it once.
-            stop.get_or_insert_with(|| e.to_string());
-            Vec::new()
+    // closes the producer. What the sender reported is printed even when writing failed.
+    let mut errors: Vec<String> = stop.into_iter().collect();
+    let mut note = |e: crate::client::ProduceError| {
+        // A failed write stops the sender, and every later call reports it: say it once.
+        let message = e.to_string();
+        if !errors
+            .iter()
+            .any(|m| m.contains(&message) || message.contains(m.as_str()))
+        {
+            errors.push(message);
         }
     };
-    for event in &events {
-        reporter.report(&mut out, event)?;
+    if let Err(e) = producer.flush() {
+        note(e);
+    }
+    for event in producer.take_events() {
+        reporter.report(&mut out, &event)?;
+    }
+    match producer.close() {
+        Ok(events) => {
+            for event in &events {
+                reporter.report(&mut out, event)?;
+            }
+        }
+        Err(e) => note(e),
     }
     out.flush()?;
-    if let Some(message) = stop {
-        return Err(Exit::failure(message).into());
+    if !errors.is_empty() {
+        return Err(Exit::failure(errors.join("\n")).into());
     }
     if reporter.failed && args.sync {
         return Err(Exit {

@@ -1,12 +1,15 @@
 //! The producer: per-partition batch accumulators that seal a batch when the next record would
 //! not fit `batch.size` (Kafka's `RecordAccumulator`), partition choice through a
-//! [`Partitioner`], and appends to the partition logs under the data directory's lock.
+//! [`Partitioner`], and a sender thread that appends the sealed batches to the partition logs
+//! under the data directory's lock (Kafka's `Sender`).
 //!
-//! There is no network and no linger: a batch is written when it is sealed, and every open batch
-//! is written by [`Producer::flush`] (the console producer calls it at the end of its input).
+//! There is no network and no linger timer: a sealed batch goes to the sender at once, or with
+//! the batches sealed in the same millisecond, and every open batch is written by
+//! [`Producer::flush`] (the console producer calls it at the end of its input).
 
 use std::sync::mpsc;
 use std::thread;
+use std::time::{Duration, Instant};
 
 use crate::datadir::{now_ms, DataDirError, PartitionWriter, Topic, TopicPartition};
 use crate::log::LogError;
@@ -30,7 +33,7 @@ pub enum Acks {
     /// `1`: written by the leader (the page cache; the topic's flush policy decides fsync).
     Leader,
     /// `all` / `-1` (Kafka's default): each batch is fsynced and checkpointed before the next
-    /// one is accepted.
+    /// one is appended.
     #[default]
     All,
 }
@@ -56,7 +59,7 @@ pub struct ProducerConfig {
     pub compression: Compression,
     /// `acks`.
     pub acks: Acks,
-    /// `--sync`: every batch is durable before the next is accepted, whatever `acks` says.
+    /// `--sync`: every batch is durable before the next is appended, whatever `acks` says.
     pub sync: bool,
     /// `max.request.size`: a record larger than this (as one batch) is refused before batching.
     pub max_request_size: usize,
@@ -99,7 +102,9 @@ pub struct SendFailure {
     pub error: String,
 }
 
-/// What happened to sent records, in the order it happened.
+/// What happened to sent records, in the order the producer learnt it: a record refused by
+/// [`Producer::send`] itself (`max.request.size`) is reported at once, before the records of
+/// batches still on their way to the log, as Kafka's `send` throws before earlier callbacks run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     /// A record is written (only reported when [`Producer::report_written`] is on).
@@ -215,7 +220,8 @@ enum Reply {
     /// The sender failed and appends nothing more; the error ends the producer.
     Fatal(ProduceError),
     Synced,
-    RecoveryPoint(i64),
+    /// The recovery point, or why the log could not be opened (not fatal: nothing was lost).
+    RecoveryPoint(Result<i64, ProduceError>),
 }
 
 /// The producer's I/O thread (Kafka's `Sender`): it owns the partition logs, appends the
@@ -249,10 +255,12 @@ impl SenderThread {
                     }
                 }
                 Request::Sync => Reply::Synced,
-                Request::RecoveryPoint(p) => match self.writer.log(&self.topic, p) {
-                    Ok(log) => Reply::RecoveryPoint(log.recovery_point()),
-                    Err(e) => Reply::Fatal(e.into()),
-                },
+                Request::RecoveryPoint(p) => Reply::RecoveryPoint(
+                    self.writer
+                        .log(&self.topic, p)
+                        .map(|log| log.recovery_point())
+                        .map_err(ProduceError::from),
+                ),
             };
             if self.replies.send(reply).is_err() {
                 break;
@@ -333,6 +341,16 @@ fn record_sizes(batch: &[u8]) -> Vec<(i32, i32)> {
     }
 }
 
+/// The sender thread's first error, as the producer holds it.
+#[derive(Debug)]
+enum Fatal {
+    None,
+    /// Not returned to the caller yet.
+    Pending(ProduceError),
+    /// Returned once; later calls get its message.
+    Reported(String),
+}
+
 /// The producer's end of its sender thread.
 #[derive(Debug)]
 struct Sender {
@@ -345,9 +363,12 @@ struct Sender {
 /// Kafka's `buffer.memory` default: the bytes of sealed batches that may wait for the sender.
 const BUFFER_MEMORY: usize = 32 * 1024 * 1024;
 
-/// Sealed batches go to the sender in groups of about this many bytes (or sooner, when a flush
-/// asks): waking the sender thread for each 16 KiB batch would cost more than writing it.
+/// Sealed batches go to the sender in groups of up to about this many bytes, gathered for at
+/// most [`HANDOFF_DELAY`] (or less, when a flush asks): waking the sender thread for each 16 KiB
+/// batch of a bulk load cost more than writing it, and a slow stream still has each full batch
+/// written as soon as it is sealed.
 const HANDOFF_BYTES: usize = 1 << 20;
+const HANDOFF_DELAY: Duration = Duration::from_millis(1);
 
 /// A batch's buffer is allocated up front up to this size (larger `batch.size`s grow as
 /// records come, so a producer of a few small records does not hold megabytes).
@@ -380,8 +401,11 @@ pub struct Producer {
     report_written: bool,
     events: Vec<Event>,
     sender: Sender,
-    /// The sender's fatal error, once reported: every later call returns it.
-    fatal: Option<String>,
+    /// The sender's fatal error: returned as it is by the first call after it arrives, by its
+    /// message after that.
+    fatal: Fatal,
+    /// When sealed batches were last handed to the sender.
+    last_hand_off: Instant,
 }
 
 impl std::fmt::Debug for Producer {
@@ -421,10 +445,10 @@ impl Producer {
             .name("kafkit-producer-sender".to_string())
             .spawn(move || sender.run(inbox))
         {
-            Ok(handle) => (Some(handle), None),
+            Ok(handle) => (Some(handle), Fatal::None),
             Err(e) => (
                 None,
-                Some(format!("starting the producer's sender thread: {e}")),
+                Fatal::Reported(format!("starting the producer's sender thread: {e}")),
             ),
         };
         Self {
@@ -445,6 +469,10 @@ impl Producer {
                 thread,
             },
             fatal,
+            // As if a hand-off had just gone: the first sealed batch goes at once.
+            last_hand_off: Instant::now()
+                .checked_sub(HANDOFF_DELAY)
+                .unwrap_or_else(Instant::now),
             topic,
             config,
         }
@@ -495,17 +523,26 @@ impl Producer {
         match reply {
             Reply::Event(event) => self.events.push(event),
             Reply::Fatal(e) => {
-                self.fatal.get_or_insert(e.to_string());
+                if matches!(self.fatal, Fatal::None) {
+                    self.fatal = Fatal::Pending(e);
+                }
             }
             other => return Some(other),
         }
         None
     }
 
-    fn check_fatal(&self) -> Result<(), ProduceError> {
-        match &self.fatal {
-            Some(message) => Err(ProduceError::Sender(message.clone())),
-            None => Ok(()),
+    fn check_fatal(&mut self) -> Result<(), ProduceError> {
+        match std::mem::replace(&mut self.fatal, Fatal::None) {
+            Fatal::None => Ok(()),
+            Fatal::Pending(error) => {
+                self.fatal = Fatal::Reported(error.to_string());
+                Err(error)
+            }
+            Fatal::Reported(message) => {
+                self.fatal = Fatal::Reported(message.clone());
+                Err(ProduceError::Sender(message))
+            }
         }
     }
 
@@ -515,6 +552,7 @@ impl Producer {
             return Ok(());
         }
         self.sealed_bytes = 0;
+        self.last_hand_off = Instant::now();
         let group = std::mem::take(&mut self.sealed);
         self.send_request(Request::Append(group))
     }
@@ -572,7 +610,8 @@ impl Producer {
         Ok(partition as usize)
     }
 
-    /// Adds a record to its partition's batch, sealing and writing batches as they fill up.
+    /// Adds a record to its partition's batch; a full batch is sealed and queued for the sender
+    /// thread.
     /// `partition` forces a partition; otherwise the partitioner chooses.
     pub fn send(
         &mut self,
@@ -704,7 +743,7 @@ impl Producer {
             batch: open.builder,
             timestamps: open.timestamps,
         });
-        if self.sealed_bytes >= HANDOFF_BYTES {
+        if self.sealed_bytes >= HANDOFF_BYTES || self.last_hand_off.elapsed() >= HANDOFF_DELAY {
             self.hand_off()?;
         }
         Ok(())
@@ -714,11 +753,12 @@ impl Producer {
     /// below it is fsynced (by `acks=all`, `--sync`, or the topic's `flush.messages` /
     /// `flush.ms`).
     pub fn recovery_point(&mut self, partition: i32) -> Result<i64, ProduceError> {
+        self.check_partition(partition)?;
         self.request(Request::RecoveryPoint(partition))?;
         self.wait_for(|reply| match reply {
-            Reply::RecoveryPoint(offset) => Some(offset),
+            Reply::RecoveryPoint(result) => Some(result),
             _ => None,
-        })
+        })?
     }
 
     /// Writes every open batch and waits until the logs have them (the end of linger; Kafka's
@@ -742,8 +782,10 @@ impl Producer {
         Ok(std::mem::take(&mut self.events))
     }
 
-    /// Hangs up on the sender thread and waits for it to close the logs.
+    /// Hands over the sealed batches, hangs up on the sender thread and waits for it to close
+    /// the logs.
     fn stop(&mut self) -> Result<(), ProduceError> {
+        let handed = self.hand_off();
         drop(self.sender.requests.take());
         let Some(thread) = self.sender.thread.take() else {
             return Ok(());
@@ -752,13 +794,14 @@ impl Producer {
             .join()
             .unwrap_or_else(|_| Err(ProduceError::Sender("the sender thread panicked".into())));
         self.poll_replies();
-        closed
+        handed.and(closed)
     }
 }
 
 impl Drop for Producer {
-    /// A producer dropped without [`Producer::close`] still closes its logs: what it wrote stays
-    /// intact and indexed (batches still open are dropped, as an unflushed Java producer's).
+    /// A producer dropped without [`Producer::close`] still writes its sealed batches and
+    /// closes its logs, so what it wrote stays intact and indexed (batches still open, not full
+    /// yet, are dropped, as an unflushed Java producer's).
     fn drop(&mut self) {
         let _ = self.stop();
     }

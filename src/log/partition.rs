@@ -246,7 +246,8 @@ impl Log {
     /// topic must recompress, or one with offset gaps, takes the path of [`Self::append`].
     ///
     /// The batch is written from its own buffer, which stays the caller's (to reuse or to read
-    /// a refused batch's records): on success it holds the offsets and stamps the log gave.
+    /// a refused batch's records): when the log writes it as it is, the buffer then holds the
+    /// offsets and stamps the log gave; a batch the log recompresses is written from a copy.
     pub fn append_built(&mut self, batch: &mut BuiltBatch, now_ms: i64) -> Result<AppendInfo> {
         let codec_kept = match self.config.compression {
             CompressionPolicy::Fixed(codec) => codec == batch.compression(),

@@ -253,6 +253,7 @@ impl LogSegment {
             // A failed append leaves no trace: the bytes go, so no offset is ever written twice.
             let _ = self.log.set_len(physical_position);
             self.size = physical_position;
+            self.written_back = self.written_back.min(physical_position);
             (
                 self.rolling_based_timestamp,
                 self.max_timestamp_so_far,
@@ -285,8 +286,9 @@ impl LogSegment {
             self.add_index_entries(largest_offset, physical_position)?;
         }
         self.bytes_since_last_index_entry += batch.len() as u64;
-        if self.size - self.written_back >= WRITEBACK_BYTES {
-            os::start_writeback(&self.log, self.written_back, self.size - self.written_back);
+        let unsynced = self.size.saturating_sub(self.written_back);
+        if unsynced >= WRITEBACK_BYTES {
+            os::start_writeback(&self.log, self.written_back, unsynced);
             self.written_back = self.size;
         }
         Ok(())
@@ -433,6 +435,7 @@ impl LogSegment {
                 .set_len(valid_bytes)
                 .map_err(LogError::io("truncating", &self.log_path))?;
             self.size = valid_bytes;
+            self.written_back = self.written_back.min(valid_bytes);
         }
         self.bytes_since_last_index_entry = valid_bytes - last_index_entry;
         Ok(truncated)

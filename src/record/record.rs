@@ -239,7 +239,9 @@ pub(crate) fn write_v2_record(
     // One capacity check for the whole record; the fields before the key are gathered on the
     // stack and copied at once, then the key, the value-length field, the value.
     out.reserve(size_of_varint(body_len as i32) + body_len);
-    let mut head = [0u8; 26];
+    // At most 5 (length) + 1 (attributes) + 10 (timestamp delta) + 5 (offset delta) + 5 (key
+    // length) bytes, or 1 + 5 for a null key and the value length.
+    let mut head = [0u8; 32];
     let mut at = put_varint(&mut head, 0, body_len as i32);
     at = put_byte(&mut head, at, 0); // attributes: unused
     at = put_unsigned(&mut head, at, zigzag64(timestamp_delta));
@@ -254,6 +256,7 @@ pub(crate) fn write_v2_record(
         None => at = put_varint(&mut head, at, -1),
     }
     at = put_varint(&mut head, at, value.map_or(-1, |v| v.len() as i32));
+    debug_assert!(at <= head.len(), "record header of {at} bytes");
     out.extend_from_slice(head.get(..at).unwrap_or_default());
     out.extend_from_slice(value.unwrap_or_default());
     write_varint(headers.len() as i32, out);
