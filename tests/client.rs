@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use kafkit::client::{
     murmur2, partition_for_key, to_positive, Acks, BuiltInPartitioner, Event, IsolationLevel,
-    LineFormat, Lines, Murmur2Partitioner, PartitionConsumer, Partitioner, Producer,
+    LineFormat, Lines, Murmur2Partitioner, PartitionConsumer, Partitioner, ProduceError, Producer,
     ProducerConfig, RandomPartitioner, RecordRef, RoundRobinPartitioner,
 };
 use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicPartition};
@@ -547,7 +547,10 @@ fn a_failing_sender_stops_the_producer_with_the_logs_error() {
     let mut p = producer(&datadir, "t", config);
     p.send(None, 1, None, Some(b"v"), &[])
         .expect("accepted into a batch");
-    let err = p.flush().expect_err("the log cannot be opened").to_string();
+    let err = p.flush().expect_err("the log cannot be opened");
+    // The first report keeps the error's type; later ones repeat its message.
+    assert!(matches!(err, ProduceError::DataDir(_)), "{err:?}");
+    let err = err.to_string();
     assert!(err.contains("t-0"), "{err}");
     assert!(
         p.send(None, 1, None, Some(b"w"), &[]).is_err() || p.flush().is_err(),
@@ -573,17 +576,25 @@ fn a_dropped_producer_still_closes_its_logs() {
             .expect("send");
     }
     p.flush().expect("flush");
+    // Then batches sealed but not handed over yet (many within a millisecond), and an open one.
+    for _ in 0..1000 {
+        p.send(Some(0), 1, None, Some(&[b'z'; 100]), &[])
+            .expect("send");
+    }
     drop(p);
     let tp = TopicPartition::new("t", 0);
     let total: i32 = batches_of(&datadir, &tp).iter().map(|(n, _)| n).sum();
-    assert_eq!(total, 1000);
+    // A 16,384-byte batch holds 148 of these records (61 bytes of header, 109 bytes a record,
+    // 110 from offset delta 64 on): of the second thousand, the sealed batches (6 x 148) are
+    // written and the open one (112 records) is dropped.
+    assert_eq!(total, 1000 + 6 * 148);
     let index = datadir
         .partition_dir(&tp)
         .join("00000000000000000000.index");
     assert!(fs::metadata(&index).expect("index").len() < 4096);
     let checkpoint =
         fs::read_to_string(dir.path().join("recovery-point-offset-checkpoint")).expect("read");
-    assert!(checkpoint.lines().any(|l| l == "t 0 1000"), "{checkpoint}");
+    assert!(checkpoint.lines().any(|l| l == "t 0 1888"), "{checkpoint}");
     // The lock went with the sender thread: another writer can start.
     PartitionWriter::new(&datadir).expect("the lock is free");
 }
@@ -638,6 +649,15 @@ fn asking_for_a_missing_partitions_recovery_point_fails_alone() {
     p.send(Some(1), 1, None, Some(b"kept"), &[]).expect("send");
     let err = p.recovery_point(5).expect_err("no partition 5").to_string();
     assert!(err.contains('5'), "{err}");
+    // A partition that exists but whose log cannot be opened: the sender's answer, not fatal.
+    let broken = datadir.partition_dir(&TopicPartition::new("t", 2));
+    fs::remove_dir_all(&broken).expect("remove");
+    fs::write(&broken, b"not a directory").expect("write");
+    let err = p
+        .recovery_point(2)
+        .expect_err("t-2 cannot open")
+        .to_string();
+    assert!(err.contains("t-2"), "{err}");
     // The producer is not failed by it: the record sent before is written at close.
     p.send(Some(1), 1, None, Some(b"also"), &[]).expect("send");
     p.close().expect("close");

@@ -752,3 +752,71 @@ fn config_files_with_arguments_winning_and_ignored_network_options() {
     );
     assert_eq!(batches(dir.path(), "c", 0)[0].0, Compression::Snappy);
 }
+
+#[test]
+fn a_quiet_input_does_not_hold_back_full_batches() {
+    // `tail -f log | kafkit produce`: a burst fills batches, then the input goes quiet without
+    // ending. The full batches must reach the log while the producer waits for more input;
+    // only the batch still open waits for the end (there is no linger timer).
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempdir();
+    create_topic(dir.path(), "t", 1, &[]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args([
+            "produce",
+            "--topic",
+            "t",
+            "--acks",
+            "1",
+            "--batch-size",
+            "300",
+        ])
+        .env("KAFKIT_DATA_DIR", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    // 20 records of 109 bytes: batches of two (61 + 2 x 109 = 279 <= 300), the tenth open.
+    let burst: String = (0..20).map(|i| format!("{i:0100}\n")).collect();
+    input.write_all(burst.as_bytes()).expect("write");
+    input.flush().expect("flush");
+    let tp_dir = DataDir::open(dir.path())
+        .expect("datadir")
+        .partition_dir(&TopicPartition::new("t", 0));
+    let written = || -> i32 {
+        let Ok(mut log) = LogReader::open(&tp_dir) else {
+            return 0;
+        };
+        let mut n = 0;
+        let mut base = log.segment_base_offsets().first().copied();
+        while let Some(b) = base {
+            if let Ok(mut reader) = log.reader(b, 0) {
+                while let Ok(Some((_, batch))) = reader.next_batch() {
+                    n += batch.records_count().unwrap_or(0);
+                }
+            }
+            base = log.next_segment(b);
+        }
+        n
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while written() < 18 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "sealed batches held back while the input is quiet: {} of 18 written",
+            written()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(
+        written(),
+        18,
+        "the open batch waits for the end of the input"
+    );
+    drop(input);
+    assert!(child.wait().expect("wait").success());
+    assert_eq!(written(), 20);
+}

@@ -300,7 +300,18 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             out.write_all(b">")?;
             out.flush()?;
         }
-        let line = match lines.advance() {
+        // Before waiting for more input, the batches sealed so far go to the log.
+        let mut handed = Ok(());
+        let next = lines.advance_with(|| {
+            if handed.is_ok() {
+                handed = producer.hand_off();
+            }
+        });
+        if let Err(e) = handed {
+            stop = Some(e.to_string());
+            break;
+        }
+        let line = match next {
             Ok(Some(range)) => range,
             Ok(None) => break,
             Err(e) => {
@@ -374,29 +385,34 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // closes the producer. What the sender reported is printed even when writing failed.
     let mut errors: Vec<String> = stop.into_iter().collect();
     let mut note = |e: crate::client::ProduceError| {
-        // A failed write stops the sender, and every later call reports it: say it once.
-        let message = e.to_string();
-        if !errors
-            .iter()
-            .any(|m| m.contains(&message) || message.contains(m.as_str()))
-        {
-            errors.push(message);
+        // A failed write stops the sender, and every later call reports it: say each once.
+        for message in e.to_string().lines() {
+            if !errors.iter().any(|m| m.lines().any(|l| l == message)) {
+                errors.push(message.to_string());
+            }
         }
     };
     if let Err(e) = producer.flush() {
         note(e);
     }
+    // Printing may fail (a closed pipe ends the run quietly): the logs are closed first.
+    let mut printed = Ok(());
     for event in producer.take_events() {
-        reporter.report(&mut out, &event)?;
+        if printed.is_ok() {
+            printed = reporter.report(&mut out, &event);
+        }
     }
     match producer.close() {
         Ok(events) => {
             for event in &events {
-                reporter.report(&mut out, event)?;
+                if printed.is_ok() {
+                    printed = reporter.report(&mut out, event);
+                }
             }
         }
         Err(e) => note(e),
     }
+    printed?;
     out.flush()?;
     if !errors.is_empty() {
         return Err(Exit::failure(errors.join("\n")).into());

@@ -420,6 +420,16 @@ impl<R: Read> Lines<R> {
     /// Moves to the next line and returns where it is in the buffer ([`Self::line`] gives the
     /// bytes), or `None` at the end of the input.
     pub fn advance(&mut self) -> io::Result<Option<std::ops::Range<usize>>> {
+        self.advance_with(|| {})
+    }
+
+    /// [`Self::advance`], calling `before_read` whenever the buffered input holds no further
+    /// line and the input must be read (which may block: a producer hands over the batches it
+    /// has sealed then, so a quiet stream does not hold them back).
+    pub fn advance_with(
+        &mut self,
+        mut before_read: impl FnMut(),
+    ) -> io::Result<Option<std::ops::Range<usize>>> {
         let mut searched = 0;
         loop {
             let from = self.start + searched;
@@ -434,6 +444,7 @@ impl<R: Read> Lines<R> {
                 if is_cr && at + 1 == self.end && !self.eof {
                     // A `\r` at the edge of the buffer: is it `\r\n`? Read on and look again.
                     let relative = at - self.start;
+                    before_read();
                     self.fill()?;
                     searched = relative;
                     continue;
@@ -454,6 +465,9 @@ impl<R: Read> Lines<R> {
                 return Ok(Some(line_start..at));
             }
             searched = self.end - self.start;
+            if !self.eof {
+                before_read();
+            }
             if !self.fill()? {
                 if self.start == self.end {
                     return Ok(None);
@@ -533,6 +547,42 @@ mod tests {
         ) {
             proptest::prop_assert_eq!(lines(&input, block), reference_lines(&input));
         }
+    }
+
+    #[test]
+    fn before_read_runs_only_when_no_buffered_line_is_left() {
+        // Two reads of a chunked reader: the hook runs before each read, never while buffered
+        // lines remain.
+        struct Chunks(Vec<&'static [u8]>);
+        impl Read for Chunks {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Ok(0);
+                }
+                let chunk = self.0.remove(0);
+                buf[..chunk.len()].copy_from_slice(chunk);
+                Ok(chunk.len())
+            }
+        }
+        let mut lines = Lines::new(Chunks(vec![b"a\nb\nc", b"\nd\n"]), 4096);
+        let mut log = Vec::new();
+        let mut hooks = 0;
+        while let Some(range) = lines.advance_with(|| hooks += 1).unwrap() {
+            log.push((hooks, lines.line(range).to_vec()));
+        }
+        assert_eq!(
+            log,
+            vec![
+                (1, b"a".to_vec()),
+                (1, b"b".to_vec()),
+                (2, b"c".to_vec()),
+                (2, b"d".to_vec())
+            ]
+        );
+        assert_eq!(
+            hooks, 3,
+            "before the first, the second and the final (empty) read"
+        );
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! under the data directory's lock (Kafka's `Sender`).
 //!
 //! There is no network and no linger timer: a sealed batch goes to the sender at once, or with
-//! the batches sealed in the same millisecond, and every open batch is written by
-//! [`Producer::flush`] (the console producer calls it at the end of its input).
+//! the next batches sealed within a millisecond, or when the caller is about to wait
+//! ([`Producer::hand_off`]; the console producer calls it before each read of its input), and
+//! every open batch is written by [`Producer::flush`] (called at the end of the input).
 
 use std::sync::mpsc;
 use std::thread;
@@ -546,8 +547,9 @@ impl Producer {
         }
     }
 
-    /// Hands the sealed batches to the sender thread.
-    fn hand_off(&mut self) -> Result<(), ProduceError> {
+    /// Hands the batches sealed so far to the sender thread now, instead of with the next ones
+    /// (call it before waiting for more input: [`crate::client::Lines::advance_with`]).
+    pub fn hand_off(&mut self) -> Result<(), ProduceError> {
         if self.sealed.is_empty() {
             return Ok(());
         }
@@ -773,13 +775,17 @@ impl Producer {
 
     /// Writes every open batch, then stops the sender thread, which closes the logs (flushed,
     /// indexes trimmed) and checkpoints their recovery points.
-    /// Returns the events not taken yet.
+    /// Returns the events not taken yet; on an error they are dropped, so a caller that must
+    /// report every record calls [`Self::flush`] and [`Self::take_events`] first. When both the
+    /// last writes and the closing fail, the error says both.
     pub fn close(mut self) -> Result<Vec<Event>, ProduceError> {
         let flushed = self.flush();
         let stopped = self.stop();
-        flushed?;
-        stopped?;
-        Ok(std::mem::take(&mut self.events))
+        match (flushed, stopped) {
+            (Ok(()), Ok(())) => Ok(std::mem::take(&mut self.events)),
+            (Err(e), Ok(())) | (Ok(()), Err(e)) => Err(e),
+            (Err(first), Err(then)) => Err(ProduceError::Sender(format!("{first}\n{then}"))),
+        }
     }
 
     /// Hands over the sealed batches, hangs up on the sender thread and waits for it to close
