@@ -338,7 +338,10 @@ fn lock_conflicts_with_a_brokers_posix_lock() {
     let mut fl: libc::flock = unsafe { std::mem::zeroed() };
     fl.l_type = libc::F_WRLCK as _;
     fl.l_whence = libc::SEEK_SET as _;
-    let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &fl as *const libc::flock) };
+    // F_SETLKW, not F_SETLK: `DataDir::create` took and released the OFD lock, and a child that
+    // another test forks in that instant keeps the open file description (and its lock) until
+    // it execs; waiting a moment for it is right, failing is a flake.
+    let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLKW, &fl as *const libc::flock) };
     assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
     let err = dir
         .lock_wait(Duration::from_millis(20))

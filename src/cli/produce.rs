@@ -61,7 +61,7 @@ pub struct Args {
     #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip")]
     pub compression_codec: Option<String>,
     /// The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka's default). With
-    /// all, each batch is fsynced and checkpointed before the next is accepted, which makes bulk
+    /// all, each batch is fsynced and checkpointed before the next is appended, which makes bulk
     /// loads disk-latency bound: use 1 for them (the topic's flush.messages / flush.ms still
     /// apply, and everything is fsynced when the run ends).
     #[arg(
