@@ -3,11 +3,11 @@
 #
 #   scripts/bench-client.sh [WORK_DIR]      (default: a fresh directory under /tmp)
 #
-# Builds the release binary, writes 2,000,000 lines of 100 bytes (+ newline), then times, 5 runs
-# each (median printed): cp of the file; produce of the file with --acks 1 and with the default
-# --acks all (each 16 KiB batch fsynced and checkpointed: one run, it is slow on purpose);
-# consume of the partition to /dev/null; a seek to the middle of a 10-segment partition, for two
-# partition sizes.
+# Builds the release binary, writes 2,000,000 lines of 100 bytes (+ newline), then times (medians
+# printed): 7 rounds of cp of the file, cp + sync, and produce of the file with --acks 1, in
+# alternation; produce with the default --acks all (each 16 KiB batch fsynced and checkpointed:
+# one run, it is slow on purpose); 5 runs of consume of the partition to /dev/null; a seek to the
+# middle of a 10-segment partition, for two partition sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -37,17 +37,28 @@ t() { # wall seconds of a command, millisecond resolution
 echo "machine: $(nproc) cores; $(lscpu | grep 'Model name' | sed 's/ \+/ /g')"
 echo "file: $(stat -c %s lines.txt) bytes, $N lines"
 
-cp_s=$(for i in 1 2 3 4 5; do rm -f copy.txt; t cp lines.txt copy.txt; done | median); rm -f copy.txt
-echo "cp: ${cp_s} s"
-cps_s=$(for i in 1 2 3 4 5; do rm -f copy.txt; t sh -c 'cp lines.txt copy.txt && sync copy.txt'; done | median); rm -f copy.txt
-echo "cp + sync of the copy: ${cps_s} s"
-
 produce() { # $1 = extra args
   rm -rf d && "$K" --data-dir d topics --create --topic b >/dev/null
   t "$K" --data-dir d produce --topic b --file lines.txt $1
 }
-p_s=$(for i in 1 2 3 4 5; do produce "--acks 1"; done | median)
-echo "produce --acks 1: ${p_s} s ($(python3 -c "print(round($N/$p_s))") records/s, $(python3 -c "print(round($p_s/$cp_s, 2))")x cp, $(python3 -c "print(round($p_s/$cps_s, 2))")x cp + sync)"
+# The machine's speed drifts over minutes: cp and produce --acks 1 run in alternation, 7 pairs,
+# and the ratio is the median of the pairs' ratios.
+: > pairs.txt
+for i in 1 2 3 4 5 6 7; do
+  rm -f copy.txt; c=$(t cp lines.txt copy.txt); rm -f copy.txt
+  cs=$(t sh -c 'cp lines.txt copy.txt && sync copy.txt'); rm -f copy.txt
+  p=$(produce "--acks 1")
+  echo "$c $cs $p" >> pairs.txt
+done
+cp_s=$(awk '{print $1}' pairs.txt | median)
+cps_s=$(awk '{print $2}' pairs.txt | median)
+p_s=$(awk '{print $3}' pairs.txt | median)
+ratio=$(awk '{printf "%.2f\n", $3 / $1}' pairs.txt | median)
+ratio_sync=$(awk '{printf "%.2f\n", $3 / $2}' pairs.txt | median)
+echo "cp: ${cp_s} s"
+echo "cp + sync of the copy: ${cps_s} s"
+echo "produce --acks 1: ${p_s} s ($(python3 -c "print(round($N/$p_s))") records/s; median of the pairs' ratios: ${ratio}x cp, ${ratio_sync}x cp + sync)"
+echo "pairs (cp, cp + sync, produce):" $(tr '\n' ';' < pairs.txt)
 
 c_s=$(for i in 1 2 3 4 5; do t "$K" --data-dir d consume --topic b --partition 0 --offset earliest --max-messages $N; done | median)
 echo "consume to /dev/null: ${c_s} s ($(python3 -c "print(round($N/$c_s))") records/s)"
