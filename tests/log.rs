@@ -857,3 +857,181 @@ fn a_built_batch_is_appended_as_a_validated_one_would_be() {
     );
     assert_eq!(log.log_end_offset(), 0);
 }
+
+#[test]
+fn a_group_of_built_batches_is_written_as_one_by_one_appends_would() {
+    // One vectored write for a producer's hand-off group must leave the very files and answers
+    // that appending the batches one at a time leaves: offsets, positions, index entries,
+    // append times.
+    let configs = [
+        config(),
+        LogConfig {
+            index_interval_bytes: 100, // an index entry after nearly every batch
+            ..config()
+        },
+        LogConfig {
+            timestamp_type: TimestampType::LogAppendTime,
+            ..config()
+        },
+    ];
+    for cfg in configs {
+        let tmp = tempdir();
+        let (a, b) = (tmp.path().join("a-0"), tmp.path().join("b-0"));
+        let mut one_by_one = Log::open(&a, cfg.clone(), 0, 0, 0).expect("open a");
+        let mut grouped = Log::open(&b, cfg.clone(), 0, 0, 0).expect("open b");
+        // A segment's first batch sets its age, so it goes alone.
+        let mut first = built(2, Compression::None, 0);
+        assert!(grouped
+            .append_built_all(std::slice::from_mut(&mut first), 70)
+            .expect("ok")
+            .is_none());
+        one_by_one
+            .append_built(&mut first.clone(), 70)
+            .expect("first");
+        grouped.append_built(&mut first, 70).expect("first");
+        for round in 0..3 {
+            let sizes = [1usize, 7, 3, 30, 2];
+            let mut group: Vec<_> = sizes
+                .iter()
+                .map(|&n| built(n, Compression::None, 0))
+                .collect();
+            let expected: Vec<_> = group
+                .clone()
+                .iter_mut()
+                .map(|batch| one_by_one.append_built(batch, 77 + round).expect("append"))
+                .collect();
+            let got = grouped
+                .append_built_all(&mut group, 77 + round)
+                .expect("append_built_all")
+                .expect("taken as a group");
+            assert_eq!(got, expected, "{cfg:?}");
+        }
+        one_by_one.close().expect("close a");
+        grouped.close().expect("close b");
+        for file in [
+            "00000000000000000000.log",
+            "00000000000000000000.index",
+            "00000000000000000000.timeindex",
+        ] {
+            assert_eq!(
+                fs::read(a.join(file)).expect("a"),
+                fs::read(b.join(file)).expect("b"),
+                "{file} with {cfg:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_group_that_needs_a_roll_or_a_flush_is_left_to_one_by_one_appends() {
+    let group = || -> Vec<_> { (0..4).map(|_| built(5, Compression::None, 0)).collect() };
+    let declining = [
+        LogConfig {
+            segment_bytes: 1700, // a first batch and the four (~1,700 bytes) do not fit
+            ..config()
+        },
+        LogConfig {
+            flush_messages: 10, // the policy flushes after the second batch
+            ..config()
+        },
+        LogConfig {
+            compression: kafkit::log::CompressionPolicy::Fixed(Compression::Gzip),
+            ..config()
+        },
+    ];
+    for cfg in declining {
+        let tmp = tempdir();
+        let dir = tmp.path().join("t-0");
+        let mut log = Log::open(&dir, cfg.clone(), 0, 0, 0).expect("open");
+        log.append_built(&mut built(1, Compression::None, 0), 0)
+            .expect("a first batch");
+        let taken = log.append_built_all(&mut group(), 0).expect("no error");
+        assert!(taken.is_none(), "{cfg:?}");
+        assert_eq!(log.log_end_offset(), 1, "nothing written: {cfg:?}");
+    }
+    // An empty segment: its first batch sets the segment's age, so the group is declined.
+    let tmp = tempdir();
+    let mut log = Log::open(&tmp.path().join("e-0"), config(), 0, 0, 0).expect("open");
+    assert!(log.append_built_all(&mut group(), 0).expect("ok").is_none());
+    // A single batch goes through `append_built`.
+    let tmp = tempdir();
+    let mut log = Log::open(&tmp.path().join("t-0"), config(), 0, 0, 0).expect("open");
+    let mut one = vec![built(5, Compression::None, 0)];
+    assert!(log.append_built_all(&mut one, 0).expect("ok").is_none());
+}
+
+#[test]
+fn grouped_appends_match_one_by_one_appends_across_rolls_and_full_indexes() {
+    // What the producer's sender does (a group when the log takes it, else one by one) must
+    // leave the same partition as one-by-one appends, whatever segment sizes, segment ages and
+    // index sizes make rolls happen inside a group.
+    let mut seed = 11u64;
+    let mut next = move |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let mut taken = 0;
+    for _ in 0..12 {
+        let cfg = LogConfig {
+            segment_bytes: 2_000 + next(8_000) as u32,
+            segment_index_bytes: 8 * (2 + next(12) as u32),
+            index_interval_bytes: 50 + next(600) as u32,
+            segment_ms: 100 + next(400) as i64,
+            ..config()
+        };
+        let mut clock = 0i64;
+        let mut timed = |n: usize, jump: u64| {
+            // Timestamps that move on (by up to 100 ms between batches) so segment.ms rolls.
+            clock += jump as i64;
+            let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+            for i in 0..n {
+                b.append(clock + i as i64, None, Some(&[b'v'; 60]), &[]);
+            }
+            b.seal().expect("seal")
+        };
+        let tmp = tempdir();
+        let (a, b) = (tmp.path().join("a-0"), tmp.path().join("b-0"));
+        let mut one_by_one = Log::open(&a, cfg.clone(), 0, 0, 0).expect("open a");
+        let mut grouped = Log::open(&b, cfg.clone(), 0, 0, 0).expect("open b");
+        for _ in 0..40 {
+            let mut group: Vec<_> = (0..1 + next(6))
+                .map(|_| timed(1 + next(20) as usize, next(100)))
+                .collect();
+            let expected: Vec<_> = group
+                .clone()
+                .iter_mut()
+                .map(|batch| one_by_one.append_built(batch, 5).expect("append"))
+                .collect();
+            let got = match grouped.append_built_all(&mut group, 5).expect("group") {
+                Some(infos) => {
+                    taken += 1;
+                    infos
+                }
+                None => group
+                    .iter_mut()
+                    .map(|batch| grouped.append_built(batch, 5).expect("append"))
+                    .collect(),
+            };
+            assert_eq!(got, expected, "{cfg:?}");
+        }
+        one_by_one.close().expect("close a");
+        grouped.close().expect("close b");
+        let files = |dir: &Path| {
+            let mut names: Vec<_> = fs::read_dir(dir)
+                .expect("dir")
+                .map(|e| e.expect("entry").file_name())
+                .collect();
+            names.sort();
+            names
+                .into_iter()
+                .map(|n| (n.clone(), fs::read(dir.join(&n)).expect("read")))
+                .collect::<Vec<_>>()
+        };
+        let (fa, fb) = (files(&a), files(&b));
+        assert!(fa.len() > 3, "several segments: {cfg:?}");
+        assert_eq!(fa, fb, "{cfg:?}");
+    }
+    assert!(taken >= 20, "groups written as groups: {taken} of 480");
+}

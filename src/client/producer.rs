@@ -13,10 +13,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::datadir::{now_ms, DataDirError, PartitionWriter, Topic, TopicPartition};
-use crate::log::LogError;
+use crate::log::{AppendInfo, LogError};
 use crate::record::varint::{size_of_varint, size_of_varlong};
 use crate::record::{
-    BatchBuilder, Compression, Header, RawBatch, TimestampType, RECORD_BATCH_OVERHEAD,
+    BatchBuilder, BuiltBatch, Compression, Header, RawBatch, TimestampType, RECORD_BATCH_OVERHEAD,
 };
 
 use super::partitioner::{Partitioner, RecordRef};
@@ -246,15 +246,13 @@ impl SenderThread {
         for request in requests {
             let reply = match request {
                 Request::Append(_) if failed => continue,
-                Request::Append(group) => {
-                    match group.into_iter().try_for_each(|sealed| self.append(sealed)) {
-                        Ok(()) => continue,
-                        Err(e) => {
-                            failed = true;
-                            Reply::Fatal(e)
-                        }
+                Request::Append(group) => match self.append_group(group) {
+                    Ok(()) => continue,
+                    Err(e) => {
+                        failed = true;
+                        Reply::Fatal(e)
                     }
-                }
+                },
                 Request::Sync => Reply::Synced,
                 Request::RecoveryPoint(p) => Reply::RecoveryPoint(
                     self.writer
@@ -276,33 +274,64 @@ impl SenderThread {
         let _ = self.replies.send(Reply::Event(event));
     }
 
-    fn append(&mut self, sealed: Sealed) -> Result<(), ProduceError> {
-        let Sealed {
-            partition,
-            batch,
-            timestamps,
-        } = sealed;
-        let tp = || TopicPartition::new(self.topic.name.clone(), partition);
-        let mut batch = batch
-            .seal()
-            .map_err(|source| ProduceError::Compress { tp: tp(), source })?;
+    /// Appends a hand-off group: each run of batches for one partition with one write when the
+    /// log can take them so ([`crate::log::Log::append_built_all`]), else one by one.
+    fn append_group(&mut self, group: Vec<Sealed>) -> Result<(), ProduceError> {
+        let mut group = group.into_iter().peekable();
+        while let Some(first) = group.next() {
+            let partition = first.partition;
+            let tp = || TopicPartition::new(self.topic.name.clone(), partition);
+            let mut batches = Vec::new();
+            let mut timestamps = Vec::new();
+            for sealed in std::iter::once(first).chain(std::iter::from_fn(|| {
+                group.next_if(|next| next.partition == partition)
+            })) {
+                let batch = sealed
+                    .batch
+                    .seal()
+                    .map_err(|source| ProduceError::Compress { tp: tp(), source })?;
+                batches.push(batch);
+                timestamps.push(sealed.timestamps);
+            }
+            let written = if self.durable_each_batch {
+                // Each batch is made durable before the next is appended: one at a time.
+                None
+            } else {
+                self.writer
+                    .log(&self.topic, partition)?
+                    .append_built_all(&mut batches, now_ms())
+                    .map_err(|source| ProduceError::Log { tp: tp(), source })?
+            };
+            match written {
+                Some(infos) => {
+                    for ((info, timestamps), batch) in infos.iter().zip(timestamps).zip(batches) {
+                        self.report_written(partition, info, timestamps);
+                        self.give_back(batch);
+                    }
+                }
+                None => {
+                    for (batch, timestamps) in batches.into_iter().zip(timestamps) {
+                        self.append(partition, batch, timestamps)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn append(
+        &mut self,
+        partition: i32,
+        mut batch: BuiltBatch,
+        timestamps: Option<Vec<i64>>,
+    ) -> Result<(), ProduceError> {
         let log = self.writer.log(&self.topic, partition)?;
         match log.append_built(&mut batch, now_ms()) {
             Ok(info) => {
                 if self.durable_each_batch {
                     self.writer.checkpoint()?;
                 }
-                for (i, ts) in timestamps.iter().flatten().enumerate() {
-                    self.report(Event::Written(RecordMetadata {
-                        partition,
-                        offset: info.first_offset + i as i64,
-                        timestamp: if info.log_append_time >= 0 {
-                            info.log_append_time
-                        } else {
-                            *ts
-                        },
-                    }));
-                }
+                self.report_written(partition, &info, timestamps);
             }
             Err(LogError::RecordTooLarge) => {
                 for (key_size, value_size) in record_sizes(batch.as_bytes()) {
@@ -317,11 +346,34 @@ impl SenderThread {
                     }));
                 }
             }
-            Err(source) => return Err(ProduceError::Log { tp: tp(), source }),
+            Err(source) => {
+                let tp = TopicPartition::new(self.topic.name.clone(), partition);
+                return Err(ProduceError::Log { tp, source });
+            }
         }
+        self.give_back(batch);
+        Ok(())
+    }
+
+    /// Reports the written records of a batch, when they are to be reported.
+    fn report_written(&self, partition: i32, info: &AppendInfo, timestamps: Option<Vec<i64>>) {
+        for (i, ts) in timestamps.iter().flatten().enumerate() {
+            self.report(Event::Written(RecordMetadata {
+                partition,
+                offset: info.first_offset + i as i64,
+                timestamp: if info.log_append_time >= 0 {
+                    info.log_append_time
+                } else {
+                    *ts
+                },
+            }));
+        }
+    }
+
+    /// Returns a written batch's buffer to the producer for a next batch.
+    fn give_back(&self, batch: BuiltBatch) {
         // The producer may be gone (dropped): the buffer is then simply freed.
         let _ = self.free.send(batch.into_bytes());
-        Ok(())
     }
 }
 

@@ -271,6 +271,11 @@ impl<E: IndexEntry> IndexFile<E> {
         self.entries
     }
 
+    /// How many more entries may be appended.
+    pub fn room(&self) -> usize {
+        E::capacity(self.max_entries).saturating_sub(self.entries)
+    }
+
     /// True when no further entry may be appended (Kafka's `isFull`).
     pub fn is_full(&self) -> bool {
         self.entries >= E::capacity(self.max_entries)

@@ -20,4 +20,4 @@ pub use error::LogError;
 pub use index::{OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
 pub use partition::{AppendInfo, Log, LogReader, RecoveryReport};
 pub use reader::{SegmentReader, Stop};
-pub use segment::LogSegment;
+pub use segment::{LogSegment, SegmentAppend};

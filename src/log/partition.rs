@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::config::{CompressionPolicy, LogConfig};
 use super::error::{LogError, Result};
 use super::reader::SegmentReader;
-use super::segment::{self, BatchPosition, LogSegment};
+use super::segment::{self, BatchPosition, LogSegment, SegmentAppend};
 use crate::record::{self, BatchBuilder, BuiltBatch, RawBatch, TimestampType};
 
 /// What an append wrote.
@@ -269,6 +269,119 @@ impl Log {
             "a BatchBuilder batch fails validation"
         );
         self.append_valid(batch.as_mut_bytes(), now_ms)
+    }
+
+    /// [`Self::append_built`] for the batches of one producer hand-off, written with one
+    /// vectored write when each would take the trusted path, they all fit the active segment and
+    /// its indexes (no roll), and the topic's flush policy would not flush among them: then the
+    /// result is exactly that of appending them one by one. Otherwise `None`, nothing is
+    /// written, and the caller appends them one by one.
+    pub fn append_built_all(
+        &mut self,
+        batches: &mut [BuiltBatch],
+        now_ms: i64,
+    ) -> Result<Option<Vec<AppendInfo>>> {
+        if batches.len() < 2 {
+            return Ok(None);
+        }
+        let max_bytes = self.config.max_message_bytes as usize;
+        let mut total_bytes = 0u64;
+        let mut total_records = 0i64;
+        let mut max_timestamp = -1i64;
+        for batch in batches.iter() {
+            let codec_kept = match self.config.compression {
+                CompressionPolicy::Fixed(codec) => codec == batch.compression(),
+                CompressionPolicy::Producer => true,
+            };
+            if !codec_kept
+                || !batch.has_consecutive_offsets()
+                || batch.as_bytes().len() > max_bytes
+                || self
+                    .check_offset_range(
+                        batch.base_offset(),
+                        batch.last_offset_delta(),
+                        batch.records_count(),
+                    )
+                    .is_err()
+            {
+                return Ok(None);
+            }
+            total_bytes += batch.as_bytes().len() as u64;
+            total_records += i64::from(batch.records_count());
+            max_timestamp = max_timestamp.max(batch.max_timestamp());
+        }
+        if self.config.timestamp_type == TimestampType::LogAppendTime {
+            max_timestamp = now_ms;
+        }
+        if self.unflushed_messages + total_records >= self.config.flush_messages
+            || now_ms - self.last_flush_ms >= self.config.flush_ms
+        {
+            return Ok(None);
+        }
+        let last_offset = self.log_end_offset + total_records - 1;
+        let config = self.config.clone();
+        let active = self.active()?;
+        // No batch of the group would roll in turn when: the segment already has a batch (its
+        // age then counts from that one's timestamp, and an empty segment takes an oversized
+        // first append that a run of appends would not fit), the group as one append would not
+        // roll (for a non-empty segment `should_roll` grows with the size, the largest
+        // timestamp and the last offset), and each batch can add its index entries.
+        if active.size() == 0
+            || active.should_roll(&config, total_bytes, max_timestamp, last_offset, now_ms)
+            || active.index_room() < batches.len()
+        {
+            return Ok(None);
+        }
+        let (mut position, segment_base_offset) = (active.size(), active.base_offset());
+        let mut next_offset = self.log_end_offset;
+        let mut infos = Vec::with_capacity(batches.len());
+        let mut appends = Vec::with_capacity(batches.len());
+        for batch in batches.iter_mut() {
+            debug_assert!(
+                first_batch(batch.as_bytes())
+                    .map_err(|source| self.corrupt_input(source))
+                    .and_then(|raw| self.check_records(&raw))
+                    .is_ok(),
+                "a BatchBuilder batch fails validation"
+            );
+            let bytes = batch.as_mut_bytes();
+            record::set_base_offset(bytes, next_offset)
+                .map_err(|source| self.corrupt_input(source))?;
+            record::set_partition_leader_epoch(bytes, self.partition_leader_epoch)
+                .map_err(|source| self.corrupt_input(source))?;
+            let mut log_append_time = -1;
+            if self.config.timestamp_type == TimestampType::LogAppendTime {
+                record::set_log_append_time(bytes, now_ms)
+                    .map_err(|source| self.corrupt_input(source))?;
+                log_append_time = now_ms;
+            }
+            let raw = first_batch(batch.as_bytes()).map_err(|source| self.corrupt_input(source))?;
+            let (last, max_ts) = (raw.last_offset(), raw.max_timestamp());
+            infos.push(AppendInfo {
+                first_offset: next_offset,
+                last_offset: last,
+                log_append_time,
+                position,
+                segment_base_offset,
+            });
+            appends.push((last, max_ts));
+            position += batch.as_bytes().len() as u64;
+            next_offset = last + 1;
+        }
+        let appends: Vec<SegmentAppend<'_>> = batches
+            .iter()
+            .zip(appends)
+            .map(|(batch, (last, max_ts))| SegmentAppend {
+                bytes: batch.as_bytes(),
+                largest_offset: last,
+                largest_timestamp: max_ts,
+                offset_of_largest_timestamp: last,
+            })
+            .collect();
+        self.active()?.append_all(&appends)?;
+        self.log_end_offset = next_offset;
+        self.unflushed_messages += total_records;
+        Ok(Some(infos))
     }
 
     /// The leader's part of an append, for a batch that passed validation.

@@ -2,6 +2,7 @@
 //! `LogSegment` rules for appending, indexing, rolling and recovery.
 
 use std::fs::{self, File, OpenOptions};
+use std::io::{IoSlice, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,20 @@ use super::error::{LogError, Result};
 use super::index::{IndexEntry, OffsetIndex, OffsetPosition, TimeIndex};
 use super::os;
 use super::reader::SegmentReader;
+
+/// One batch of [`LogSegment::append_all`]: its bytes, already holding their final offsets, and
+/// what [`LogSegment::append`] takes beside them.
+#[derive(Debug, Clone, Copy)]
+pub struct SegmentAppend<'a> {
+    /// The batch.
+    pub bytes: &'a [u8],
+    /// Its last offset.
+    pub largest_offset: i64,
+    /// Its max timestamp.
+    pub largest_timestamp: i64,
+    /// The offset that has that timestamp.
+    pub offset_of_largest_timestamp: i64,
+}
 
 /// Appended bytes after which the kernel is asked to start writing them to disk (as RocksDB's
 /// `bytes_per_sync`): a long run of appends then reaches its closing fsync with little left to
@@ -274,24 +289,93 @@ impl LogSegment {
         self.log
             .write_all_at(batch, physical_position)
             .map_err(LogError::io("appending to", &self.log_path))?;
-        self.size += batch.len() as u64;
-        if self.rolling_based_timestamp.is_none() {
-            self.rolling_based_timestamp = Some(largest_timestamp);
+        self.account(&SegmentAppend {
+            bytes: batch,
+            largest_offset,
+            largest_timestamp,
+            offset_of_largest_timestamp,
+        })
+    }
+
+    /// [`Self::append`] for batches that follow each other, in one vectored write (the kernel
+    /// then fills large page-cache folios instead of one page at a time). All or nothing: when
+    /// the write fails none of them stays. The caller makes sure they fit the segment and its
+    /// indexes ([`Self::should_roll`], [`Self::index_room`]).
+    pub fn append_all(&mut self, batches: &[SegmentAppend<'_>]) -> Result<()> {
+        let Some(last) = batches.last() else {
+            return Ok(());
+        };
+        self.check_writable()?;
+        self.ensure_offset_in_range(last.largest_offset)?;
+        let physical_position = self.size;
+        let saved = (
+            self.rolling_based_timestamp,
+            self.max_timestamp_so_far,
+            self.offset_of_max_timestamp_so_far,
+        );
+        let result = self
+            .write_all_vectored_at(batches, physical_position)
+            .map_err(LogError::io("appending to", &self.log_path))
+            .and_then(|()| batches.iter().try_for_each(|b| self.account(b)));
+        if result.is_err() {
+            let _ = self.log.set_len(physical_position);
+            self.size = physical_position;
+            self.written_back = self.written_back.min(physical_position);
+            (
+                self.rolling_based_timestamp,
+                self.max_timestamp_so_far,
+                self.offset_of_max_timestamp_so_far,
+            ) = saved;
         }
-        if largest_timestamp > self.max_timestamp_so_far {
-            self.max_timestamp_so_far = largest_timestamp;
-            self.offset_of_max_timestamp_so_far = offset_of_largest_timestamp;
+        result
+    }
+
+    fn write_all_vectored_at(
+        &self,
+        batches: &[SegmentAppend<'_>],
+        position: u64,
+    ) -> std::io::Result<()> {
+        let mut slices: Vec<IoSlice<'_>> = batches.iter().map(|b| IoSlice::new(b.bytes)).collect();
+        let mut slices = slices.as_mut_slice();
+        let mut file = &self.log;
+        file.seek(SeekFrom::Start(position))?;
+        while !slices.is_empty() {
+            match file.write_vectored(slices) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => IoSlice::advance_slices(&mut slices, n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// What a written batch changes: the size, the timestamps, index entries, writeback.
+    fn account(&mut self, batch: &SegmentAppend<'_>) -> Result<()> {
+        let physical_position = self.size;
+        self.size += batch.bytes.len() as u64;
+        if self.rolling_based_timestamp.is_none() {
+            self.rolling_based_timestamp = Some(batch.largest_timestamp);
+        }
+        if batch.largest_timestamp > self.max_timestamp_so_far {
+            self.max_timestamp_so_far = batch.largest_timestamp;
+            self.offset_of_max_timestamp_so_far = batch.offset_of_largest_timestamp;
         }
         if self.bytes_since_last_index_entry > self.index_interval_bytes {
-            self.add_index_entries(largest_offset, physical_position)?;
+            self.add_index_entries(batch.largest_offset, physical_position)?;
         }
-        self.bytes_since_last_index_entry += batch.len() as u64;
+        self.bytes_since_last_index_entry += batch.bytes.len() as u64;
         let unsynced = self.size.saturating_sub(self.written_back);
         if unsynced >= WRITEBACK_BYTES {
             os::start_writeback(&self.log, self.written_back, unsynced);
             self.written_back = self.size;
         }
         Ok(())
+    }
+
+    /// How many more entries both indexes take (each append adds at most one to each).
+    pub fn index_room(&self) -> usize {
+        self.offset_index.room().min(self.time_index.room())
     }
 
     fn add_index_entries(&mut self, offset: i64, position: u64) -> Result<()> {
