@@ -27,6 +27,15 @@ pub struct AppendInfo {
     pub segment_base_offset: i64,
 }
 
+/// A batch as [`Log::stamp`] left it.
+struct Stamped {
+    /// The append time written, -1 if none.
+    log_append_time: i64,
+    last_offset: i64,
+    max_timestamp: i64,
+    count: i64,
+}
+
 /// Where recovery on open started and what it cut.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RecoveryReport {
@@ -344,19 +353,12 @@ impl Log {
                     .is_ok(),
                 "a BatchBuilder batch fails validation"
             );
-            let bytes = batch.as_mut_bytes();
-            record::set_base_offset(bytes, next_offset)
-                .map_err(|source| self.corrupt_input(source))?;
-            record::set_partition_leader_epoch(bytes, self.partition_leader_epoch)
-                .map_err(|source| self.corrupt_input(source))?;
-            let mut log_append_time = -1;
-            if self.config.timestamp_type == TimestampType::LogAppendTime {
-                record::set_log_append_time(bytes, now_ms)
-                    .map_err(|source| self.corrupt_input(source))?;
-                log_append_time = now_ms;
-            }
-            let raw = first_batch(batch.as_bytes()).map_err(|source| self.corrupt_input(source))?;
-            let (last, max_ts) = (raw.last_offset(), raw.max_timestamp());
+            let Stamped {
+                log_append_time,
+                last_offset: last,
+                max_timestamp: max_ts,
+                ..
+            } = self.stamp(batch.as_mut_bytes(), next_offset, now_ms)?;
             infos.push(AppendInfo {
                 first_offset: next_offset,
                 last_offset: last,
@@ -390,20 +392,12 @@ impl Log {
             return Err(LogError::RecordTooLarge);
         }
         let base_offset = self.log_end_offset;
-        record::set_base_offset(bytes, base_offset).map_err(|source| self.corrupt_input(source))?;
-        record::set_partition_leader_epoch(bytes, self.partition_leader_epoch)
-            .map_err(|source| self.corrupt_input(source))?;
-        let mut log_append_time = -1;
-        if self.config.timestamp_type == TimestampType::LogAppendTime {
-            record::set_log_append_time(bytes, now_ms)
-                .map_err(|source| self.corrupt_input(source))?;
-            log_append_time = now_ms;
-        }
-        let (last_offset, max_timestamp, count) = {
-            let raw = first_batch(bytes).map_err(|source| self.corrupt_input(source))?;
-            let count = raw.header().map_or(1, |h| i64::from(h.records_count));
-            (raw.last_offset(), raw.max_timestamp(), count)
-        };
+        let Stamped {
+            log_append_time,
+            last_offset,
+            max_timestamp,
+            count,
+        } = self.stamp(bytes, base_offset, now_ms)?;
         self.maybe_roll(bytes.len() as u64, max_timestamp, last_offset, now_ms)?;
         let active = self.active()?;
         let position = active.size();
@@ -423,6 +417,27 @@ impl Log {
             log_append_time,
             position,
             segment_base_offset,
+        })
+    }
+
+    /// What a leader writes into a batch it appends: the base offset, its leader epoch, and
+    /// the append time on `LogAppendTime` topics.
+    fn stamp(&self, bytes: &mut [u8], base_offset: i64, now_ms: i64) -> Result<Stamped> {
+        record::set_base_offset(bytes, base_offset).map_err(|source| self.corrupt_input(source))?;
+        record::set_partition_leader_epoch(bytes, self.partition_leader_epoch)
+            .map_err(|source| self.corrupt_input(source))?;
+        let mut log_append_time = -1;
+        if self.config.timestamp_type == TimestampType::LogAppendTime {
+            record::set_log_append_time(bytes, now_ms)
+                .map_err(|source| self.corrupt_input(source))?;
+            log_append_time = now_ms;
+        }
+        let raw = first_batch(bytes).map_err(|source| self.corrupt_input(source))?;
+        Ok(Stamped {
+            log_append_time,
+            last_offset: raw.last_offset(),
+            max_timestamp: raw.max_timestamp(),
+            count: raw.header().map_or(1, |h| i64::from(h.records_count)),
         })
     }
 

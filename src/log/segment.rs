@@ -249,58 +249,18 @@ impl LogSegment {
         if batch.is_empty() {
             return Ok(());
         }
-        self.check_writable()?;
-        let physical_position = self.size;
-        self.ensure_offset_in_range(largest_offset)?;
-        let saved = (
-            self.rolling_based_timestamp,
-            self.max_timestamp_so_far,
-            self.offset_of_max_timestamp_so_far,
-        );
-        let result = self.append_unchecked(
-            batch,
-            physical_position,
-            largest_offset,
-            largest_timestamp,
-            offset_of_largest_timestamp,
-        );
-        if result.is_err() {
-            // A failed append leaves no trace: the bytes go, so no offset is ever written twice.
-            let _ = self.log.set_len(physical_position);
-            self.size = physical_position;
-            self.written_back = self.written_back.min(physical_position);
-            (
-                self.rolling_based_timestamp,
-                self.max_timestamp_so_far,
-                self.offset_of_max_timestamp_so_far,
-            ) = saved;
-        }
-        result
-    }
-
-    fn append_unchecked(
-        &mut self,
-        batch: &[u8],
-        physical_position: u64,
-        largest_offset: i64,
-        largest_timestamp: i64,
-        offset_of_largest_timestamp: i64,
-    ) -> Result<()> {
-        self.log
-            .write_all_at(batch, physical_position)
-            .map_err(LogError::io("appending to", &self.log_path))?;
-        self.account(&SegmentAppend {
+        self.append_all(&[SegmentAppend {
             bytes: batch,
             largest_offset,
             largest_timestamp,
             offset_of_largest_timestamp,
-        })
+        }])
     }
 
     /// [`Self::append`] for batches that follow each other, in one vectored write (the kernel
     /// then fills large page-cache folios instead of one page at a time). All or nothing: when
-    /// the write fails none of them stays. The caller makes sure they fit the segment and its
-    /// indexes ([`Self::should_roll`], [`Self::index_room`]).
+    /// the write fails none of them stays, so no offset is ever written twice. The caller makes
+    /// sure they fit the segment and its indexes ([`Self::should_roll`], [`Self::index_room`]).
     pub fn append_all(&mut self, batches: &[SegmentAppend<'_>]) -> Result<()> {
         let Some(last) = batches.last() else {
             return Ok(());
@@ -313,8 +273,11 @@ impl LogSegment {
             self.max_timestamp_so_far,
             self.offset_of_max_timestamp_so_far,
         );
-        let result = self
-            .write_all_vectored_at(batches, physical_position)
+        let written = match batches {
+            [one] => self.log.write_all_at(one.bytes, physical_position),
+            _ => self.write_all_vectored_at(batches, physical_position),
+        };
+        let result = written
             .map_err(LogError::io("appending to", &self.log_path))
             .and_then(|()| batches.iter().try_for_each(|b| self.account(b)));
         if result.is_err() {
