@@ -1035,3 +1035,38 @@ fn grouped_appends_match_one_by_one_appends_across_rolls_and_full_indexes() {
     }
     assert!(taken >= 20, "groups written as groups: {taken} of 480");
 }
+
+#[test]
+fn a_failed_group_append_leaves_no_bytes_and_no_index_entries() {
+    // The second batch of a group fails (its index entry would go backwards): the first one's
+    // bytes and index entry go too, and the segment takes a good append afterwards.
+    use kafkit::log::{LogSegment, SegmentAppend};
+    let tmp = tempdir();
+    let cfg = LogConfig {
+        index_interval_bytes: 10,
+        ..config()
+    };
+    let mut seg = LogSegment::open_writable(tmp.path(), 0, &cfg, 0).expect("open");
+    let bytes = [7u8; 100];
+    let at = |largest_offset: i64| SegmentAppend {
+        bytes: &bytes,
+        largest_offset,
+        largest_timestamp: largest_offset,
+        offset_of_largest_timestamp: largest_offset,
+    };
+    seg.append_all(&[at(10)])
+        .expect("a first batch, no entry yet");
+    seg.append_all(&[at(20), at(15)])
+        .expect_err("15 after an entry for 20");
+    assert_eq!(seg.size(), 100, "the group's bytes are gone");
+    seg.append_all(&[at(30), at(40)]).expect("good appends");
+    assert_eq!(seg.size(), 300);
+    seg.trim().expect("trim");
+    drop(seg);
+    let index = OffsetIndex::open_read_only(&tmp.path().join("00000000000000000000.index"), 0)
+        .expect("index");
+    let offsets: Vec<i64> = (0..index.entries())
+        .map(|n| index.entry(n).expect("entry").offset)
+        .collect();
+    assert_eq!(offsets, vec![30, 40], "no entry of the failed group stays");
+}

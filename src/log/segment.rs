@@ -272,7 +272,9 @@ impl LogSegment {
             self.rolling_based_timestamp,
             self.max_timestamp_so_far,
             self.offset_of_max_timestamp_so_far,
+            self.bytes_since_last_index_entry,
         );
+        let entries = (self.offset_index.entries(), self.time_index.entries());
         let written = match batches {
             [one] => self.log.write_all_at(one.bytes, physical_position),
             _ => self.write_all_vectored_at(batches, physical_position),
@@ -281,6 +283,9 @@ impl LogSegment {
             .map_err(LogError::io("appending to", &self.log_path))
             .and_then(|()| batches.iter().try_for_each(|b| self.account(b)));
         if result.is_err() {
+            // Index entries an earlier batch of the group added go with the bytes they name.
+            let _ = self.offset_index.truncate_to_entries(entries.0);
+            let _ = self.time_index.truncate_to_entries(entries.1);
             let _ = self.log.set_len(physical_position);
             self.size = physical_position;
             self.written_back = self.written_back.min(physical_position);
@@ -288,6 +293,7 @@ impl LogSegment {
                 self.rolling_based_timestamp,
                 self.max_timestamp_so_far,
                 self.offset_of_max_timestamp_so_far,
+                self.bytes_since_last_index_entry,
             ) = saved;
         }
         result
