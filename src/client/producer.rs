@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use crate::datadir::{now_ms, DataDirError, PartitionWriter, Topic, TopicPartition};
 use crate::log::{AppendInfo, LogError};
-use crate::record::varint::{size_of_varint, size_of_varlong};
 use crate::record::{
-    BatchBuilder, BuiltBatch, Compression, Header, RawBatch, TimestampType, RECORD_BATCH_OVERHEAD,
+    fields_size, size_with_fields, BatchBuilder, BuiltBatch, Compression, Header, RawBatch,
+    TimestampType, RECORD_BATCH_OVERHEAD,
 };
 
 use super::partitioner::{Partitioner, RecordRef};
@@ -144,44 +144,6 @@ pub enum ProduceError {
         #[source]
         source: crate::record::RecordError,
     },
-}
-
-/// Exact size of a magic 2 record (Kafka's `DefaultRecord.sizeInBytes`).
-pub fn record_size(
-    offset_delta: i32,
-    timestamp_delta: i64,
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
-    headers: &[Header],
-) -> usize {
-    sized(
-        fields_size(key, value, headers),
-        offset_delta,
-        timestamp_delta,
-    )
-}
-
-/// Bytes of a record's key, value and headers fields (with their length varints).
-fn fields_size(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[Header]) -> usize {
-    #[inline]
-    fn bytes(b: Option<&[u8]>) -> usize {
-        match b {
-            None => 1,
-            Some(b) => size_of_varint(b.len() as i32) + b.len(),
-        }
-    }
-    let mut size = bytes(key) + bytes(value) + size_of_varint(headers.len() as i32);
-    for h in headers {
-        size += size_of_varint(h.key.len() as i32) + h.key.len() + bytes(h.value.as_deref());
-    }
-    size
-}
-
-/// The record's size given its fields' size and its deltas: attributes, deltas, length prefix.
-#[inline]
-fn sized(fields: usize, offset_delta: i32, timestamp_delta: i64) -> usize {
-    let body = 1 + size_of_varlong(timestamp_delta) + size_of_varint(offset_delta) + fields;
-    size_of_varint(body as i32) + body
 }
 
 /// An open batch and what must be reported once it is written.
@@ -676,7 +638,7 @@ impl Producer {
         headers: &[Header],
     ) -> Result<(), ProduceError> {
         let fields = fields_size(key, value, headers);
-        let upper_bound = RECORD_BATCH_OVERHEAD + sized(fields, i32::MAX, i64::MAX);
+        let upper_bound = RECORD_BATCH_OVERHEAD + size_with_fields(fields, i32::MAX, i64::MAX);
         if upper_bound > self.config.max_request_size {
             self.refuse_too_large(partition, upper_bound, key, value);
             return Ok(());
@@ -774,7 +736,7 @@ impl Producer {
         let Some(Some(open)) = self.open.get(p) else {
             return true;
         };
-        let size = sized(
+        let size = size_with_fields(
             fields,
             open.builder.record_count(),
             timestamp.wrapping_sub(open.first_timestamp),

@@ -258,12 +258,22 @@ impl Log {
     /// a refused batch's records): when the log writes it as it is, the buffer then holds the
     /// offsets and stamps the log gave; a batch the log recompresses is written from a copy.
     pub fn append_built(&mut self, batch: &mut BuiltBatch, now_ms: i64) -> Result<AppendInfo> {
+        if !self.takes_as_built(batch)? {
+            return self.append(batch.as_bytes(), now_ms);
+        }
+        self.append_valid(batch.as_mut_bytes(), now_ms)
+    }
+
+    /// Whether a built batch may skip the record checks: the topic keeps its codec and its
+    /// offsets have no gap (else it goes through [`Self::append`]). Its header's offset range is
+    /// checked here; debug builds also run the checks it skips.
+    fn takes_as_built(&self, batch: &BuiltBatch) -> Result<bool> {
         let codec_kept = match self.config.compression {
             CompressionPolicy::Fixed(codec) => codec == batch.compression(),
             CompressionPolicy::Producer => true,
         };
         if !codec_kept || !batch.has_consecutive_offsets() {
-            return self.append(batch.as_bytes(), now_ms);
+            return Ok(false);
         }
         self.check_offset_range(
             batch.base_offset(),
@@ -277,7 +287,7 @@ impl Log {
                 .is_ok(),
             "a BatchBuilder batch fails validation"
         );
-        self.append_valid(batch.as_mut_bytes(), now_ms)
+        Ok(true)
     }
 
     /// [`Self::append_built`] for the batches of one producer hand-off, written with one
@@ -298,20 +308,8 @@ impl Log {
         let mut total_records = 0i64;
         let mut max_timestamp = -1i64;
         for batch in batches.iter() {
-            let codec_kept = match self.config.compression {
-                CompressionPolicy::Fixed(codec) => codec == batch.compression(),
-                CompressionPolicy::Producer => true,
-            };
-            if !codec_kept
-                || !batch.has_consecutive_offsets()
-                || batch.as_bytes().len() > max_bytes
-                || self
-                    .check_offset_range(
-                        batch.base_offset(),
-                        batch.last_offset_delta(),
-                        batch.records_count(),
-                    )
-                    .is_err()
+            // Anything to refuse or rewrite is left to the one-by-one path, which reports it.
+            if batch.as_bytes().len() > max_bytes || !matches!(self.takes_as_built(batch), Ok(true))
             {
                 return Ok(None);
             }
@@ -346,13 +344,6 @@ impl Log {
         let mut infos = Vec::with_capacity(batches.len());
         let mut appends = Vec::with_capacity(batches.len());
         for batch in batches.iter_mut() {
-            debug_assert!(
-                first_batch(batch.as_bytes())
-                    .map_err(|source| self.corrupt_input(source))
-                    .and_then(|raw| self.check_records(&raw))
-                    .is_ok(),
-                "a BatchBuilder batch fails validation"
-            );
             let Stamped {
                 log_append_time,
                 last_offset: last,

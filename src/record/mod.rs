@@ -49,7 +49,8 @@ pub use builder::{BatchBuilder, BuiltBatch};
 pub use codec::{compress, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES};
 pub use control::{ControlRecordType, EndTransactionMarker};
 pub use error::RecordError;
-pub use record::{Header, Record};
+pub(crate) use record::{fields_size, size_with_fields};
+pub use record::{record_size, Header, Record};
 
 /// Bytes before every log entry's payload: `int64 offset` + `int32 size` (Kafka's `LOG_OVERHEAD`).
 pub const LOG_OVERHEAD: usize = 12;

@@ -206,6 +206,45 @@ fn nullable_size(bytes: Option<&[u8]>) -> usize {
     }
 }
 
+/// Exact size of a magic 2 record (Kafka's `DefaultRecord.sizeInBytes`).
+pub fn record_size(
+    offset_delta: i32,
+    timestamp_delta: i64,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    headers: &[Header],
+) -> usize {
+    size_with_fields(
+        fields_size(key, value, headers),
+        offset_delta,
+        timestamp_delta,
+    )
+}
+
+/// [`record_size`] from [`fields_size`]: the length prefix and the body.
+#[inline]
+pub(crate) fn size_with_fields(fields: usize, offset_delta: i32, timestamp_delta: i64) -> usize {
+    let body = body_size(fields, offset_delta, timestamp_delta);
+    size_of_varint(body as i32) + body
+}
+
+/// Bytes of a record's key, value and headers fields, with their length varints: the part of
+/// [`record_size`] that does not depend on where the record goes in a batch.
+pub(crate) fn fields_size(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[Header]) -> usize {
+    let mut size = nullable_size(key) + nullable_size(value) + size_of_varint(headers.len() as i32);
+    for h in headers {
+        size +=
+            size_of_varint(h.key.len() as i32) + h.key.len() + nullable_size(h.value.as_deref());
+    }
+    size
+}
+
+/// A record's size after its length prefix: attributes, the two deltas and the fields.
+#[inline]
+pub(crate) fn body_size(fields: usize, offset_delta: i32, timestamp_delta: i64) -> usize {
+    1 + size_of_varlong(timestamp_delta) + size_of_varint(offset_delta) + fields
+}
+
 fn write_nullable(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
     match bytes {
         Some(b) => {
@@ -225,16 +264,11 @@ pub(crate) fn write_v2_record(
     value: Option<&[u8]>,
     headers: &[Header],
 ) -> usize {
-    let mut body_len = 1
-        + size_of_varlong(timestamp_delta)
-        + size_of_varint(offset_delta)
-        + nullable_size(key)
-        + nullable_size(value)
-        + size_of_varint(headers.len() as i32);
-    for h in headers {
-        body_len += size_of_varint(h.key.len() as i32) + h.key.len();
-        body_len += nullable_size(h.value.as_deref());
-    }
+    let body_len = body_size(
+        fields_size(key, value, headers),
+        offset_delta,
+        timestamp_delta,
+    );
     let start = out.len();
     // One capacity check for the whole record; the fields before the key are gathered on the
     // stack and copied at once, then the key, the value-length field, the value.
