@@ -303,31 +303,24 @@ fn invalid(key: &ConfigKey, value: impl Into<String>, reason: impl Into<String>)
     }
 }
 
+/// A number of the config's type, or ConfigDef's `Not a number of type INT` (LONG, DOUBLE).
+fn number<T: std::str::FromStr>(key: &ConfigKey, raw: &str, text: &str) -> Result<T, ConfigError> {
+    text.parse().map_err(|_| {
+        invalid(
+            key,
+            raw,
+            format!("Not a number of type {}", key.kind.java_name()),
+        )
+    })
+}
+
 /// Parses and validates one value of a known config (ConfigDef's `parseType` + validator).
 pub fn parse_value(key: &ConfigKey, raw: &str) -> Result<ConfigValue, ConfigError> {
     let text = raw.trim();
     let value = match key.kind {
-        ConfigType::Int => ConfigValue::Int(text.parse().map_err(|_| {
-            invalid(
-                key,
-                raw,
-                format!("Not a number of type {}", key.kind.java_name()),
-            )
-        })?),
-        ConfigType::Long => ConfigValue::Long(text.parse().map_err(|_| {
-            invalid(
-                key,
-                raw,
-                format!("Not a number of type {}", key.kind.java_name()),
-            )
-        })?),
-        ConfigType::Double => ConfigValue::Double(text.parse().map_err(|_| {
-            invalid(
-                key,
-                raw,
-                format!("Not a number of type {}", key.kind.java_name()),
-            )
-        })?),
+        ConfigType::Int => ConfigValue::Int(number(key, raw, text)?),
+        ConfigType::Long => ConfigValue::Long(number(key, raw, text)?),
+        ConfigType::Double => ConfigValue::Double(number(key, raw, text)?),
         ConfigType::Boolean => {
             if text.eq_ignore_ascii_case("true") {
                 ConfigValue::Boolean(true)
