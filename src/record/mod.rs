@@ -50,7 +50,7 @@ pub use codec::{compress, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES};
 pub use control::{ControlRecordType, EndTransactionMarker};
 pub use error::RecordError;
 pub(crate) use record::{fields_size, size_with_fields};
-pub use record::{record_size, Header, Record};
+pub use record::{Header, Record};
 
 /// Bytes before every log entry's payload: `int64 offset` + `int32 size` (Kafka's `LOG_OVERHEAD`).
 pub const LOG_OVERHEAD: usize = 12;

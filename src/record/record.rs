@@ -206,22 +206,8 @@ fn nullable_size(bytes: Option<&[u8]>) -> usize {
     }
 }
 
-/// Exact size of a magic 2 record (Kafka's `DefaultRecord.sizeInBytes`).
-pub fn record_size(
-    offset_delta: i32,
-    timestamp_delta: i64,
-    key: Option<&[u8]>,
-    value: Option<&[u8]>,
-    headers: &[Header],
-) -> usize {
-    size_with_fields(
-        fields_size(key, value, headers),
-        offset_delta,
-        timestamp_delta,
-    )
-}
-
-/// [`record_size`] from [`fields_size`]: the length prefix and the body.
+/// A magic 2 record's exact size (Kafka's `DefaultRecord.sizeInBytes`) from its
+/// [`fields_size`]: the length prefix and the body.
 #[inline]
 pub(crate) fn size_with_fields(fields: usize, offset_delta: i32, timestamp_delta: i64) -> usize {
     let body = body_size(fields, offset_delta, timestamp_delta);
@@ -229,7 +215,7 @@ pub(crate) fn size_with_fields(fields: usize, offset_delta: i32, timestamp_delta
 }
 
 /// Bytes of a record's key, value and headers fields, with their length varints: the part of
-/// [`record_size`] that does not depend on where the record goes in a batch.
+/// its size that does not depend on where the record goes in a batch.
 pub(crate) fn fields_size(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[Header]) -> usize {
     let mut size = nullable_size(key) + nullable_size(value) + size_of_varint(headers.len() as i32);
     for h in headers {
