@@ -216,6 +216,7 @@ pub(crate) fn size_with_fields(fields: usize, offset_delta: i32, timestamp_delta
 
 /// Bytes of a record's key, value and headers fields, with their length varints: the part of
 /// its size that does not depend on where the record goes in a batch.
+#[inline]
 pub(crate) fn fields_size(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[Header]) -> usize {
     let mut size = nullable_size(key) + nullable_size(value) + size_of_varint(headers.len() as i32);
     for h in headers {
