@@ -150,9 +150,45 @@ pub enum ProduceError {
 #[derive(Debug)]
 struct Open {
     builder: BatchBuilder,
-    first_timestamp: i64,
     /// Each record's timestamp, kept only when written records are reported.
     timestamps: Option<Vec<i64>>,
+}
+
+impl Open {
+    /// Appends the record if the batch stays within `limit` bytes.
+    fn try_append(
+        &mut self,
+        limit: usize,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) -> bool {
+        let taken = self
+            .builder
+            .try_append(limit, timestamp, key, value, headers)
+            .is_some();
+        if taken {
+            if let Some(timestamps) = &mut self.timestamps {
+                timestamps.push(timestamp);
+            }
+        }
+        taken
+    }
+
+    /// Appends the record whatever its size (the first of a batch).
+    fn append(
+        &mut self,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) {
+        self.builder.append(timestamp, key, value, headers);
+        if let Some(timestamps) = &mut self.timestamps {
+            timestamps.push(timestamp);
+        }
+    }
 }
 
 /// A full batch on its way to the sender thread, which finishes it (header, compression, CRC)
@@ -647,7 +683,11 @@ impl Producer {
             Some(p) => self.check_partition(p)?,
             None => self.choose_partition(key, value)?,
         };
-        if !self.fits(p, timestamp, fields) {
+        if self.try_append(p, timestamp, key, value, headers) {
+            return Ok(());
+        }
+        if self.open.get(p).is_some_and(Option::is_some) {
+            // The open batch is full.
             self.seal(p)?;
             if partition.is_none() {
                 // Kafka's abortOnNewBatch: the sticky partitioner may move on before a new
@@ -655,20 +695,30 @@ impl Producer {
                 self.partitioner
                     .on_new_batch(&self.topic.name, self.partitions, p as i32);
                 p = self.choose_partition(key, value)?;
-                if !self.fits(p, timestamp, fields) {
-                    self.seal(p)?;
+                if self.try_append(p, timestamp, key, value, headers) {
+                    return Ok(());
                 }
+                self.seal(p)?;
             }
         }
-        let open = match self.open.get_mut(p) {
-            Some(Some(open)) => open,
-            _ => self.open_batch(p, timestamp)?,
-        };
-        open.builder.append(timestamp, key, value, headers);
-        if let Some(timestamps) = &mut open.timestamps {
-            timestamps.push(timestamp);
-        }
+        self.open_batch(p)?.append(timestamp, key, value, headers);
         Ok(())
+    }
+
+    /// Appends the record to the open batch of partition `p` if there is one with room for it.
+    fn try_append(
+        &mut self,
+        p: usize,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) -> bool {
+        let limit = self.limit;
+        match self.open.get_mut(p) {
+            Some(Some(open)) => open.try_append(limit, timestamp, key, value, headers),
+            _ => false,
+        }
     }
 
     fn choose_partition(
@@ -706,7 +756,7 @@ impl Producer {
     }
 
     /// Starts a batch for partition `p` in a buffer the sender gave back, or a new one.
-    fn open_batch(&mut self, p: usize, timestamp: i64) -> Result<&mut Open, ProduceError> {
+    fn open_batch(&mut self, p: usize) -> Result<&mut Open, ProduceError> {
         let buffer = self
             .sender
             .free
@@ -719,7 +769,6 @@ impl Producer {
                 TimestampType::CreateTime,
                 buffer,
             ),
-            first_timestamp: timestamp,
             timestamps: self
                 .report_written
                 .then(|| Vec::with_capacity(self.last_count)),
@@ -729,19 +778,6 @@ impl Producer {
             .get_mut(p)
             .ok_or_else(|| ProduceError::InvalidPartition(format!("no partition {p}")))?;
         Ok(slot.insert(open))
-    }
-
-    /// Whether the record fits the open batch of `p` (an empty batch takes any record).
-    fn fits(&self, p: usize, timestamp: i64, fields: usize) -> bool {
-        let Some(Some(open)) = self.open.get(p) else {
-            return true;
-        };
-        let size = size_with_fields(
-            fields,
-            open.builder.record_count(),
-            timestamp.wrapping_sub(open.first_timestamp),
-        );
-        open.builder.estimated_size_in_bytes() + size <= self.limit
     }
 
     /// Closes the open batch of partition `p` to new records, if there is one, and queues it for

@@ -4,7 +4,8 @@ use super::batch::{
     BatchHeader, ATTRIBUTES_OFFSET, CONTROL_FLAG_MASK, CRC_OFFSET, DELETE_HORIZON_FLAG_MASK,
     TIMESTAMP_TYPE_MASK, TRANSACTIONAL_FLAG_MASK,
 };
-use super::record::{write_v2_record, Header};
+use super::record::{body_size, fields_size, write_v2_record, Header};
+use super::varint::size_of_varint;
 use super::{
     codec, Compression, RecordError, TimestampType, LOG_OVERHEAD, MAGIC_V2,
     NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, NO_TIMESTAMP,
@@ -209,6 +210,44 @@ impl BatchBuilder {
         Ok(offset)
     }
 
+    /// Appends a record at the next offset if the batch then stays within `limit` bytes, as
+    /// Kafka's `ProducerBatch.tryAppend`: returns its offset, or `None` (nothing written) when
+    /// it would not fit. An empty batch takes any record, however large.
+    pub fn try_append(
+        &mut self,
+        limit: usize,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) -> Option<i64> {
+        let offset = self.next_offset();
+        let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
+        let base_timestamp = self.base_timestamp.unwrap_or(timestamp);
+        let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
+        // The record's size is computed once, for the check and the writer.
+        let body = body_size(
+            fields_size(key, value, headers),
+            offset_delta,
+            timestamp_delta,
+        );
+        if self.count > 0 && self.buf.len() + size_of_varint(body as i32) + body > limit {
+            return None;
+        }
+        self.base_timestamp = Some(base_timestamp);
+        write_v2_record(
+            &mut self.buf,
+            body,
+            offset_delta,
+            timestamp_delta,
+            key,
+            value,
+            headers,
+        );
+        self.appended(offset, timestamp);
+        Some(offset)
+    }
+
     fn push(
         &mut self,
         offset: i64,
@@ -220,14 +259,26 @@ impl BatchBuilder {
         self.dense &= offset == self.next_offset();
         let base_timestamp = *self.base_timestamp.get_or_insert(timestamp);
         let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
+        let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
+        let body = body_size(
+            fields_size(key, value, headers),
+            offset_delta,
+            timestamp_delta,
+        );
         write_v2_record(
             &mut self.buf,
+            body,
             offset_delta,
-            timestamp.wrapping_sub(base_timestamp),
+            timestamp_delta,
             key,
             value,
             headers,
         );
+        self.appended(offset, timestamp);
+    }
+
+    /// Counts a record just written at `offset`.
+    fn appended(&mut self, offset: i64, timestamp: i64) {
         if timestamp > self.max_timestamp {
             self.max_timestamp = timestamp;
         }

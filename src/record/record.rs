@@ -242,20 +242,17 @@ fn write_nullable(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
     }
 }
 
-/// Kafka's `DefaultRecord.writeTo`: appends one record to `out`, returns the bytes written.
+/// Kafka's `DefaultRecord.writeTo`: appends one record of [`body_size`] `body_len` to `out`,
+/// returns the bytes written.
 pub(crate) fn write_v2_record(
     out: &mut Vec<u8>,
+    body_len: usize,
     offset_delta: i32,
     timestamp_delta: i64,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
     headers: &[Header],
 ) -> usize {
-    let body_len = body_size(
-        fields_size(key, value, headers),
-        offset_delta,
-        timestamp_delta,
-    );
     let start = out.len();
     // One capacity check for the whole record; the fields before the key are gathered on the
     // stack and copied at once, then the key, the value-length field, the value.

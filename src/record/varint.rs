@@ -32,43 +32,46 @@ pub fn write_varlong(value: i64, out: &mut Vec<u8>) {
     write_unsigned_varlong(((value << 1) ^ (value >> 63)) as u64, out);
 }
 
-/// Bytes of a varint by the leading zeros of its value (7 bits a byte, at least one byte):
-/// one table read instead of a division on every record's several length fields.
+/// Bytes of a varint by the leading zeros of its value with the lowest bit set (7 bits a
+/// byte, at least one byte): one table read instead of a division on every record's several
+/// length fields.
 #[allow(clippy::indexing_slicing)] // evaluated at compile time: an index out of range fails the build
-const SIZE_BY_LEADING_ZEROS: [u8; 65] = {
-    let mut sizes = [0u8; 65];
+const SIZE_BY_LEADING_ZEROS: [u8; 64] = {
+    let mut sizes = [0u8; 64];
     let mut zeros = 0;
-    while zeros <= 64 {
-        let bits = 64 - zeros;
-        sizes[zeros] = if bits == 0 { 1 } else { bits.div_ceil(7) as u8 };
+    while zeros < 64 {
+        sizes[zeros] = (64 - zeros).div_ceil(7) as u8;
         zeros += 1;
     }
     sizes
 };
 
-#[inline]
-fn size_by_leading_zeros(zeros: u32) -> usize {
+/// Bytes of the varint of `value`. Setting the lowest bit does not change the size (0 takes
+/// one byte, like 1) and keeps the leading zeros below 64, so the table read needs no check.
+#[inline(always)]
+fn size_of_bits(value: u64) -> usize {
+    let zeros = (value | 1).leading_zeros() as usize;
     SIZE_BY_LEADING_ZEROS
-        .get(zeros as usize)
+        .get(zeros & 63)
         .map_or(10, |&s| usize::from(s))
 }
 
 /// Bytes [`write_unsigned_varint`] uses for `value`.
-#[inline]
+#[inline(always)]
 pub fn size_of_unsigned_varint(value: u32) -> usize {
-    size_by_leading_zeros(u64::from(value).leading_zeros())
+    size_of_bits(u64::from(value))
 }
 
 /// Bytes [`write_varint`] uses for `value`.
-#[inline]
+#[inline(always)]
 pub fn size_of_varint(value: i32) -> usize {
     size_of_unsigned_varint(((value << 1) ^ (value >> 31)) as u32)
 }
 
 /// Bytes [`write_varlong`] uses for `value`.
-#[inline]
+#[inline(always)]
 pub fn size_of_varlong(value: i64) -> usize {
-    size_by_leading_zeros((((value << 1) ^ (value >> 63)) as u64).leading_zeros())
+    size_of_bits(((value << 1) ^ (value >> 63)) as u64)
 }
 
 /// Reads an unsigned varint from the start of `buf`: the value and the bytes used.

@@ -289,3 +289,51 @@ fn sequences_wrap_to_zero_after_i32_max() {
         .collect();
     assert_eq!(sequences, [i32::MAX - 1, i32::MAX, 0]);
 }
+
+/// A record's timestamp, key, value and headers.
+type Fields<'a> = (i64, Option<&'a [u8]>, Option<&'a [u8]>, &'a [Header]);
+
+#[test]
+fn try_append_takes_what_fits_and_writes_what_append_writes() {
+    let headers = [Header::new("h", Some(b"v"))];
+    let records: [Fields<'_>; 4] = [
+        (1_000, Some(b"k"), Some(b"first"), &[]),
+        (999, None, Some(b"earlier"), &headers),
+        // A timestamp delta of 2^20 takes a 4-byte varint: the size depends on the delta.
+        (1_000 + (1 << 20), Some(b""), None, &[]),
+        (1_000, None, Some(&[b'x'; 200]), &[]),
+    ];
+    let mut appended = BatchBuilder::new(40, Compression::None, TimestampType::CreateTime);
+    let mut tried = BatchBuilder::new(40, Compression::None, TimestampType::CreateTime);
+    for (i, &(timestamp, key, value, headers)) in records.iter().enumerate() {
+        let before = appended.estimated_size_in_bytes();
+        assert_eq!(
+            appended.append(timestamp, key, value, headers),
+            40 + i as i64
+        );
+        let size = appended.estimated_size_in_bytes();
+        if i == 0 {
+            // An empty batch takes its first record whatever the limit.
+            assert_eq!(
+                tried.try_append(1, timestamp, key, value, headers),
+                Some(40)
+            );
+        } else {
+            // One byte short of the batch with the record: refused, and nothing changes.
+            assert_eq!(
+                tried.try_append(size - 1, timestamp, key, value, headers),
+                None
+            );
+            assert_eq!(tried.estimated_size_in_bytes(), before);
+            assert_eq!(tried.record_count(), i as i32);
+            // Exactly that size: taken, at the same offset.
+            assert_eq!(
+                tried.try_append(size, timestamp, key, value, headers),
+                Some(40 + i as i64)
+            );
+        }
+        assert_eq!(tried.estimated_size_in_bytes(), size);
+    }
+    // The same bytes as append, record for record.
+    assert_eq!(tried.build().unwrap(), appended.build().unwrap());
+}
