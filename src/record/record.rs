@@ -244,6 +244,7 @@ fn write_nullable(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
 
 /// Kafka's `DefaultRecord.writeTo`: appends one record of [`body_size`] `body_len` to `out`,
 /// returns the bytes written.
+#[inline(always)]
 pub(crate) fn write_v2_record(
     out: &mut Vec<u8>,
     body_len: usize,
@@ -267,7 +268,7 @@ pub(crate) fn write_v2_record(
     match key {
         Some(key) => {
             at = put_varint(&mut head, at, key.len() as i32);
-            out.extend_from_slice(head.get(..at).unwrap_or_default());
+            append_head(out, &head, at);
             out.extend_from_slice(key);
             at = 0;
         }
@@ -275,21 +276,41 @@ pub(crate) fn write_v2_record(
     }
     at = put_varint(&mut head, at, value.map_or(-1, |v| v.len() as i32));
     debug_assert!(at <= head.len(), "record header of {at} bytes");
-    out.extend_from_slice(head.get(..at).unwrap_or_default());
+    append_head(out, &head, at);
     out.extend_from_slice(value.unwrap_or_default());
-    write_varint(headers.len() as i32, out);
-    for h in headers {
-        write_varint(h.key.len() as i32, out);
-        out.extend_from_slice(h.key.as_bytes());
-        write_nullable(h.value.as_deref(), out);
+    if headers.is_empty() {
+        out.push(0);
+    } else {
+        write_varint(headers.len() as i32, out);
+        for h in headers {
+            write_varint(h.key.len() as i32, out);
+            out.extend_from_slice(h.key.as_bytes());
+            write_nullable(h.value.as_deref(), out);
+        }
     }
     out.len() - start
 }
 
-/// Writes `byte` at `at` of `buf`; returns the next position.
+/// Appends the first `len` bytes of `head` to `out`. Most record heads are under 16 bytes: with
+/// room for 16, they are copied as 16 fixed bytes and the excess cut off, cheaper than a copy of
+/// a length known only at run time.
 #[inline(always)]
-fn put_byte(buf: &mut [u8], at: usize, byte: u8) -> usize {
-    if let Some(slot) = buf.get_mut(at) {
+fn append_head(out: &mut Vec<u8>, head: &[u8; 32], len: usize) {
+    let start = out.len();
+    match head.first_chunk::<16>() {
+        Some(fixed) if len <= 16 && out.capacity() - start >= 16 => {
+            out.extend_from_slice(fixed);
+            out.truncate(start + len);
+        }
+        _ => out.extend_from_slice(head.get(..len).unwrap_or_default()),
+    }
+}
+
+/// Writes `byte` at `at` of `buf` (the mask keeps the index in range without a check; a record
+/// head is at most 26 bytes); returns the next position.
+#[inline(always)]
+fn put_byte(buf: &mut [u8; 32], at: usize, byte: u8) -> usize {
+    if let Some(slot) = buf.get_mut(at & 31) {
         *slot = byte;
     }
     at + 1
@@ -297,7 +318,15 @@ fn put_byte(buf: &mut [u8], at: usize, byte: u8) -> usize {
 
 /// Writes `v` as an unsigned varint at `at` of `buf`; returns the next position.
 #[inline(always)]
-fn put_unsigned(buf: &mut [u8], mut at: usize, mut v: u64) -> usize {
+fn put_unsigned(buf: &mut [u8; 32], mut at: usize, mut v: u64) -> usize {
+    // Most of a record's varints take one or two bytes: those without the loop.
+    if v < 0x80 {
+        return put_byte(buf, at, v as u8);
+    }
+    if v < 0x4000 {
+        at = put_byte(buf, at, (v as u8) | 0x80);
+        return put_byte(buf, at, (v >> 7) as u8);
+    }
     while v >= 0x80 {
         at = put_byte(buf, at, (v as u8) | 0x80);
         v >>= 7;
@@ -306,7 +335,7 @@ fn put_unsigned(buf: &mut [u8], mut at: usize, mut v: u64) -> usize {
 }
 
 #[inline(always)]
-fn put_varint(buf: &mut [u8], at: usize, value: i32) -> usize {
+fn put_varint(buf: &mut [u8; 32], at: usize, value: i32) -> usize {
     put_unsigned(buf, at, u64::from(((value << 1) ^ (value >> 31)) as u32))
 }
 

@@ -21,6 +21,8 @@ fn bytes() -> impl Strategy<Value = Option<Vec<u8>>> {
         1 => Just(None),
         1 => Just(Some(Vec::new())),
         4 => vec(any::<u8>(), 1..64).prop_map(Some),
+        // Lengths of two varint bytes.
+        1 => vec(any::<u8>(), 64..300).prop_map(Some),
     ]
 }
 
@@ -30,15 +32,18 @@ fn header() -> impl Strategy<Value = Header> {
 
 fn record(base: i64) -> impl Strategy<Value = In> {
     // Deltas of either sign around a realistic base, as a producer batching out-of-order
-    // timestamps writes them.
-    (-100_000i64..100_000, bytes(), bytes(), vec(header(), 0..3)).prop_map(
-        move |(d, key, value, headers)| In {
-            timestamp: base + d,
-            key,
-            value,
-            headers,
-        },
-    )
+    // timestamps writes them, and now and then any timestamp at all: deltas of up to 10 varint
+    // bytes make record heads longer than the writer's 16-byte fast copy.
+    let delta = prop_oneof![
+        9 => -100_000i64..100_000,
+        1 => any::<i64>(),
+    ];
+    (delta, bytes(), bytes(), vec(header(), 0..3)).prop_map(move |(d, key, value, headers)| In {
+        timestamp: base.wrapping_add(d),
+        key,
+        value,
+        headers,
+    })
 }
 
 fn codec() -> impl Strategy<Value = Compression> {
