@@ -82,6 +82,7 @@ fn formatter_examples_of_the_spec_through_the_binary() {
         &[
             r#"{"key":"key","value":"value","timestamp":123,"headers":[{"key":"h1","value":"v1"},{"key":"h2","value":"v2"}]}"#,
             r#"{"key":"key","value":null,"timestamp":124}"#,
+            r#"{"key":null,"value":"v","timestamp":125,"headers":[{"key":"h","value":null}]}"#,
         ],
     );
     let consume = |props: &[&str]| {
@@ -148,6 +149,15 @@ fn formatter_examples_of_the_spec_through_the_binary() {
         "Delivery:NOT_PRESENT\n"
     );
     assert_eq!(consume(&["print.value=false"]), "");
+    // The console consumer gives the formatter each record without its leader epoch.
+    assert_eq!(
+        consume(&["print.epoch=true"]),
+        "Epoch:NOT_PRESENT\tvalue\n"
+    );
+    assert_eq!(
+        consume(&["print.delivery=true", "print.epoch=true", "print.offset=true"]),
+        "Offset:0\tDelivery:NOT_PRESENT\tEpoch:NOT_PRESENT\tvalue\n"
+    );
     // The second record: no headers, a null value under null.literal.
     let run = kafkit(
         dir.path(),
@@ -168,6 +178,62 @@ fn formatter_examples_of_the_spec_through_the_binary() {
         ],
     );
     assert_eq!(run.ok(), "NO_HEADERS\t<null>\n");
+    // The third: a null key and a null header value, both under null.literal.
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "f",
+            "--partition",
+            "0",
+            "--offset",
+            "2",
+            "--max-messages",
+            "1",
+            "--property",
+            "print.headers=true",
+            "--property",
+            "print.key=true",
+            "--property",
+            "null.literal=<null>",
+        ],
+    );
+    assert_eq!(run.ok(), "h:<null>\t<null>\tv\n");
+}
+
+#[test]
+fn log_append_time_is_printed_as_such() {
+    let dir = tempdir();
+    create_topic(
+        dir.path(),
+        "lat",
+        1,
+        &["message.timestamp.type=LogAppendTime"],
+    );
+    let run = kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "lat", "--output", "json"],
+        b"a\n",
+    );
+    let produced: Value = serde_json::from_str(run.ok().trim()).expect("json");
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "lat",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+            "--property",
+            "print.timestamp=true",
+        ],
+    );
+    assert_eq!(
+        run.ok(),
+        format!("LogAppendTime:{}\ta\n", produced["timestamp"])
+    );
 }
 
 #[test]

@@ -404,7 +404,10 @@ fn consume_loop(
                     key: r.key.as_deref(),
                     value: r.value.as_deref(),
                     headers: &r.headers,
-                    leader_epoch: (record.leader_epoch >= 0).then_some(record.leader_epoch),
+                    // Kafka's console consumer hands the formatter a copy of each record made
+                    // without its leader epoch (and without a delivery count), so
+                    // `print.epoch=true` always shows `Epoch:NOT_PRESENT`.
+                    leader_epoch: None,
                     delivery_count: None,
                 };
                 if json {
