@@ -150,12 +150,13 @@ fn formatter_examples_of_the_spec_through_the_binary() {
     );
     assert_eq!(consume(&["print.value=false"]), "");
     // The console consumer gives the formatter each record without its leader epoch.
+    assert_eq!(consume(&["print.epoch=true"]), "Epoch:NOT_PRESENT\tvalue\n");
     assert_eq!(
-        consume(&["print.epoch=true"]),
-        "Epoch:NOT_PRESENT\tvalue\n"
-    );
-    assert_eq!(
-        consume(&["print.delivery=true", "print.epoch=true", "print.offset=true"]),
+        consume(&[
+            "print.delivery=true",
+            "print.epoch=true",
+            "print.offset=true"
+        ]),
         "Offset:0\tDelivery:NOT_PRESENT\tEpoch:NOT_PRESENT\tvalue\n"
     );
     // The second record: no headers, a null value under null.literal.

@@ -138,11 +138,13 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         None => {
             let filter = TopicFilter::new(args.topic.as_deref().unwrap_or(".*"))
                 .map_err(|e| error(e.to_string()))?;
-            let partitions = match &args.partitions {
-                None => Partitions::All,
+            // Kafka's `createPartitionSet`: an empty list means every partition, and each id
+            // goes through `Integer.parseInt` (a sign is allowed, spaces are not).
+            let partitions = match args.partitions.as_deref() {
+                None | Some("") => Partitions::All,
                 Some(list) => Partitions::List(
                     list.split(',')
-                        .map(|p| p.trim().parse::<i32>())
+                        .map(str::parse::<i32>)
                         .collect::<std::result::Result<_, _>>()
                         .map_err(|_| error(format!("--partitions expects a comma separated list of numeric partition ids, but received: {list}")))?,
                 ),

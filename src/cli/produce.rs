@@ -146,11 +146,17 @@ struct Settings {
     codec: Option<Compression>,
 }
 
+/// The first line of the stack trace the Java tool prints for a `KafkaException`: the line
+/// reader's configuration and line errors, a partition out of range.
+fn kafka_exception(message: &str) -> String {
+    format!("org.apache.kafka.common.KafkaException: {message}")
+}
+
 fn settings(args: &Args) -> Result<Settings> {
     let reader_props = properties(args.reader_config.as_deref(), &args.property)?;
     let format =
         LineFormat::from_properties(reader_props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .map_err(|e| Exit::failure(e.0))?;
+            .map_err(|e| Exit::failure(kafka_exception(&e.0)))?;
     let producer_props = properties(args.producer_config.as_deref(), &args.producer_property)?;
     let producer_prop = |name: &str| {
         producer_props
@@ -257,10 +263,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     });
     if let Some(p) = args.partition {
         if p < 0 || p as usize >= topic.partition_count() {
-            return Err(Exit::failure(format!(
-                "org.apache.kafka.common.KafkaException: Invalid partition given with record: {p} is not in the range [0...{}).",
+            return Err(Exit::failure(kafka_exception(&format!(
+                "Invalid partition given with record: {p} is not in the range [0...{}).",
                 topic.partition_count()
-            ))
+            )))
             .into());
         }
     }
@@ -331,7 +337,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                     producer.send(args.partition, now, parsed.key, parsed.value, &headers)
                 }
                 Err(e) => {
-                    stop = Some(e.0);
+                    stop = Some(kafka_exception(&e.0));
                     break;
                 }
             },
