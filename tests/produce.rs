@@ -283,6 +283,149 @@ fn every_line_reader_vector_through_the_binary() {
     }
 }
 
+/// Line reader rules of `kafka-cli-surface.md` §4.2 that the upstream vectors do not cover:
+/// (properties, input, records as (key, value, headers), error on stderr).
+#[test]
+fn line_reader_rules_beyond_the_vectors() {
+    type Case<'a> = (
+        &'a [&'a str],
+        &'a str,
+        Vec<(Value, Value, Value)>,
+        Option<&'a str>,
+    );
+    let s = |v: &str| Value::from(v);
+    let none = || Value::Null;
+    let headers = |pairs: &[(&str, &str)]| {
+        Value::Array(
+            pairs
+                .iter()
+                .map(|(k, v)| serde_json::json!({"key": k, "value": v}))
+                .collect(),
+        )
+    };
+    let cases: Vec<Case<'_>> = vec![
+        // A line without the headers delimiter stops the run; the line before stays.
+        (
+            &["parse.headers=true"],
+            "h:v\tok\nnodelim\n",
+            vec![(none(), s("ok"), headers(&[("h", "v")]))],
+            Some("No headers delimiter found on line number 2: 'nodelim'"),
+        ),
+        // An empty headers string is one empty pair, which has no key separator...
+        (
+            &["parse.key=true", "parse.headers=true"],
+            "\tkey\tvalue\n",
+            vec![],
+            Some("No header key separator found in pair '' on line number 1"),
+        ),
+        // ...while a string of separators only has no pairs at all (Java's Pattern.split).
+        (
+            &["parse.key=true", "parse.headers=true"],
+            ",\tkey\tvalue\n",
+            vec![(s("key"), s("value"), headers(&[]))],
+            None,
+        ),
+        // Booleans: `true` trimmed, any case; anything else is false.
+        (
+            &["parse.key= TRUE "],
+            "k\tv\n",
+            vec![(s("k"), s("v"), headers(&[]))],
+            None,
+        ),
+        (
+            &["parse.key=yes"],
+            "k\tv\n",
+            vec![(none(), s("k\tv"), headers(&[]))],
+            None,
+        ),
+        // headers.separator is a Java regex.
+        (
+            &["parse.headers=true", "headers.separator=[;|]"],
+            "a:1;b:2|c:3\tv\n",
+            vec![(
+                none(),
+                s("v"),
+                headers(&[("a", "1"), ("b", "2"), ("c", "3")]),
+            )],
+            None,
+        ),
+        // Values are literal: `\t` typed as two characters is backslash-t, not a tab.
+        (
+            &["parse.key=true", "key.separator=\\t"],
+            "k\\tv\n",
+            vec![(s("k"), s("v"), headers(&[]))],
+            None,
+        ),
+    ];
+    for (props, input, records, error) in cases {
+        let dir = tempdir();
+        create_topic(dir.path(), "t", 1, &[]);
+        let mut args = vec!["produce", "--topic", "t"];
+        for p in props {
+            args.extend(["--property", p]);
+        }
+        let run = kafkit_stdin(dir.path(), &args, input.as_bytes());
+        match error {
+            Some(message) => assert_eq!(
+                run.fails().trim_end(),
+                format!("org.apache.kafka.common.KafkaException: {message}"),
+                "{props:?} {input:?}"
+            ),
+            None => assert_eq!(run.ok(), "", "{props:?} {input:?}"),
+        }
+        let got: Vec<(Value, Value, Value)> = consume_all(dir.path(), "t")
+            .into_iter()
+            .map(|r| (r["key"].clone(), r["value"].clone(), r["headers"].clone()))
+            .collect();
+        assert_eq!(got, records, "{props:?} {input:?}");
+    }
+}
+
+/// Every accepted spelling of acks, under both option names; anything else is refused with
+/// Kafka's ConfigException. A file as input, with stderr not a terminal: no progress bar.
+#[test]
+fn acks_spellings_and_a_file_without_a_terminal() {
+    let dir = tempdir();
+    create_topic(dir.path(), "t", 1, &[]);
+    let input = dir.path().join("in.txt");
+    fs::write(&input, "a\nb\n").expect("write");
+    let spellings = [
+        ["--acks", "0"],
+        ["--acks", "1"],
+        ["--acks", "all"],
+        ["--acks", "-1"],
+        ["--request-required-acks", "all"],
+        ["--request-required-acks", "-1"],
+    ];
+    for option in spellings {
+        let mut args = vec!["produce", "--topic", "t", "--file"];
+        args.push(input.to_str().expect("path"));
+        args.extend(option);
+        let run = kafkit(dir.path(), &args);
+        assert_eq!(
+            (run.code, run.stdout.as_str(), run.stderr.as_str()),
+            (0, "", ""),
+            "{option:?}"
+        );
+    }
+    let values: Vec<Value> = consume_all(dir.path(), "t")
+        .iter()
+        .map(|r| r["value"].clone())
+        .collect();
+    assert_eq!(values, ["a", "b"].repeat(spellings.len()));
+    for option in [["--acks", "2"], ["--request-required-acks", "one"]] {
+        let mut args = vec!["produce", "--topic", "t"];
+        args.extend(option);
+        assert_eq!(
+            kafkit_stdin(dir.path(), &args, b"x\n").fails().trim_end(),
+            format!(
+                "org.apache.kafka.common.config.ConfigException: Invalid value {} for configuration acks: String must be one of: all, -1, 0, 1",
+                option[1]
+            )
+        );
+    }
+}
+
 #[test]
 fn a_bad_line_stops_the_run_and_keeps_what_came_before() {
     let dir = tempdir();
@@ -341,49 +484,72 @@ fn murmur2_cases() -> Vec<Value> {
     doc["cases"].as_array().expect("cases").clone()
 }
 
+/// Produces `input` to a new topic `k` of `partitions` partitions with `args`, and checks that
+/// the record whose value is `i` landed on `expected[i]`.
+fn assert_partitions(partitions: u32, args: &[&str], input: &str, expected: &[i64]) {
+    let dir = tempdir();
+    create_topic(dir.path(), "k", partitions, &[]);
+    let mut all = vec!["produce", "--topic", "k"];
+    all.extend_from_slice(args);
+    kafkit_stdin(dir.path(), &all, input.as_bytes()).ok();
+    let records = consume_all(dir.path(), "k");
+    assert_eq!(records.len(), expected.len());
+    for r in &records {
+        let i: usize = r["value"].as_str().expect("value").parse().expect("index");
+        assert_eq!(r["partition"], expected[i], "{r} over {partitions}");
+    }
+}
+
 #[test]
 fn keyed_records_land_on_murmur2_partitions_of_the_vectors() {
+    use base64::Engine;
     let cases = murmur2_cases();
     if cases.is_empty() {
         return;
     }
     for partitions in [3u32, 10, 16] {
-        let dir = tempdir();
-        create_topic(dir.path(), "k", partitions, &[]);
+        let expected_of = |case: &Value| {
+            case["partition_for_key"][partitions.to_string()]
+                .as_i64()
+                .expect("partition")
+        };
+        // As lines: keys a line can carry (printable, no tab or line break, not empty).
         let mut input = String::new();
         let mut expected = Vec::new();
         for case in &cases {
-            // Keys that a line can carry: printable, no tab or line break, not empty.
             let Some(key) = case["input_utf8"].as_str() else {
                 continue;
             };
             if key.is_empty() || key.contains(['\t', '\n', '\r']) {
                 continue;
             }
-            let Some(p) = case["partition_for_key"][partitions.to_string()].as_i64() else {
-                continue;
-            };
             input.push_str(&format!("{key}\t{}\n", expected.len()));
-            expected.push((key.to_string(), p));
+            expected.push(expected_of(case));
         }
         assert!(expected.len() >= 20, "vector keys used: {}", expected.len());
-        kafkit_stdin(
-            dir.path(),
-            &["produce", "--topic", "k", "--property", "parse.key=true"],
-            input.as_bytes(),
-        )
-        .ok();
-        let records = consume_all(dir.path(), "k");
-        assert_eq!(records.len(), expected.len());
-        for r in &records {
-            let i: usize = r["value"].as_str().expect("value").parse().expect("index");
-            assert_eq!(r["key"], expected[i].0);
-            assert_eq!(
-                r["partition"], expected[i].1,
-                "key {:?} over {partitions}",
-                expected[i].0
-            );
+        assert_partitions(
+            partitions,
+            &["--property", "parse.key=true"],
+            &input,
+            &expected,
+        );
+        // Through `--input json`: every key, the empty one and bytes that are not UTF-8 too.
+        let mut input = String::new();
+        let mut expected = Vec::new();
+        for case in &cases {
+            let hex = case["input_hex"].as_str().expect("hex");
+            let key: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex byte"))
+                .collect();
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&key);
+            let line =
+                serde_json::json!({"key": {"base64": b64}, "value": expected.len().to_string()});
+            input.push_str(&format!("{line}\n"));
+            expected.push(expected_of(case));
         }
+        assert_eq!(expected.len(), cases.len());
+        assert_partitions(partitions, &["--input", "json"], &input, &expected);
     }
 }
 
@@ -471,8 +637,60 @@ fn round_robin_random_murmur2_and_forced_partitions() {
             kafkit::client::partition_for_key(key.as_bytes(), 3) as i64
         );
     }
-    let records = produce(&["--partitioner", "random", "--partitioner-seed", "3"]);
-    assert_eq!(records.len(), 9);
+    // Random: the same seed gives the same choices; keys are ignored.
+    let partitions_of = |records: Vec<Value>| {
+        let mut by_value: Vec<(String, i64)> = records
+            .iter()
+            .map(|r| {
+                (
+                    r["value"].as_str().expect("v").to_string(),
+                    r["partition"].as_i64().expect("p"),
+                )
+            })
+            .collect();
+        by_value.sort();
+        by_value
+    };
+    let first = partitions_of(produce(&[
+        "--partitioner",
+        "random",
+        "--partitioner-seed",
+        "3",
+    ]));
+    let again = partitions_of(produce(&[
+        "--partitioner",
+        "random",
+        "--partitioner-seed",
+        "3",
+    ]));
+    assert_eq!(first.len(), 9);
+    assert_eq!(first, again);
+    let all_k0: String = (0..300).map(|i| format!("k0\t{i}\n")).collect();
+    kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "r",
+            "--property",
+            "parse.key=true",
+            "--partitioner",
+            "random",
+            "--batch-size",
+            "1",
+        ],
+        all_k0.as_bytes(),
+    )
+    .ok();
+    let mut used: Vec<i64> = consume_all(dir.path(), "r")
+        .iter()
+        .map(|r| r["partition"].as_i64().expect("p"))
+        .collect();
+    used.sort();
+    used.dedup();
+    assert_eq!(used, [0, 1, 2], "one key, every partition");
+    kafkit(dir.path(), &["topics", "--delete", "--topic", "r"]).ok();
+    create_topic(dir.path(), "r", 3, &[]);
     for r in produce(&["--partition", "2"]) {
         assert_eq!(r["partition"], 2);
     }
@@ -480,8 +698,15 @@ fn round_robin_random_murmur2_and_forced_partitions() {
 
 #[test]
 fn json_output_reports_each_written_record() {
+    let now_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_millis() as i64
+    };
     let dir = tempdir();
     create_topic(dir.path(), "j", 2, &[]);
+    let before = now_ms();
     let run = kafkit_stdin(
         dir.path(),
         &[
@@ -495,6 +720,7 @@ fn json_output_reports_each_written_record() {
         ],
         b"a\nb\nc\n",
     );
+    let after = now_ms();
     let lines: Vec<Value> = run
         .ok()
         .lines()
@@ -506,8 +732,15 @@ fn json_output_reports_each_written_record() {
         assert_eq!(l["topic"], "j");
         assert_eq!(l["partition"], 1);
         assert_eq!(l["offset"], i as i64);
-        assert!(l["timestamp"].as_i64().expect("ts") > 1_600_000_000_000);
+        // CreateTime: the clock when the line was read.
+        let timestamp = l["timestamp"].as_i64().expect("ts");
+        assert!(
+            (before..=after).contains(&timestamp),
+            "{before} {timestamp} {after}"
+        );
     }
+    let records = consume_all(dir.path(), "j");
+    assert!(records.iter().all(|r| r["timestampType"] == "CreateTime"));
     assert!(run.stdout.starts_with("{\"type\":\"produced\""));
 }
 
