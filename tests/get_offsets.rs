@@ -166,3 +166,55 @@ fn errors_have_kafkas_messages() {
         assert_eq!(run.stderr.trim_end(), message, "{args:?}");
     }
 }
+
+/// A timestamp is looked up through the segments' time indexes: the answer in the last segment
+/// is found without reading the first one, whose records are destroyed here (a scan from the
+/// start would fail); asking inside the destroyed segment fails with the reader's message.
+#[test]
+fn a_timestamp_goes_through_the_time_index_not_a_scan() {
+    let dir = tempdir();
+    create_topic(
+        dir.path(),
+        "s",
+        1,
+        &["segment.bytes=1048576", "index.interval.bytes=4096"],
+    );
+    let input: String = (0..30_000)
+        .map(|i| {
+            format!(
+                "{{\"value\":\"{}{i}\",\"timestamp\":{}}}\n",
+                "v".repeat(40),
+                1_000_000 + i * 10
+            )
+        })
+        .collect();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "s", "--input", "json", "--acks", "1"],
+        input.as_bytes(),
+    )
+    .ok();
+    let first = dir.path().join("s-0/00000000000000000000.log");
+    let segments = std::fs::read_dir(dir.path().join("s-0"))
+        .expect("dir")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "log"))
+        })
+        .count();
+    assert!(segments >= 2, "{segments} segments");
+    let at = |ms: &str| kafkit(dir.path(), &["get-offsets", "--topic", "s", "--time", ms]);
+    assert_eq!(at("1290005").ok(), "s:0:29001\n");
+    let size = std::fs::metadata(&first).expect("first segment").len() as usize;
+    std::fs::write(&first, vec![0xff; size]).expect("overwrite");
+    assert_eq!(at("1290005").ok(), "s:0:29001\n");
+    let run = at("1000005");
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr
+            .starts_with("Skip getting offsets for topic-partition s-0 due to error: ")
+            && run.stderr.contains("00000000000000000000.log at byte 0"),
+        "{}",
+        run.stderr
+    );
+}
