@@ -55,9 +55,10 @@ fn latest_earliest_max_timestamp_and_by_time() {
         .ok(),
         "t:1:0\n"
     );
-    // A list, in any order, with a sign as Java's Integer.parseInt allows; an empty list is
-    // every partition (Kafka's createPartitionSet).
-    for list in ["0,1", "1,0", "+1,0", ""] {
+    // A list, in any order, with a sign as Java's Integer.parseInt allows and trailing empty
+    // pieces dropped as Java's String.split does; no id at all is every partition (Kafka's
+    // createPartitionSet).
+    for list in ["0,1", "1,0", "+1,0", "0,1,", "", ",", ",,"] {
         assert_eq!(
             kafkit(
                 dir.path(),
@@ -157,8 +158,9 @@ fn errors_have_kafkas_messages() {
         (&["get-offsets", "--topic", "nope"][..], "Error occurred: Could not match any topic-partitions with the specified filters"),
         (&["get-offsets", "--topic-partitions", "t", "--topic", "t"][..], "Error occurred: --topic-partitions cannot be used with --topic or --partitions"),
         (&["get-offsets", "--partitions", "0,x"][..], "Error occurred: --partitions expects a comma separated list of numeric partition ids, but received: 0,x"),
-        // Java's Integer.parseInt takes no spaces.
+        // Java's Integer.parseInt takes no spaces, and a leading empty piece stays.
         (&["get-offsets", "--partitions", "0, 1"][..], "Error occurred: --partitions expects a comma separated list of numeric partition ids, but received: 0, 1"),
+        (&["get-offsets", "--partitions", ",1"][..], "Error occurred: --partitions expects a comma separated list of numeric partition ids, but received: ,1"),
         (&["get-offsets", "--topic-partitions", "t:1:2"][..], "Error occurred: Invalid rule specification: t:1:2"),
     ] {
         let run = kafkit(dir.path(), args);

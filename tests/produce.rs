@@ -175,13 +175,29 @@ fn producer_configuration_errors_have_kafkas_messages() {
         err.contains("Invalid value 2 for configuration acks"),
         "{err}"
     );
-    let err = kafkit(dir.path(), &["produce", "--topic", "t", "--partition", "2"])
-        .fails()
-        .to_string();
-    assert!(
-        err.contains("Invalid partition given with record: 2 is not in the range [0...2)."),
-        "{err}"
-    );
+    // A partition that does not exist, named by the option or by a JSON record: the first
+    // line of what the Java client throws (the metadata check, ProducerRecord's check).
+    let out_of_range = "org.apache.kafka.common.KafkaException: Invalid partition given with record: 2 is not in the range [0...2).";
+    let negative = "java.lang.IllegalArgumentException: Invalid partition: -1. Partition number should always be non-negative or null.";
+    for (args, input, message) in [
+        (&["--partition", "2"][..], "a\n", out_of_range),
+        (&["--partition=-1"][..], "a\n", negative),
+        (
+            &["--input", "json"][..],
+            "{\"value\":\"a\",\"partition\":2}\n",
+            out_of_range,
+        ),
+        (
+            &["--input", "json"][..],
+            "{\"value\":\"a\",\"partition\":-1}\n",
+            negative,
+        ),
+    ] {
+        let mut all = vec!["produce", "--topic", "t"];
+        all.extend_from_slice(args);
+        let run = kafkit_stdin(dir.path(), &all, input.as_bytes());
+        assert_eq!(run.fails().trim_end(), message, "{args:?}");
+    }
     let err = kafkit(dir.path(), &["produce", "--topic", "nope"])
         .fails()
         .to_string();
@@ -742,6 +758,56 @@ fn json_output_reports_each_written_record() {
     let records = consume_all(dir.path(), "j");
     assert!(records.iter().all(|r| r["timestampType"] == "CreateTime"));
     assert!(run.stdout.starts_with("{\"type\":\"produced\""));
+}
+
+/// `--output json` names each record where it was written, across sealed batches and the
+/// sticky partitioner's moves: the reported timestamp is the record's own.
+#[test]
+fn json_output_follows_records_across_batches_and_partitions() {
+    let dir = tempdir();
+    create_topic(dir.path(), "j", 3, &[]);
+    let input: String = (0..60)
+        .map(|i| format!("{{\"value\":\"v{i}\",\"timestamp\":{}}}\n", 1000 + i))
+        .collect();
+    let run = kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "j",
+            "--input",
+            "json",
+            "--batch-size",
+            "150",
+            "--output",
+            "json",
+        ],
+        input.as_bytes(),
+    );
+    let reported: Vec<Value> = run
+        .ok()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(reported.len(), 60);
+    let records = consume_all(dir.path(), "j");
+    let partitions: std::collections::BTreeSet<i64> = records
+        .iter()
+        .map(|r| r["partition"].as_i64().expect("p"))
+        .collect();
+    assert!(
+        partitions.len() > 1,
+        "the partitioner moved on: {partitions:?}"
+    );
+    for r in &reported {
+        let record = records
+            .iter()
+            .find(|c| c["partition"] == r["partition"] && c["offset"] == r["offset"])
+            .unwrap_or_else(|| panic!("no record at {r}"));
+        assert_eq!(record["timestamp"], r["timestamp"], "{r}");
+        let i = r["timestamp"].as_i64().expect("ts") - 1000;
+        assert_eq!(record["value"], format!("v{i}"), "{r}");
+    }
 }
 
 #[test]

@@ -125,6 +125,29 @@ fn parse_rules(spec: &str) -> Result<Vec<(TopicFilter, Partitions)>> {
     Ok(rules)
 }
 
+/// Kafka's `createPartitionSet`: the ids of `--partitions`, split as Java's `String.split(",")`
+/// does (trailing empty pieces dropped) and read by `Integer.parseInt` (a sign, no spaces); no
+/// id at all means every partition.
+fn partition_list(list: &str) -> Result<Partitions> {
+    let mut pieces: Vec<&str> = list.split(',').collect();
+    while pieces.last() == Some(&"") {
+        pieces.pop();
+    }
+    if pieces.is_empty() {
+        return Ok(Partitions::All);
+    }
+    let ids = pieces
+        .iter()
+        .map(|p| p.parse::<i32>())
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| {
+            error(format!(
+                "--partitions expects a comma separated list of numeric partition ids, but received: {list}"
+            ))
+        })?;
+    Ok(Partitions::List(ids))
+}
+
 /// Runs `kafkit get-offsets`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     if args.topic_partitions.is_some() && (args.topic.is_some() || args.partitions.is_some()) {
@@ -138,16 +161,9 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         None => {
             let filter = TopicFilter::new(args.topic.as_deref().unwrap_or(".*"))
                 .map_err(|e| error(e.to_string()))?;
-            // Kafka's `createPartitionSet`: an empty list means every partition, and each id
-            // goes through `Integer.parseInt` (a sign is allowed, spaces are not).
             let partitions = match args.partitions.as_deref() {
-                None | Some("") => Partitions::All,
-                Some(list) => Partitions::List(
-                    list.split(',')
-                        .map(str::parse::<i32>)
-                        .collect::<std::result::Result<_, _>>()
-                        .map_err(|_| error(format!("--partitions expects a comma separated list of numeric partition ids, but received: {list}")))?,
-                ),
+                None => Partitions::All,
+                Some(list) => partition_list(list)?,
             };
             vec![(filter, partitions)]
         }

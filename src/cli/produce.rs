@@ -12,7 +12,9 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::{properties, usage_error, Exit, GlobalArgs};
-use crate::client::{Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig};
+use crate::client::{
+    partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig,
+};
 use crate::datadir::{now_ms, DataDir, PartitionWriter};
 use crate::log::CompressionPolicy;
 use crate::output::json::bytes_from_value;
@@ -147,7 +149,7 @@ struct Settings {
 }
 
 /// The first line of the stack trace the Java tool prints for a `KafkaException`: the line
-/// reader's configuration and line errors, a partition out of range.
+/// reader's configuration and line errors.
 fn kafka_exception(message: &str) -> String {
     format!("org.apache.kafka.common.KafkaException: {message}")
 }
@@ -262,12 +264,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         CompressionPolicy::Producer => Compression::None,
     });
     if let Some(p) = args.partition {
-        if p < 0 || p as usize >= topic.partition_count() {
-            return Err(Exit::failure(kafka_exception(&format!(
-                "Invalid partition given with record: {p} is not in the range [0...{}).",
-                topic.partition_count()
-            )))
-            .into());
+        if let Some(message) = partition_error(p, topic.partition_count() as i32, true) {
+            return Err(Exit::failure(message).into());
         }
     }
     let config = ProducerConfig {

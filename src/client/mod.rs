@@ -22,5 +22,6 @@ pub use partitioner::{
     RecordRef, RoundRobinPartitioner,
 };
 pub use producer::{
-    Acks, Event, ProduceError, Producer, ProducerConfig, RecordMetadata, SendFailure,
+    partition_error, Acks, Event, ProduceError, Producer, ProducerConfig, RecordMetadata,
+    SendFailure,
 };

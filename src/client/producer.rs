@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use crate::datadir::{now_ms, DataDirError, PartitionWriter, Topic, TopicPartition};
 use crate::log::{AppendInfo, LogError};
 use crate::record::{
-    fields_size, size_with_fields, BatchBuilder, BuiltBatch, Compression, Header, RawBatch,
-    TimestampType, RECORD_BATCH_OVERHEAD,
+    fields_size, BatchBuilder, BuiltBatch, Compression, Header, RawBatch, TimestampType,
+    MAX_RECORD_OVERHEAD, RECORD_BATCH_OVERHEAD,
 };
 
 use super::partitioner::{Partitioner, RecordRef};
@@ -129,7 +129,8 @@ pub enum ProduceError {
         #[source]
         source: LogError,
     },
-    /// A partition number out of range (Kafka's `KafkaException` text).
+    /// A partition number out of range: the first line of what the Java client throws
+    /// ([`partition_error`]).
     #[error("{0}")]
     InvalidPartition(String),
     /// The sender thread failed (its first error) or stopped.
@@ -150,15 +151,20 @@ pub enum ProduceError {
 #[derive(Debug)]
 struct Open {
     builder: BatchBuilder,
+    /// The batch's write limit: the batch size, or more when its first record needs more (the
+    /// buffer Kafka's `RecordAccumulator` allocates is `max(batch.size, upper bound of the
+    /// first record)`, and later records may fill it).
+    limit: usize,
     /// Each record's timestamp, kept only when written records are reported.
     timestamps: Option<Vec<i64>>,
 }
 
 impl Open {
-    /// Appends the record if the batch stays within `limit` bytes.
+    /// Appends the record, of [`fields_size`] `fields`, if the batch stays within its limit
+    /// (an empty batch takes any record).
     fn try_append(
         &mut self,
-        limit: usize,
+        fields: usize,
         timestamp: i64,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
@@ -166,7 +172,7 @@ impl Open {
     ) -> bool {
         let taken = self
             .builder
-            .try_append(limit, timestamp, key, value, headers)
+            .try_append_sized(self.limit, fields, timestamp, key, value, headers)
             .is_some();
         if taken {
             if let Some(timestamps) = &mut self.timestamps {
@@ -174,20 +180,6 @@ impl Open {
             }
         }
         taken
-    }
-
-    /// Appends the record whatever its size (the first of a batch).
-    fn append(
-        &mut self,
-        timestamp: i64,
-        key: Option<&[u8]>,
-        value: Option<&[u8]>,
-        headers: &[Header],
-    ) {
-        self.builder.append(timestamp, key, value, headers);
-        if let Some(timestamps) = &mut self.timestamps {
-            timestamps.push(timestamp);
-        }
     }
 }
 
@@ -441,6 +433,8 @@ pub struct Producer {
     /// topic's `max.message.bytes` (Kafka splits such batches and resends; sealing earlier
     /// gives the same records in the log).
     limit: usize,
+    /// The topic's `max.message.bytes`.
+    max_message: usize,
     open: Vec<Option<Open>>,
     /// Sealed batches not handed to the sender yet, and their bytes.
     sealed: Vec<Sealed>,
@@ -467,6 +461,23 @@ impl std::fmt::Debug for Producer {
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
+}
+
+/// What the Java producer throws for a record's partition among `partitions`, as the first
+/// line of its stack trace, or `None` when the partition exists. `forced`: the record names it
+/// (`ProducerRecord`'s check, then the metadata's); otherwise the partitioner chose it
+/// (`KafkaProducer.partition`).
+pub fn partition_error(partition: i32, partitions: i32, forced: bool) -> Option<String> {
+    if partition < 0 {
+        return Some(if forced {
+            format!("java.lang.IllegalArgumentException: Invalid partition: {partition}. Partition number should always be non-negative or null.")
+        } else {
+            format!("java.lang.IllegalArgumentException: The partitioner generated an invalid partition number: {partition}. Partition number should always be non-negative.")
+        });
+    }
+    (partition >= partitions).then(|| {
+        format!("org.apache.kafka.common.KafkaException: Invalid partition given with record: {partition} is not in the range [0...{partitions}).")
+    })
 }
 
 impl Producer {
@@ -506,6 +517,7 @@ impl Producer {
             partitions,
             partitioner,
             limit,
+            max_message,
             open: (0..partitions).map(|_| None).collect(),
             sealed: Vec::new(),
             sealed_bytes: 0,
@@ -647,19 +659,13 @@ impl Producer {
         ))
     }
 
-    fn check_partition(&self, partition: i32) -> Result<usize, ProduceError> {
-        if partition < 0 {
-            return Err(ProduceError::InvalidPartition(format!(
-                "The partitioner generated an invalid partition number: {partition}. Partition number should always be non-negative."
-            )));
+    /// The index of `partition`, or Kafka's error for it: `forced` when the caller named it
+    /// (else the partitioner chose it).
+    fn check_partition(&self, partition: i32, forced: bool) -> Result<usize, ProduceError> {
+        match partition_error(partition, self.partitions, forced) {
+            Some(message) => Err(ProduceError::InvalidPartition(message)),
+            None => Ok(partition as usize),
         }
-        if partition >= self.partitions {
-            return Err(ProduceError::InvalidPartition(format!(
-                "Invalid partition given with record: {partition} is not in the range [0...{}).",
-                self.partitions
-            )));
-        }
-        Ok(partition as usize)
     }
 
     /// Adds a record to its partition's batch; a full batch is sealed and queued for the sender
@@ -674,16 +680,18 @@ impl Producer {
         headers: &[Header],
     ) -> Result<(), ProduceError> {
         let fields = fields_size(key, value, headers);
-        let upper_bound = RECORD_BATCH_OVERHEAD + size_with_fields(fields, i32::MAX, i64::MAX);
+        // Kafka's estimateSizeInBytesUpperBound: a batch of this record alone, its length and
+        // deltas counted at their longest.
+        let upper_bound = RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD + fields;
         if upper_bound > self.config.max_request_size {
             self.refuse_too_large(partition, upper_bound, key, value);
             return Ok(());
         }
         let mut p = match partition {
-            Some(p) => self.check_partition(p)?,
+            Some(p) => self.check_partition(p, true)?,
             None => self.choose_partition(key, value)?,
         };
-        if self.try_append(p, timestamp, key, value, headers) {
+        if self.try_append(p, fields, timestamp, key, value, headers) {
             return Ok(());
         }
         if self.open.get(p).is_some_and(Option::is_some) {
@@ -695,13 +703,17 @@ impl Producer {
                 self.partitioner
                     .on_new_batch(&self.topic.name, self.partitions, p as i32);
                 p = self.choose_partition(key, value)?;
-                if self.try_append(p, timestamp, key, value, headers) {
+                if self.try_append(p, fields, timestamp, key, value, headers) {
                     return Ok(());
                 }
                 self.seal(p)?;
             }
         }
-        self.open_batch(p)?.append(timestamp, key, value, headers);
+        // An empty batch takes any record.
+        let taken = self
+            .open_batch(p, upper_bound)?
+            .try_append(fields, timestamp, key, value, headers);
+        debug_assert!(taken, "an empty batch refused a record");
         Ok(())
     }
 
@@ -709,14 +721,14 @@ impl Producer {
     fn try_append(
         &mut self,
         p: usize,
+        fields: usize,
         timestamp: i64,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
         headers: &[Header],
     ) -> bool {
-        let limit = self.limit;
         match self.open.get_mut(p) {
-            Some(Some(open)) => open.try_append(limit, timestamp, key, value, headers),
+            Some(Some(open)) => open.try_append(fields, timestamp, key, value, headers),
             _ => false,
         }
     }
@@ -732,7 +744,7 @@ impl Producer {
             value,
         };
         let chosen = self.partitioner.partition(&record, self.partitions);
-        self.check_partition(chosen)
+        self.check_partition(chosen, false)
     }
 
     /// Kafka's `ensureValidRecordSize`: the record is reported and not sent.
@@ -755,8 +767,9 @@ impl Producer {
         }));
     }
 
-    /// Starts a batch for partition `p` in a buffer the sender gave back, or a new one.
-    fn open_batch(&mut self, p: usize) -> Result<&mut Open, ProduceError> {
+    /// Starts a batch for partition `p` in a buffer the sender gave back, or a new one, for a
+    /// first record whose batch alone takes at most `upper_bound` bytes.
+    fn open_batch(&mut self, p: usize, upper_bound: usize) -> Result<&mut Open, ProduceError> {
         let buffer = self
             .sender
             .free
@@ -769,6 +782,9 @@ impl Producer {
                 TimestampType::CreateTime,
                 buffer,
             ),
+            // Never past the topic's max.message.bytes, as the batch size (a Kafka producer
+            // splits a batch the broker refuses as too large).
+            limit: self.limit.max(upper_bound.min(self.max_message)),
             timestamps: self
                 .report_written
                 .then(|| Vec::with_capacity(self.last_count)),
@@ -805,7 +821,7 @@ impl Producer {
     /// below it is fsynced (by `acks=all`, `--sync`, or the topic's `flush.messages` /
     /// `flush.ms`).
     pub fn recovery_point(&mut self, partition: i32) -> Result<i64, ProduceError> {
-        self.check_partition(partition)?;
+        self.check_partition(partition, true)?;
         self.request(Request::RecoveryPoint(partition))?;
         self.wait_for(|reply| match reply {
             Reply::RecoveryPoint(result) => Some(result),

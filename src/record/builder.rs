@@ -221,16 +221,26 @@ impl BatchBuilder {
         value: Option<&[u8]>,
         headers: &[Header],
     ) -> Option<i64> {
+        let fields = fields_size(key, value, headers);
+        self.try_append_sized(limit, fields, timestamp, key, value, headers)
+    }
+
+    /// [`Self::try_append`] of a record whose [`fields_size`] the caller already has.
+    pub(crate) fn try_append_sized(
+        &mut self,
+        limit: usize,
+        fields: usize,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) -> Option<i64> {
         let offset = self.next_offset();
         let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
         let base_timestamp = self.base_timestamp.unwrap_or(timestamp);
         let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
         // The record's size is computed once, for the check and the writer.
-        let body = body_size(
-            fields_size(key, value, headers),
-            offset_delta,
-            timestamp_delta,
-        );
+        let body = body_size(fields, offset_delta, timestamp_delta);
         if self.count > 0 && self.buf.len() + size_of_varint(body as i32) + body > limit {
             return None;
         }

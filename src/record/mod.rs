@@ -49,13 +49,17 @@ pub use builder::{BatchBuilder, BuiltBatch};
 pub use codec::{compress, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES};
 pub use control::{ControlRecordType, EndTransactionMarker};
 pub use error::RecordError;
-pub(crate) use record::{fields_size, size_with_fields};
+pub(crate) use record::fields_size;
 pub use record::{Header, Record};
 
 /// Bytes before every log entry's payload: `int64 offset` + `int32 size` (Kafka's `LOG_OVERHEAD`).
 pub const LOG_OVERHEAD: usize = 12;
 /// Size of a magic v2 batch header, records excluded (Kafka's `RECORD_BATCH_OVERHEAD`).
 pub const RECORD_BATCH_OVERHEAD: usize = 61;
+/// The most a magic v2 record takes besides its key, value and headers fields: the length,
+/// attributes, timestamp delta and offset delta at their longest, 5 + 1 + 10 + 5 bytes (Kafka's
+/// `DefaultRecord.MAX_RECORD_OVERHEAD`, behind the producer's size upper bound).
+pub const MAX_RECORD_OVERHEAD: usize = 21;
 /// Bytes of any entry up to and including its magic byte, which sits at the same place in every
 /// format version (Kafka's `HEADER_SIZE_UP_TO_MAGIC`).
 pub const HEADER_SIZE_UP_TO_MAGIC: usize = 17;

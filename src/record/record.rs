@@ -206,14 +206,6 @@ fn nullable_size(bytes: Option<&[u8]>) -> usize {
     }
 }
 
-/// A magic 2 record's exact size (Kafka's `DefaultRecord.sizeInBytes`) from its
-/// [`fields_size`]: the length prefix and the body.
-#[inline]
-pub(crate) fn size_with_fields(fields: usize, offset_delta: i32, timestamp_delta: i64) -> usize {
-    let body = body_size(fields, offset_delta, timestamp_delta);
-    size_of_varint(body as i32) + body
-}
-
 /// Bytes of a record's key, value and headers fields, with their length varints: the part of
 /// its size that does not depend on where the record goes in a batch.
 #[inline]
@@ -307,7 +299,7 @@ fn append_head(out: &mut Vec<u8>, head: &[u8; 32], len: usize) {
 }
 
 /// Writes `byte` at `at` of `buf` (the mask keeps the index in range without a check; a record
-/// head is at most 26 bytes); returns the next position.
+/// head is at most 27 bytes); returns the next position.
 #[inline(always)]
 fn put_byte(buf: &mut [u8; 32], at: usize, byte: u8) -> usize {
     if let Some(slot) = buf.get_mut(at & 31) {
