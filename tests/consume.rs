@@ -449,7 +449,14 @@ fn follows_new_records_until_max_messages() {
         .expect("stdout")
         .read_to_string(&mut out)
         .expect("read");
-    assert_eq!(out, "new1\nnew2\nnew3\n");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read");
+    assert_eq!(out, "new1\nnew2\nnew3\n", "stderr: {err}");
 }
 
 #[test]

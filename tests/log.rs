@@ -1070,3 +1070,51 @@ fn a_failed_group_append_leaves_no_bytes_and_no_index_entries() {
         .collect();
     assert_eq!(offsets, vec![30, 40], "no entry of the failed group stays");
 }
+
+/// A reader opens an index without the data directory's lock, while the writer of the partition
+/// may trim the file (closing its segment) or grow it again (reopening it): whatever size it
+/// sees, opening it read-only gives the written entries, never a read past the end.
+#[test]
+fn a_reader_opens_an_index_while_its_writer_trims_and_grows_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let tmp = tempdir();
+    let path = tmp.path().join("00000000000000000000.index");
+    {
+        let mut index = OffsetIndex::open_writable(&path, 0, 1 << 20).expect("index");
+        for i in 0..3 {
+            index
+                .append_offset(i * 10, (i * 100) as u32)
+                .expect("append");
+        }
+        index.trim_to_valid_size().expect("trim");
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (path, stop) = (path.clone(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .expect("open");
+            // 3 entries of 8 bytes, then (as a writer preallocates) zero slots up to 1 MiB.
+            while !stop.load(Ordering::Relaxed) {
+                file.set_len(1 << 20).expect("grow");
+                file.set_len(24).expect("trim");
+            }
+        })
+    };
+    let mut opened = 0;
+    let started = std::time::Instant::now();
+    while opened < 20_000 && started.elapsed() < std::time::Duration::from_secs(5) {
+        let index = OffsetIndex::open_read_only(&path, 0);
+        let index = index.unwrap_or_else(|e| {
+            stop.store(true, Ordering::Relaxed);
+            panic!("open {opened}: {e}")
+        });
+        assert_eq!(index.entries(), 3);
+        opened += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().expect("writer");
+}

@@ -7,6 +7,7 @@
 //! map that a concurrent writer's truncation could turn into a SIGBUS.
 
 use std::fs::{File, OpenOptions};
+use std::io::ErrorKind;
 use std::marker::PhantomData;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -349,20 +350,33 @@ impl<E: IndexEntry> IndexFile<E> {
         let slots = self.max_entries;
         // A file of one slot is trimmed, never preallocated: its slot is an entry, as in Kafka
         // (a time index may hold `(0, base)` when a producer wrote timestamp 0).
-        if slots <= 1 || !self.entry(slots - 1)?.is_unwritten_slot(self.base_offset) {
+        if slots <= 1 || !self.slot_is_unwritten(slots - 1)? {
             return Ok(slots);
         }
         // Invariant: every slot below `lo` is written, slot `hi` is unwritten.
         let (mut lo, mut hi) = (0usize, slots - 1);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.entry(mid)?.is_unwritten_slot(self.base_offset) {
+            if self.slot_is_unwritten(mid)? {
                 hi = mid;
             } else {
                 lo = mid + 1;
             }
         }
         Ok(hi)
+    }
+
+    /// Whether slot `n` holds no entry: zero-filled, or gone. A reader holds no lock, and the
+    /// partition's writer may trim the file to its entries (closing the segment) between the
+    /// reader's look at its size and its reads: a slot past the new end was an unwritten one.
+    fn slot_is_unwritten(&self, n: usize) -> Result<bool> {
+        match self.entry(n) {
+            Ok(entry) => Ok(entry.is_unwritten_slot(self.base_offset)),
+            Err(LogError::Io { source, .. }) if source.kind() == ErrorKind::UnexpectedEof => {
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn map_mut(&mut self) -> Result<&mut MmapMut> {
