@@ -404,6 +404,7 @@ fn offsets_earliest_latest_numbers_and_out_of_range() {
 
 #[test]
 fn follows_new_records_until_max_messages() {
+    use std::io::BufRead;
     let dir = tempdir();
     create_topic(dir.path(), "live", 1, &[]);
     kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"old\n").ok();
@@ -422,33 +423,41 @@ fn follows_new_records_until_max_messages() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    // The consumer starts at the end; records written after it started are followed.
-    std::thread::sleep(Duration::from_millis(500));
-    kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"new1\n").ok();
-    kafkit_stdin(
-        dir.path(),
-        &["produce", "--topic", "live"],
-        b"new2\nnew3\nnew4\n",
-    )
-    .ok();
+    let stdout = child.stdout.take().expect("stdout");
+    let (lines_tx, lines) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // The consumer starts at the end, at a moment this test does not see: records are written,
+    // one run of produce each, until it has printed three of them; those must be three
+    // consecutive ones (it follows every record written after it started), never "old".
+    let mut printed = Vec::new();
     let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
+    for i in 1.. {
+        kafkit_stdin(
+            dir.path(),
+            &["produce", "--topic", "live"],
+            format!("new{i}\n").as_bytes(),
+        )
+        .ok();
+        std::thread::sleep(Duration::from_millis(100));
+        printed.extend(lines.try_iter());
+        if printed.len() >= 3 || child.try_wait().expect("wait").is_some() {
             break;
         }
         if start.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
-            panic!("the consumer did not see the new records");
+            panic!("the consumer did not follow the new records: {printed:?}");
         }
-        std::thread::sleep(Duration::from_millis(50));
     }
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .expect("stdout")
-        .read_to_string(&mut out)
-        .expect("read");
+    let status = child.wait().expect("wait");
+    reader.join().expect("reader");
+    printed.extend(lines.try_iter());
     let mut err = String::new();
     child
         .stderr
@@ -456,7 +465,18 @@ fn follows_new_records_until_max_messages() {
         .expect("stderr")
         .read_to_string(&mut err)
         .expect("read");
-    assert_eq!(out, "new1\nnew2\nnew3\n", "stderr: {err}");
+    assert!(status.success(), "stderr: {err}");
+    assert_eq!(printed.len(), 3, "{printed:?} stderr: {err}");
+    let first: u32 = printed[0]
+        .strip_prefix("new")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{printed:?}"));
+    assert_eq!(
+        printed,
+        [first, first + 1, first + 2].map(|n| format!("new{n}")),
+        "stderr: {err}"
+    );
+    assert_eq!(err, "Processed a total of 3 messages\n");
 }
 
 #[test]
