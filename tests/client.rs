@@ -358,24 +358,32 @@ fn a_batch_holds_what_its_first_records_buffer_holds_like_the_record_accumulator
         batches_of(&datadir, &TopicPartition::new("t", 0)),
         [(3, 85), (3, 85), (1, 69)]
     );
-    // A first record larger than batch.size: its upper bound (61 + 21 + 304 = 386) leaves 16
-    // bytes after it (its length takes 2 of the 5 bytes counted), room for two "v" records.
-    let dir = tempdir();
-    let datadir = topic(dir.path(), "t", 1);
-    let config = ProducerConfig {
-        batch_size: 100,
-        acks: Acks::Leader,
-        ..ProducerConfig::default()
+    // A record of 300 bytes, then three of "v", with batch.size 100: the records per batch.
+    let counts = |compression: Compression| {
+        let dir = tempdir();
+        let datadir = topic(dir.path(), "t", 1);
+        let config = ProducerConfig {
+            batch_size: 100,
+            acks: Acks::Leader,
+            compression,
+            ..ProducerConfig::default()
+        };
+        let mut p = producer(&datadir, "t", config);
+        p.send(None, 1_000, None, Some(&[b'x'; 300]), &[])
+            .expect("send");
+        for _ in 0..3 {
+            p.send(None, 1_000, None, Some(b"v"), &[]).expect("send");
+        }
+        p.close().expect("close");
+        let batches = batches_of(&datadir, &TopicPartition::new("t", 0));
+        batches.iter().map(|b| b.0).collect::<Vec<_>>()
     };
-    let mut p = producer(&datadir, "t", config);
-    p.send(None, 1_000, None, Some(&[b'x'; 300]), &[])
-        .expect("send");
-    for _ in 0..3 {
-        p.send(None, 1_000, None, Some(b"v"), &[]).expect("send");
-    }
-    p.close().expect("close");
-    let batches = batches_of(&datadir, &TopicPartition::new("t", 0));
-    assert_eq!(batches.iter().map(|b| b.0).collect::<Vec<_>>(), [3, 1]);
+    // The large first record's upper bound (61 + 21 + 304 = 386) leaves 16 bytes after it (its
+    // length takes 2 of the 5 bytes counted): room for two "v" records.
+    assert_eq!(counts(Compression::None), [3, 1]);
+    // A compressed batch keeps batch.size as its limit (counted before compression): the large
+    // record goes alone, the small ones together.
+    assert_eq!(counts(Compression::Gzip), [1, 3]);
 }
 
 #[test]

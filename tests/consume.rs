@@ -455,7 +455,17 @@ fn follows_new_records_until_max_messages() {
             panic!("the consumer did not follow the new records: {printed:?}");
         }
     }
-    let status = child.wait().expect("wait");
+    // It stops by itself at three messages.
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the consumer did not stop at --max-messages: {printed:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     reader.join().expect("reader");
     printed.extend(lines.try_iter());
     let mut err = String::new();

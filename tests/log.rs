@@ -1089,7 +1089,15 @@ fn a_reader_opens_an_index_while_its_writer_trims_and_grows_it() {
         }
         index.trim_to_valid_size().expect("trim");
     }
+    /// Stops the resizing thread however the test ends.
+    struct Stop(Arc<AtomicBool>);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
+    let _stop_on_exit = Stop(Arc::clone(&stop));
     let writer = {
         let (path, stop) = (path.clone(), Arc::clone(&stop));
         std::thread::spawn(move || {
@@ -1107,11 +1115,8 @@ fn a_reader_opens_an_index_while_its_writer_trims_and_grows_it() {
     let mut opened = 0;
     let started = std::time::Instant::now();
     while opened < 20_000 && started.elapsed() < std::time::Duration::from_secs(5) {
-        let index = OffsetIndex::open_read_only(&path, 0);
-        let index = index.unwrap_or_else(|e| {
-            stop.store(true, Ordering::Relaxed);
-            panic!("open {opened}: {e}")
-        });
+        let index =
+            OffsetIndex::open_read_only(&path, 0).unwrap_or_else(|e| panic!("open {opened}: {e}"));
         assert_eq!(index.entries(), 3);
         opened += 1;
     }

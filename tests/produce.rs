@@ -179,6 +179,7 @@ fn producer_configuration_errors_have_kafkas_messages() {
     // line of what the Java client throws (the metadata check, ProducerRecord's check).
     let out_of_range = "org.apache.kafka.common.KafkaException: Invalid partition given with record: 2 is not in the range [0...2).";
     let negative = "java.lang.IllegalArgumentException: Invalid partition: -1. Partition number should always be non-negative or null.";
+    let too_large = format!("{{\"value\":\"{}\",\"partition\":2}}\n", "x".repeat(300));
     for (args, input, message) in [
         (&["--partition", "2"][..], "a\n", out_of_range),
         (&["--partition=-1"][..], "a\n", negative),
@@ -191,6 +192,17 @@ fn producer_configuration_errors_have_kafkas_messages() {
             &["--input", "json"][..],
             "{\"value\":\"a\",\"partition\":-1}\n",
             negative,
+        ),
+        // Checked before the record's size, as the Java client does.
+        (
+            &[
+                "--input",
+                "json",
+                "--producer-property",
+                "max.request.size=100",
+            ][..],
+            too_large.as_str(),
+            out_of_range,
         ),
     ] {
         let mut all = vec!["produce", "--topic", "t"];
@@ -781,6 +793,10 @@ fn json_output_follows_records_across_batches_and_partitions() {
             "150",
             "--output",
             "json",
+            // A seed under which the sticky partitioner moves (any seed does with high
+            // probability; this one makes the test certain).
+            "--partitioner-seed",
+            "7",
         ],
         input.as_bytes(),
     );

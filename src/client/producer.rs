@@ -679,6 +679,11 @@ impl Producer {
         value: Option<&[u8]>,
         headers: &[Header],
     ) -> Result<(), ProduceError> {
+        // A named partition is checked first, as the Java client does (ProducerRecord's
+        // constructor, then the metadata) before it measures the record.
+        let forced = partition
+            .map(|p| self.check_partition(p, true))
+            .transpose()?;
         let fields = fields_size(key, value, headers);
         // Kafka's estimateSizeInBytesUpperBound: a batch of this record alone, its length and
         // deltas counted at their longest.
@@ -687,8 +692,10 @@ impl Producer {
             self.refuse_too_large(partition, upper_bound, key, value);
             return Ok(());
         }
-        let mut p = match partition {
-            Some(p) => self.check_partition(p, true)?,
+        // The partitioner is asked only for a record that is sent (as the built-in sticky
+        // choice is made in Kafka's accumulator), so a refused record moves no partitioner.
+        let mut p = match forced {
+            Some(p) => p,
             None => self.choose_partition(key, value)?,
         };
         if self.try_append(p, fields, timestamp, key, value, headers) {
@@ -783,8 +790,14 @@ impl Producer {
                 buffer,
             ),
             // Never past the topic's max.message.bytes, as the batch size (a Kafka producer
-            // splits a batch the broker refuses as too large).
-            limit: self.limit.max(upper_bound.min(self.max_message)),
+            // splits a batch the broker refuses as too large). A compressed batch keeps the
+            // batch size: the limit counts bytes before compression, and the codec's framing on
+            // data that does not compress could carry a batch filled up to a large first
+            // record's bound past max.message.bytes.
+            limit: match self.config.compression {
+                Compression::None => self.limit.max(upper_bound.min(self.max_message)),
+                _ => self.limit,
+            },
             timestamps: self
                 .report_written
                 .then(|| Vec::with_capacity(self.last_count)),
