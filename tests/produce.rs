@@ -908,6 +908,58 @@ fn log_append_time_topics_stamp_the_append_time() {
     assert_eq!(records[0]["timestamp"], produced["timestamp"]);
 }
 
+/// Records that do not compress, on a topic whose max.message.bytes is below batch.size: every
+/// codec's batches are sized so that compressing cannot carry them past the limit (a Kafka
+/// producer would split a refused batch and send the halves), so every record is written.
+/// Each record is 109 bytes (100 random bytes of value): 36 of them fill 3985 of the 4000 bytes
+/// before compression, and gzip's or snappy's framing of random bytes passes 4000.
+#[test]
+fn compressed_batches_fit_max_message_bytes_whatever_the_data() {
+    use base64::Engine;
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut noise = || {
+        // xorshift64: bytes without structure for the codecs to find.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state.to_le_bytes()
+    };
+    let input: String = (0..200)
+        .map(|_| {
+            let value: Vec<u8> = (0..13).flat_map(|_| noise()).take(100).collect();
+            let value = base64::engine::general_purpose::STANDARD.encode(value);
+            format!("{{\"value\":{{\"base64\":\"{value}\"}},\"timestamp\":1000}}\n")
+        })
+        .collect();
+    for codec in ["gzip", "snappy", "lz4", "zstd"] {
+        let dir = tempdir();
+        create_topic(dir.path(), "s", 1, &["max.message.bytes=4000"]);
+        let run = kafkit_stdin(
+            dir.path(),
+            &[
+                "produce",
+                "--topic",
+                "s",
+                "--input",
+                "json",
+                "--compression-codec",
+                codec,
+                "--acks",
+                "1",
+            ],
+            input.as_bytes(),
+        );
+        assert_eq!(run.code, 0, "{codec}");
+        assert!(
+            run.stderr.is_empty(),
+            "{codec}: {}",
+            run.stderr.lines().take(2).collect::<Vec<_>>().join("\n")
+        );
+        assert_eq!(consume_all(dir.path(), "s").len(), 200, "{codec}");
+        assert!(batches(dir.path(), "s", 0).len() > 1, "{codec}");
+    }
+}
+
 #[test]
 fn max_message_bytes_is_enforced_with_kafkas_message() {
     let dir = tempdir();

@@ -430,8 +430,9 @@ pub struct Producer {
     partitioner: Box<dyn Partitioner>,
     config: ProducerConfig,
     /// A batch is sealed before it would exceed this: `batch.size`, and never more than the
-    /// topic's `max.message.bytes` (Kafka splits such batches and resends; sealing earlier
-    /// gives the same records in the log).
+    /// topic's `max.message.bytes`, or for a compressed batch than what surely compresses
+    /// within it ([`compressed_batch_room`]) (Kafka splits such batches and resends; sealing
+    /// earlier gives the same records in the log).
     limit: usize,
     /// The topic's `max.message.bytes`.
     max_message: usize,
@@ -463,6 +464,17 @@ impl std::fmt::Debug for Producer {
     }
 }
 
+/// The largest batch, counted before compression, whose compressed form stays within
+/// `max_message` bytes whatever the data. Kafka's codecs expand data that does not compress by
+/// at most a sixth plus their framing (snappy's worst case: n/6 + 32 bytes a 32 KiB block, 4
+/// bytes of block length and a 16-byte stream header; gzip, lz4 and zstd add less). A Kafka
+/// producer splits a batch the broker refuses as too large and sends the halves; sizing the
+/// batch so that it cannot be refused writes the same records.
+fn compressed_batch_room(max_message: usize) -> usize {
+    let framing = 64 + 40 * (max_message / 32_768 + 1);
+    RECORD_BATCH_OVERHEAD + max_message.saturating_sub(RECORD_BATCH_OVERHEAD + framing) * 6 / 7
+}
+
 /// What the Java producer throws for a record's partition among `partitions`, as the first
 /// line of its stack trace, or `None` when the partition exists. `forced`: the record names it
 /// (`ProducerRecord`'s check, then the metadata's); otherwise the partitioner chose it
@@ -491,7 +503,11 @@ impl Producer {
     ) -> Self {
         let partitions = topic.partition_count() as i32;
         let max_message = topic.log_config().max_message_bytes as usize;
-        let limit = config.batch_size.min(max_message).max(1);
+        let room = match config.compression {
+            Compression::None => max_message,
+            _ => compressed_batch_room(max_message),
+        };
+        let limit = config.batch_size.min(room).max(1);
         let (requests, inbox) =
             mpsc::sync_channel((BUFFER_MEMORY / limit.max(HANDOFF_BYTES)).max(1));
         let (replies, outbox) = mpsc::channel();
