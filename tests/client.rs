@@ -381,9 +381,51 @@ fn a_batch_holds_what_its_first_records_buffer_holds_like_the_record_accumulator
     // The large first record's upper bound (61 + 21 + 304 = 386) leaves 16 bytes after it (its
     // length takes 2 of the 5 bytes counted): room for two "v" records.
     assert_eq!(counts(Compression::None), [3, 1]);
-    // A compressed batch keeps batch.size as its limit (counted before compression): the large
-    // record goes alone, the small ones together.
+    // A compressed batch is estimated at its records' bytes times the compression estimate (1
+    // for a producer's first batch) and 1.05: the large record's batch is full at 61 + 324 of
+    // its 386 bytes, the small ones go together.
     assert_eq!(counts(Compression::Gzip), [1, 3]);
+}
+
+#[test]
+fn compressed_batches_grow_as_kafkas_compression_estimate_falls() {
+    // Records of 100 identical bytes compress to a few percent. The first batch is estimated
+    // with the ratio 1 (as Kafka's CompressionRatioEstimator starts): 8 records of 109 bytes
+    // fill 61 + 915 of 1024 bytes. Each batch compressed then lowers the estimate by 0.005
+    // (Kafka's improving step), so later batches hold more records. The sender compresses
+    // batches as they are handed over; waiting for the sealed ones every 50 records (the
+    // recovery point is such a barrier, and leaves the open batch open) makes that happen
+    // during the run whatever the machine's speed.
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 1);
+    let config = ProducerConfig {
+        batch_size: 1024,
+        acks: Acks::Leader,
+        compression: Compression::Gzip,
+        ..ProducerConfig::default()
+    };
+    let mut p = producer(&datadir, "t", config);
+    for i in 0..4000u32 {
+        let mut value = [b'x'; 100];
+        value[..4].copy_from_slice(&i.to_be_bytes());
+        p.send(None, 1_000, None, Some(&value), &[]).expect("send");
+        if i % 50 == 49 {
+            p.recovery_point(0).expect("barrier");
+        }
+    }
+    p.close().expect("close");
+    let counts: Vec<i32> = batches_of(&datadir, &TopicPartition::new("t", 0))
+        .iter()
+        .map(|b| b.0)
+        .collect();
+    assert_eq!(counts.iter().sum::<i32>(), 4000);
+    assert_eq!(counts[0], 8, "{counts:?}");
+    let largest = counts.iter().max().copied().unwrap_or_default();
+    assert!(largest >= 3 * counts[0], "{counts:?}");
+    let records = crate::produce::consume_all(dir.path(), "t");
+    for (i, r) in records.iter().enumerate() {
+        assert_eq!(r["offset"], i as i64);
+    }
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! ([`Producer::hand_off`]; the console producer calls it before each read of its input), and
 //! every open batch is written by [`Producer::flush`] (called at the end of the input).
 
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -151,6 +152,8 @@ pub enum ProduceError {
 #[derive(Debug)]
 struct Open {
     builder: BatchBuilder,
+    /// The most bytes the batch may hold before compression ([`compressed_batch_room`]).
+    room: usize,
     /// The batch's write limit: the batch size, or more when its first record needs more (the
     /// buffer Kafka's `RecordAccumulator` allocates is `max(batch.size, upper bound of the
     /// first record)`, and later records may fill it).
@@ -170,6 +173,12 @@ impl Open {
         value: Option<&[u8]>,
         headers: &[Header],
     ) -> bool {
+        // Against the room before compression, the record counted at its longest.
+        if self.builder.record_count() > 0
+            && self.builder.uncompressed_size_in_bytes() + MAX_RECORD_OVERHEAD + fields > self.room
+        {
+            return false;
+        }
         let taken = self
             .builder
             .try_append_sized(self.limit, fields, timestamp, key, value, headers)
@@ -225,6 +234,9 @@ struct SenderThread {
     durable_each_batch: bool,
     replies: mpsc::Sender<Reply>,
     free: mpsc::Sender<Vec<u8>>,
+    /// The producer's compression-ratio estimate, updated with each batch compressed here (as
+    /// Kafka's sender does when it closes a batch).
+    compression_estimate: Arc<AtomicU32>,
 }
 
 impl SenderThread {
@@ -280,6 +292,12 @@ impl SenderThread {
                     .batch
                     .seal()
                     .map_err(|source| ProduceError::Compress { tp: tp(), source })?;
+                if batch.compression() != Compression::None {
+                    let current = f32::from_bits(self.compression_estimate.load(Ordering::Relaxed));
+                    let next = updated_compression_estimate(current, batch.compression_ratio());
+                    self.compression_estimate
+                        .store(next.to_bits(), Ordering::Relaxed);
+                }
                 batches.push(batch);
                 timestamps.push(sealed.timestamps);
             }
@@ -429,13 +447,18 @@ pub struct Producer {
     partitions: i32,
     partitioner: Box<dyn Partitioner>,
     config: ProducerConfig,
-    /// A batch is sealed before it would exceed this: `batch.size`, and never more than the
-    /// topic's `max.message.bytes`, or for a compressed batch than what surely compresses
-    /// within it ([`compressed_batch_room`]) (Kafka splits such batches and resends; sealing
-    /// earlier gives the same records in the log).
+    /// A batch is sealed before its estimated size would exceed this: `batch.size`, and never
+    /// more than the topic's `max.message.bytes` (Kafka splits such batches and resends;
+    /// sealing earlier gives the same records in the log).
     limit: usize,
     /// The topic's `max.message.bytes`.
     max_message: usize,
+    /// The most bytes a batch may hold before compression ([`compressed_batch_room`]; no
+    /// bound without compression).
+    room: usize,
+    /// Kafka's `CompressionRatioEstimator` for this topic and codec, as f32 bits: the sender
+    /// thread updates it as it compresses batches, each new batch starts from it.
+    compression_estimate: Arc<AtomicU32>,
     open: Vec<Option<Open>>,
     /// Sealed batches not handed to the sender yet, and their bytes.
     sealed: Vec<Sealed>,
@@ -461,6 +484,19 @@ impl std::fmt::Debug for Producer {
             .field("partitions", &self.partitions)
             .field("config", &self.config)
             .finish_non_exhaustive()
+    }
+}
+
+/// Kafka's `CompressionRatioEstimator.updateEstimation`: a batch that compressed worse than
+/// the estimate raises it at once (by 0.05 at least), one that compressed better lowers it
+/// slowly (by 0.005 at most).
+fn updated_compression_estimate(current: f32, observed: f32) -> f32 {
+    if observed > current {
+        (current + 0.05).max(observed)
+    } else if observed < current {
+        (current - 0.005).max(observed)
+    } else {
+        current
     }
 }
 
@@ -503,11 +539,12 @@ impl Producer {
     ) -> Self {
         let partitions = topic.partition_count() as i32;
         let max_message = topic.log_config().max_message_bytes as usize;
+        let limit = config.batch_size.min(max_message).max(1);
         let room = match config.compression {
-            Compression::None => max_message,
+            Compression::None => usize::MAX,
             _ => compressed_batch_room(max_message),
         };
-        let limit = config.batch_size.min(room).max(1);
+        let compression_estimate = Arc::new(AtomicU32::new(1.0f32.to_bits()));
         let (requests, inbox) =
             mpsc::sync_channel((BUFFER_MEMORY / limit.max(HANDOFF_BYTES)).max(1));
         let (replies, outbox) = mpsc::channel();
@@ -518,6 +555,7 @@ impl Producer {
             durable_each_batch: config.sync || config.acks == Acks::All,
             replies,
             free: free_sender,
+            compression_estimate: Arc::clone(&compression_estimate),
         };
         let (thread, fatal) = match thread::Builder::new()
             .name("kafkit-producer-sender".to_string())
@@ -534,6 +572,8 @@ impl Producer {
             partitioner,
             limit,
             max_message,
+            room,
+            compression_estimate,
             open: (0..partitions).map(|_| None).collect(),
             sealed: Vec::new(),
             sealed_bytes: 0,
@@ -798,22 +838,24 @@ impl Producer {
             .free
             .try_recv()
             .unwrap_or_else(|_| Vec::with_capacity(self.limit.min(BATCH_PREALLOCATION_LIMIT)));
+        let mut builder = BatchBuilder::with_buffer(
+            0,
+            self.config.compression,
+            TimestampType::CreateTime,
+            buffer,
+        );
+        if self.config.compression != Compression::None {
+            // As Kafka's ProducerBatch: each new batch starts from the running estimate.
+            builder.set_estimated_compression_ratio(f32::from_bits(
+                self.compression_estimate.load(Ordering::Relaxed),
+            ));
+        }
         let open = Open {
-            builder: BatchBuilder::with_buffer(
-                0,
-                self.config.compression,
-                TimestampType::CreateTime,
-                buffer,
-            ),
+            builder,
             // Never past the topic's max.message.bytes, as the batch size (a Kafka producer
-            // splits a batch the broker refuses as too large). A compressed batch keeps the
-            // batch size: the limit counts bytes before compression, and the codec's framing on
-            // data that does not compress could carry a batch filled up to a large first
-            // record's bound past max.message.bytes.
-            limit: match self.config.compression {
-                Compression::None => self.limit.max(upper_bound.min(self.max_message)),
-                _ => self.limit,
-            },
+            // splits a batch the broker refuses as too large).
+            limit: self.limit.max(upper_bound.min(self.max_message)),
+            room: self.room,
             timestamps: self
                 .report_written
                 .then(|| Vec::with_capacity(self.last_count)),
@@ -905,5 +947,44 @@ impl Drop for Producer {
     /// yet, are dropped, as an unflushed Java producer's).
     fn drop(&mut self) {
         let _ = self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compression_estimate_moves_as_kafkas() {
+        // The cases of Kafka's CompressionRatioEstimatorTest, with the values its rule gives:
+        // worse than estimated raises the estimate by 0.05 or to the observed ratio, better
+        // lowers it by 0.005 at most and never below the observed ratio.
+        for (current, observed, expected) in [
+            (0.8f32, 0.84f32, 0.85f32),
+            (0.6, 0.7, 0.7),
+            (0.6, 0.4, 0.595),
+            (0.004, 0.001, 0.001),
+            (0.5, 0.5, 0.5),
+        ] {
+            let next = updated_compression_estimate(current, observed);
+            assert!(
+                (next - expected).abs() < 1e-6,
+                "{current} {observed}: {next}"
+            );
+            assert!(next >= observed);
+        }
+    }
+
+    #[test]
+    fn a_compressed_batch_room_holds_the_worst_expansion() {
+        // Snappy's worst case for n bytes that do not compress: n + n/6 + 32 a 32 KiB block,
+        // 4 bytes of block length, a 16-byte stream header.
+        for max_message in [1_000usize, 4_000, 100_000, 1_048_588, 8 << 20] {
+            let room = compressed_batch_room(max_message);
+            let n = room - RECORD_BATCH_OVERHEAD;
+            let blocks = n.div_ceil(32 * 1024);
+            let worst = RECORD_BATCH_OVERHEAD + n + n / 6 + 36 * blocks + 16;
+            assert!(worst <= max_message, "{max_message}: {worst}");
+        }
     }
 }

@@ -12,6 +12,10 @@ use super::{
     RECORD_BATCH_OVERHEAD,
 };
 
+/// Kafka's `MemoryRecordsBuilder.COMPRESSION_RATE_ESTIMATION_FACTOR`: the margin on the
+/// estimated compressed size of a batch being filled.
+const COMPRESSION_RATE_ESTIMATION_FACTOR: f32 = 1.05;
+
 /// Builds one magic 2 batch: header fields set up front, records appended with consecutive
 /// (or, through [`Self::append_with_offset`], increasing) offsets, compression and the CRC
 /// applied by [`Self::build`].
@@ -42,6 +46,9 @@ pub struct BatchBuilder {
     dense: bool,
     base_timestamp: Option<i64>,
     max_timestamp: i64,
+    /// What the records are expected to compress to, as a fraction (Kafka's
+    /// `estimatedCompressionRatio`; 1 until a producer sets its running estimate).
+    estimated_compression_ratio: f32,
 }
 
 impl BatchBuilder {
@@ -95,6 +102,7 @@ impl BatchBuilder {
             dense: true,
             base_timestamp: None,
             max_timestamp: NO_TIMESTAMP,
+            estimated_compression_ratio: 1.0,
         }
     }
 
@@ -155,6 +163,13 @@ impl BatchBuilder {
         self.delete_horizon_ms = Some(horizon);
         self.base_timestamp = Some(horizon);
         self
+    }
+
+    /// Sets the fraction the records are expected to compress to, for
+    /// [`Self::estimated_size_in_bytes`] (Kafka's `setEstimatedCompressionRatio`; a producer
+    /// gives each new batch its running estimate).
+    pub fn set_estimated_compression_ratio(&mut self, ratio: f32) {
+        self.estimated_compression_ratio = ratio;
     }
 
     /// The offset the next [`Self::append`] assigns.
@@ -241,7 +256,10 @@ impl BatchBuilder {
         let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
         // The record's size is computed once, for the check and the writer.
         let body = body_size(fields, offset_delta, timestamp_delta);
-        if self.count > 0 && self.buf.len() + size_of_varint(body as i32) + body > limit {
+        // Kafka's hasRoomFor: the new record counted uncompressed ("be conservative").
+        if self.count > 0
+            && self.estimated_size_in_bytes() + size_of_varint(body as i32) + body > limit
+        {
             return None;
         }
         self.base_timestamp = Some(base_timestamp);
@@ -296,9 +314,24 @@ impl BatchBuilder {
         self.last_offset = Some(offset);
     }
 
-    /// Size of the batch if built now without compression: exact for
-    /// [`Compression::None`], an upper bound in practice for the others.
+    /// Kafka's `estimatedBytesWritten`: the batch's size if built now, exact without
+    /// compression; with it, the header and the records' bytes times the estimated compression
+    /// ratio and a 5% margin (`COMPRESSION_RATE_ESTIMATION_FACTOR`), in Java's float arithmetic.
     pub fn estimated_size_in_bytes(&self) -> usize {
+        match self.compression {
+            Compression::None => self.buf.len(),
+            _ => {
+                let records = self.buf.len().saturating_sub(RECORD_BATCH_OVERHEAD);
+                RECORD_BATCH_OVERHEAD
+                    + (records as f32
+                        * self.estimated_compression_ratio
+                        * COMPRESSION_RATE_ESTIMATION_FACTOR) as usize
+            }
+        }
+    }
+
+    /// The batch's size before compression: the header and the records as written.
+    pub fn uncompressed_size_in_bytes(&self) -> usize {
         self.buf.len()
     }
 
@@ -332,6 +365,7 @@ impl BatchBuilder {
     /// builder's buffer, without a copy.
     pub fn seal(mut self) -> Result<BuiltBatch, RecordError> {
         let attributes = self.attributes();
+        let uncompressed_records = self.buf.len().saturating_sub(RECORD_BATCH_OVERHEAD);
         let mut bytes = match self.compression {
             Compression::None => std::mem::take(&mut self.buf),
             codec => {
@@ -383,6 +417,7 @@ impl BatchBuilder {
             last_offset_delta,
             max_timestamp,
             dense: self.dense,
+            uncompressed_records,
         })
     }
 }
@@ -400,9 +435,21 @@ pub struct BuiltBatch {
     last_offset_delta: i32,
     max_timestamp: i64,
     dense: bool,
+    /// Bytes of the records before compression.
+    uncompressed_records: usize,
 }
 
 impl BuiltBatch {
+    /// Kafka's `actualCompressionRatio`: the records' bytes after compression over before (1
+    /// for an uncompressed or empty batch).
+    pub fn compression_ratio(&self) -> f32 {
+        if self.compression == Compression::None || self.uncompressed_records == 0 {
+            return 1.0;
+        }
+        let compressed = self.bytes.len().saturating_sub(RECORD_BATCH_OVERHEAD);
+        compressed as f32 / self.uncompressed_records as f32
+    }
+
     /// The batch's bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes

@@ -337,3 +337,33 @@ fn try_append_takes_what_fits_and_writes_what_append_writes() {
     // The same bytes as append, record for record.
     assert_eq!(tried.build().unwrap(), appended.build().unwrap());
 }
+
+#[test]
+fn a_compressed_batch_is_estimated_as_kafkas_memory_records_builder() {
+    // estimatedBytesWritten: 61 + (int)(records * ratio * 1.05) in float arithmetic; a record
+    // fits while that plus its uncompressed size stays within the limit.
+    let mut b = BatchBuilder::new(0, Compression::Gzip, TimestampType::CreateTime);
+    b.set_estimated_compression_ratio(0.5);
+    let value = [b'x'; 100];
+    // 109 bytes a record: after 1, 2, 3 records the estimate is 61 + 57, 61 + 114, 61 + 171.
+    let mut estimates = Vec::new();
+    for _ in 0..3 {
+        assert!(b.try_append(1_000, 1, None, Some(&value), &[]).is_some());
+        estimates.push(b.estimated_size_in_bytes());
+    }
+    assert_eq!(estimates, [61 + 57, 61 + 114, 61 + 171]);
+    assert_eq!(b.uncompressed_size_in_bytes(), 61 + 3 * 109);
+    // 232 + 109 = 341: refused under 340, taken at 341.
+    assert_eq!(b.try_append(340, 1, None, Some(&value), &[]), None);
+    assert_eq!(b.try_append(341, 1, None, Some(&value), &[]), Some(3));
+    // The built batch reports the ratio it compressed to.
+    let built = b.seal().unwrap();
+    let ratio = built.compression_ratio();
+    assert!(ratio > 0.0 && ratio < 0.5, "{ratio}");
+    // Without compression the estimate is the size.
+    let mut plain = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+    plain.set_estimated_compression_ratio(0.5);
+    plain.append(1, None, Some(&value), &[]);
+    assert_eq!(plain.estimated_size_in_bytes(), 61 + 109);
+    assert_eq!(plain.seal().unwrap().compression_ratio(), 1.0);
+}
