@@ -388,6 +388,60 @@ fn a_batch_holds_what_its_first_records_buffer_holds_like_the_record_accumulator
 }
 
 #[test]
+fn a_compressed_batch_fits_max_message_bytes_after_the_estimate_fell() {
+    // Compressible records first bring the compression estimate down; then come records that
+    // do not compress. Filled to max.message.bytes (4000) by the low estimate alone, a batch
+    // would hold several times 4000 bytes that compress to as many: the log would refuse it
+    // (a Kafka producer would split it). The room before compression keeps every batch
+    // writable, and every record is written.
+    let dir = tempdir();
+    crate::produce::create_topic(dir.path(), "t", 1, &["max.message.bytes=4000"]);
+    let datadir = DataDir::open(dir.path()).expect("datadir");
+    let config = ProducerConfig {
+        acks: Acks::Leader,
+        compression: Compression::Gzip,
+        ..ProducerConfig::default()
+    };
+    let mut p = producer(&datadir, "t", config);
+    for i in 0..6000u32 {
+        let mut value = [b'x'; 100];
+        value[..4].copy_from_slice(&i.to_be_bytes());
+        p.send(None, 1_000, None, Some(&value), &[]).expect("send");
+        if i % 20 == 19 {
+            // Let the sender compress what is sealed, so the estimate falls during the run.
+            p.recovery_point(0).expect("barrier");
+        }
+    }
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..300 {
+        let value: Vec<u8> = (0..13)
+            .flat_map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state.to_le_bytes()
+            })
+            .take(100)
+            .collect();
+        p.send(None, 1_000, None, Some(&value), &[]).expect("send");
+    }
+    let events = p.close().expect("close");
+    let failed: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::Failed(_)))
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} failed: {:?}",
+        failed.len(),
+        failed.first()
+    );
+    let batches = batches_of(&datadir, &TopicPartition::new("t", 0));
+    assert_eq!(batches.iter().map(|b| b.0).sum::<i32>(), 6300);
+    assert!(batches.iter().all(|b| b.1 <= 4000), "{batches:?}");
+}
+
+#[test]
 fn compressed_batches_grow_as_kafkas_compression_estimate_falls() {
     // Records of 100 identical bytes compress to a few percent. The first batch is estimated
     // with the ratio 1 (as Kafka's CompressionRatioEstimator starts): 8 records of 109 bytes

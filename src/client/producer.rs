@@ -505,10 +505,12 @@ fn updated_compression_estimate(current: f32, observed: f32) -> f32 {
 /// at most a sixth plus their framing (snappy's worst case: n/6 + 32 bytes a 32 KiB block, 4
 /// bytes of block length and a 16-byte stream header; gzip, lz4 and zstd add less). A Kafka
 /// producer splits a batch the broker refuses as too large and sends the halves; sizing the
-/// batch so that it cannot be refused writes the same records.
+/// batch so that it cannot be refused writes the same records. It also bounds a batch that
+/// would compress far below the limit, which Kafka may fill further: with max.message.bytes
+/// at its default of 1 MiB, only a compression estimate below about 2% reaches this bound.
 fn compressed_batch_room(max_message: usize) -> usize {
     let framing = 64 + 40 * (max_message / 32_768 + 1);
-    RECORD_BATCH_OVERHEAD + max_message.saturating_sub(RECORD_BATCH_OVERHEAD + framing) * 6 / 7
+    RECORD_BATCH_OVERHEAD + max_message.saturating_sub(RECORD_BATCH_OVERHEAD + framing) / 7 * 6
 }
 
 /// What the Java producer throws for a record's partition among `partitions`, as the first
@@ -876,7 +878,8 @@ impl Producer {
         self.last_count = open.builder.record_count() as usize;
         self.sealed_since_poll = true;
         self.check_fatal()?;
-        self.sealed_bytes += open.builder.estimated_size_in_bytes();
+        // The buffer as it is held until the sender compresses it.
+        self.sealed_bytes += open.builder.uncompressed_size_in_bytes();
         self.sealed.push(Sealed {
             partition: p as i32,
             batch: open.builder,

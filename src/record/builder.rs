@@ -225,9 +225,10 @@ impl BatchBuilder {
         Ok(offset)
     }
 
-    /// Appends a record at the next offset if the batch then stays within `limit` bytes, as
-    /// Kafka's `ProducerBatch.tryAppend`: returns its offset, or `None` (nothing written) when
-    /// it would not fit. An empty batch takes any record, however large.
+    /// Appends a record at the next offset if the batch's [`Self::estimated_size_in_bytes`]
+    /// then stays within `limit` bytes (the exact size without compression), as Kafka's
+    /// `ProducerBatch.tryAppend`: returns its offset, or `None` (nothing written) when it would
+    /// not fit. An empty batch takes any record, however large.
     pub fn try_append(
         &mut self,
         limit: usize,
