@@ -197,7 +197,8 @@ impl BatchBuilder {
         headers: &[Header],
     ) -> i64 {
         let offset = self.next_offset();
-        self.push(offset, timestamp, key, value, headers);
+        let fields = fields_size(key, value, headers);
+        self.push(offset, None, fields, timestamp, key, value, headers);
         offset
     }
 
@@ -221,7 +222,8 @@ impl BatchBuilder {
                 last_offset: self.last_offset,
             });
         }
-        self.push(offset, timestamp, key, value, headers);
+        let fields = fields_size(key, value, headers);
+        self.push(offset, None, fields, timestamp, key, value, headers);
         Ok(offset)
     }
 
@@ -252,17 +254,38 @@ impl BatchBuilder {
         headers: &[Header],
     ) -> Option<i64> {
         let offset = self.next_offset();
+        self.push(offset, Some(limit), fields, timestamp, key, value, headers)
+            .then_some(offset)
+    }
+
+    /// Writes a record of [`fields_size`] `fields` at `offset`, its size computed once for the
+    /// check and the writer. With a `limit`, Kafka's `hasRoomFor`: a batch that already holds
+    /// a record takes this one only if its estimated size, the new record counted
+    /// uncompressed ("be conservative"), stays within it; false when it does not (nothing
+    /// written).
+    #[allow(clippy::too_many_arguments)] // the record's four fields, where and against what
+    fn push(
+        &mut self,
+        offset: i64,
+        limit: Option<usize>,
+        fields: usize,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) -> bool {
         let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
         let base_timestamp = self.base_timestamp.unwrap_or(timestamp);
         let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
-        // The record's size is computed once, for the check and the writer.
         let body = body_size(fields, offset_delta, timestamp_delta);
-        // Kafka's hasRoomFor: the new record counted uncompressed ("be conservative").
-        if self.count > 0
-            && self.estimated_size_in_bytes() + size_of_varint(body as i32) + body > limit
-        {
-            return None;
+        if let Some(limit) = limit {
+            if self.count > 0
+                && self.estimated_size_in_bytes() + size_of_varint(body as i32) + body > limit
+            {
+                return false;
+            }
         }
+        self.dense &= offset == self.next_offset();
         self.base_timestamp = Some(base_timestamp);
         write_v2_record(
             &mut self.buf,
@@ -273,46 +296,12 @@ impl BatchBuilder {
             value,
             headers,
         );
-        self.appended(offset, timestamp);
-        Some(offset)
-    }
-
-    fn push(
-        &mut self,
-        offset: i64,
-        timestamp: i64,
-        key: Option<&[u8]>,
-        value: Option<&[u8]>,
-        headers: &[Header],
-    ) {
-        self.dense &= offset == self.next_offset();
-        let base_timestamp = *self.base_timestamp.get_or_insert(timestamp);
-        let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
-        let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
-        let body = body_size(
-            fields_size(key, value, headers),
-            offset_delta,
-            timestamp_delta,
-        );
-        write_v2_record(
-            &mut self.buf,
-            body,
-            offset_delta,
-            timestamp_delta,
-            key,
-            value,
-            headers,
-        );
-        self.appended(offset, timestamp);
-    }
-
-    /// Counts a record just written at `offset`.
-    fn appended(&mut self, offset: i64, timestamp: i64) {
         if timestamp > self.max_timestamp {
             self.max_timestamp = timestamp;
         }
         self.count = self.count.wrapping_add(1);
         self.last_offset = Some(offset);
+        true
     }
 
     /// Kafka's `estimatedBytesWritten`: the batch's size if built now, exact without

@@ -234,8 +234,7 @@ fn write_nullable(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
     }
 }
 
-/// Kafka's `DefaultRecord.writeTo`: appends one record of [`body_size`] `body_len` to `out`,
-/// returns the bytes written.
+/// Kafka's `DefaultRecord.writeTo`: appends one record of [`body_size`] `body_len` to `out`.
 #[inline(always)]
 pub(crate) fn write_v2_record(
     out: &mut Vec<u8>,
@@ -245,8 +244,7 @@ pub(crate) fn write_v2_record(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
     headers: &[Header],
-) -> usize {
-    let start = out.len();
+) {
     // One capacity check for the whole record; the fields before the key are gathered on the
     // stack and copied at once, then the key, the value-length field, the value.
     out.reserve(size_of_varint(body_len as i32) + body_len);
@@ -280,7 +278,6 @@ pub(crate) fn write_v2_record(
             write_nullable(h.value.as_deref(), out);
         }
     }
-    out.len() - start
 }
 
 /// Appends the first `len` bytes of `head` to `out`. Most record heads are under 16 bytes: with
