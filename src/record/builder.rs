@@ -264,6 +264,7 @@ impl BatchBuilder {
     /// uncompressed ("be conservative"), stays within it; false when it does not (nothing
     /// written).
     #[allow(clippy::too_many_arguments)] // the record's four fields, where and against what
+    #[inline(always)]
     fn push(
         &mut self,
         offset: i64,
