@@ -85,7 +85,7 @@ fn formatter_examples_of_the_spec_through_the_binary() {
             r#"{"key":null,"value":"v","timestamp":125,"headers":[{"key":"h","value":null}]}"#,
         ],
     );
-    let consume = |props: &[&str]| {
+    let consume_at = |offset: &str, props: &[&str]| {
         let mut args = vec![
             "consume",
             "--topic",
@@ -93,7 +93,7 @@ fn formatter_examples_of_the_spec_through_the_binary() {
             "--partition",
             "0",
             "--offset",
-            "0",
+            offset,
             "--max-messages",
             "1",
         ];
@@ -105,6 +105,7 @@ fn formatter_examples_of_the_spec_through_the_binary() {
         assert_eq!(run.stderr, "Processed a total of 1 messages\n");
         run.ok().to_string()
     };
+    let consume = |props: &[&str]| consume_at("0", props);
     assert_eq!(consume(&[]), "value\n");
     assert_eq!(consume(&["print.key=true"]), "key\tvalue\n");
     assert_eq!(
@@ -160,47 +161,22 @@ fn formatter_examples_of_the_spec_through_the_binary() {
         "Offset:0\tDelivery:NOT_PRESENT\tEpoch:NOT_PRESENT\tvalue\n"
     );
     // The second record: no headers, a null value under null.literal.
-    let run = kafkit(
-        dir.path(),
-        &[
-            "consume",
-            "--topic",
-            "f",
-            "--partition",
-            "0",
-            "--offset",
-            "1",
-            "--max-messages",
-            "1",
-            "--property",
-            "print.headers=true",
-            "--property",
-            "null.literal=<null>",
-        ],
+    assert_eq!(
+        consume_at("1", &["print.headers=true", "null.literal=<null>"]),
+        "NO_HEADERS\t<null>\n"
     );
-    assert_eq!(run.ok(), "NO_HEADERS\t<null>\n");
     // The third: a null key and a null header value, both under null.literal.
-    let run = kafkit(
-        dir.path(),
-        &[
-            "consume",
-            "--topic",
-            "f",
-            "--partition",
-            "0",
-            "--offset",
+    assert_eq!(
+        consume_at(
             "2",
-            "--max-messages",
-            "1",
-            "--property",
-            "print.headers=true",
-            "--property",
-            "print.key=true",
-            "--property",
-            "null.literal=<null>",
-        ],
+            &[
+                "print.headers=true",
+                "print.key=true",
+                "null.literal=<null>"
+            ]
+        ),
+        "h:<null>\t<null>\tv\n"
     );
-    assert_eq!(run.ok(), "h:<null>\t<null>\tv\n");
 }
 
 #[test]

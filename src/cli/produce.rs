@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::{properties, usage_error, Exit, GlobalArgs};
+use crate::client::producer::kafka_exception;
 use crate::client::{
     partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig,
 };
@@ -146,12 +147,6 @@ struct Settings {
     batch_size: usize,
     max_request_size: usize,
     codec: Option<Compression>,
-}
-
-/// The first line of the stack trace the Java tool prints for a `KafkaException`: the line
-/// reader's configuration and line errors.
-fn kafka_exception(message: &str) -> String {
-    format!("org.apache.kafka.common.KafkaException: {message}")
 }
 
 fn settings(args: &Args) -> Result<Settings> {

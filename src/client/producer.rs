@@ -526,8 +526,15 @@ pub fn partition_error(partition: i32, partitions: i32, forced: bool) -> Option<
         });
     }
     (partition >= partitions).then(|| {
-        format!("org.apache.kafka.common.KafkaException: Invalid partition given with record: {partition} is not in the range [0...{partitions}).")
+        kafka_exception(&format!(
+            "Invalid partition given with record: {partition} is not in the range [0...{partitions})."
+        ))
     })
+}
+
+/// The first line of the stack trace the Java tools print for a `KafkaException`.
+pub(crate) fn kafka_exception(message: &str) -> String {
+    format!("org.apache.kafka.common.KafkaException: {message}")
 }
 
 impl Producer {
