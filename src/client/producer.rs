@@ -517,6 +517,7 @@ fn compressed_batch_room(max_message: usize) -> usize {
 /// line of its stack trace, or `None` when the partition exists. `forced`: the record names it
 /// (`ProducerRecord`'s check, then the metadata's); otherwise the partitioner chose it
 /// (`KafkaProducer.partition`).
+#[cold]
 pub fn partition_error(partition: i32, partitions: i32, forced: bool) -> Option<String> {
     if partition < 0 {
         return Some(if forced {
@@ -727,10 +728,12 @@ impl Producer {
     /// The index of `partition`, or Kafka's error for it: `forced` when the caller named it
     /// (else the partitioner chose it).
     fn check_partition(&self, partition: i32, forced: bool) -> Result<usize, ProduceError> {
-        match partition_error(partition, self.partitions, forced) {
-            Some(message) => Err(ProduceError::InvalidPartition(message)),
-            None => Ok(partition as usize),
+        // The range test on every record; the message only for a partition out of it.
+        if (0..self.partitions).contains(&partition) {
+            return Ok(partition as usize);
         }
+        let message = partition_error(partition, self.partitions, forced).unwrap_or_default();
+        Err(ProduceError::InvalidPartition(message))
     }
 
     /// Adds a record to its partition's batch; a full batch is sealed and queued for the sender
