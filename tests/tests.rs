@@ -14,5 +14,6 @@ mod get_offsets;
 mod log;
 mod produce;
 mod produce_interop;
+mod readme;
 mod record;
 mod topics;

@@ -1,0 +1,173 @@
+//! The README's examples are true: every `$ kafkit ...` line of its code blocks is run, in the
+//! README's order, in one scratch directory (the default data directory `./kafka-logs`), and what
+//! it prints (stdout, then stderr) must be the lines the README shows under it. A line `...`
+//! stands for any number of lines; values that differ on every run (topic ids, timestamps, the
+//! CRCs that cover them, the consumer's log time) are compared as placeholders.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use regex::Regex;
+
+use super::common;
+
+/// One command of the README and the output shown under it.
+struct Example {
+    line: usize,
+    command: String,
+    shown: Vec<String>,
+}
+
+/// The `$ ` lines of the README's code blocks, each with the lines after it up to the next
+/// command or the end of the block.
+fn examples(readme: &str) -> Vec<Example> {
+    let mut found: Vec<Example> = Vec::new();
+    let mut in_block = false;
+    // The example that the block's next lines belong to: none at a block's start.
+    let mut current: Option<usize> = None;
+    for (i, line) in readme.lines().enumerate() {
+        if line.starts_with("```") {
+            in_block = !in_block;
+            current = None;
+        } else if !in_block {
+        } else if let Some(command) = line.strip_prefix("$ ") {
+            current = Some(found.len());
+            found.push(Example {
+                line: i + 1,
+                command: command.to_string(),
+                shown: Vec::new(),
+            });
+        } else if let Some(example) = current.and_then(|c| found.get_mut(c)) {
+            example.shown.push(line.to_string());
+        }
+    }
+    found
+}
+
+/// Replaces what changes from run to run with placeholders.
+fn normalize(lines: &[String]) -> Vec<String> {
+    let rules = [
+        (r"TopicId: [A-Za-z0-9_-]{22}", "TopicId: <id>"),
+        (r#""topic_id":"[A-Za-z0-9_-]{22}""#, r#""topic_id":"<id>""#),
+        (r"crc: \d+", "crc: <crc>"),
+        (r"\b1\d{12}\b", "<ms>"),
+        (
+            r"^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\]",
+            "[<local time>]",
+        ),
+    ]
+    .map(|(pattern, with)| (Regex::new(pattern).expect("pattern"), with));
+    lines
+        .iter()
+        .map(|line| {
+            rules.iter().fold(line.clone(), |l, (re, with)| {
+                re.replace_all(&l, *with).into()
+            })
+        })
+        .collect()
+}
+
+/// `actual` is `shown`, where a `...` line of `shown` stands for any number of lines.
+fn matches(shown: &[String], actual: &[String]) -> bool {
+    match shown.split_first() {
+        None => actual.is_empty(),
+        Some((first, rest)) if first == "..." => {
+            (0..=actual.len()).any(|skip| matches(rest, actual.get(skip..).unwrap_or_default()))
+        }
+        Some((first, rest)) => actual
+            .split_first()
+            .is_some_and(|(a, after)| a == first && matches(rest, after)),
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read fixture dir") {
+        let entry = entry.expect("dir entry");
+        if entry.file_type().expect("file type").is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy fixture");
+        }
+    }
+}
+
+#[test]
+fn the_readme_examples_print_what_the_readme_shows() {
+    let readme = std::fs::read_to_string(common::repo_root().join("README.md")).expect("README.md");
+    let examples = examples(&readme);
+    assert!(
+        examples.len() >= 25,
+        "the README's examples were not found ({} commands)",
+        examples.len()
+    );
+    let dir = common::tempdir();
+    // The offsets-decoder example reads a real broker's `__consumer_offsets` segment by a path
+    // relative to where it runs.
+    const OFFSETS_FIXTURE: &str = "__consumer_offsets-39";
+    let fixture = common::fixtures().map(|f| f.join("DonaldY__kafka-2.7.1").join(OFFSETS_FIXTURE));
+    if let Some(src) = &fixture {
+        copy_dir(src, &dir.path().join(OFFSETS_FIXTURE));
+    }
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kafkit"))
+        .parent()
+        .expect("binary directory");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut ran = 0;
+    for example in &examples {
+        assert!(
+            example.command.starts_with("kafkit ") || example.command.contains("| kafkit "),
+            "README line {}: not a kafkit command: {}",
+            example.line,
+            example.command
+        );
+        if fixture.is_none() && example.command.contains(OFFSETS_FIXTURE) {
+            continue;
+        }
+        // A wrong example must fail the test, not hang it (a consumer waiting for a record
+        // that never comes).
+        let out = Command::new("timeout")
+            .args(["60", "sh", "-c", &example.command])
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .env_remove("KAFKIT_DATA_DIR")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run sh");
+        let actual: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .chain(String::from_utf8_lossy(&out.stderr).lines())
+            .map(str::to_string)
+            .collect();
+        let (shown, actual) = (normalize(&example.shown), normalize(&actual));
+        assert!(
+            matches(&shown, &actual),
+            "README line {}: `{}` (exit {:?}) printed\n{}\n\nwhere the README shows\n{}",
+            example.line,
+            example.command,
+            out.status.code(),
+            actual.join("\n"),
+            shown.join("\n")
+        );
+        ran += 1;
+    }
+    assert!(ran >= 24, "only {ran} README commands ran");
+}
+
+#[test]
+fn an_ellipsis_stands_for_any_lines_and_nothing_else_does() {
+    let l = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert!(matches(&l(&["a", "...", "d"]), &l(&["a", "b", "c", "d"])));
+    assert!(matches(&l(&["a", "..."]), &l(&["a"])));
+    assert!(!matches(&l(&["a", "b"]), &l(&["a", "b", "c"])));
+    assert!(!matches(&l(&["a", "...", "d"]), &l(&["a", "b", "c"])));
+    assert!(!matches(&l(&["b"]), &l(&["a"])));
+    assert_eq!(
+        normalize(&l(&[
+            "x TopicId: 4nisy9hPTEm23g7u0DmUJw CreateTime: 1796086513663 crc: 493196126"
+        ])),
+        l(&["x TopicId: <id> CreateTime: <ms> crc: <crc>"])
+    );
+}
