@@ -1,8 +1,9 @@
-//! The README's examples are true: every `$ kafkit ...` line of its code blocks is run, in the
-//! README's order, in one scratch directory (the default data directory `./kafka-logs`), and what
-//! it prints (stdout, then stderr) must be the lines the README shows under it. A line `...`
-//! stands for any number of lines; values that differ on every run (topic ids, timestamps, the
-//! CRCs that cover them, the consumer's log time) are compared as placeholders.
+//! The documentation's examples are true: every `$ kafkit ...` line of the code blocks of
+//! `README.md` and `docs/*.md` is run, in the file's order, in one scratch directory per file
+//! (the default data directory `./kafka-logs`, with `../shared` beside it as beside the
+//! repository), and what it prints (stdout, then stderr) must be the lines shown under it. A
+//! line `...` stands for any number of lines; values that differ on every run (topic ids,
+//! timestamps, the CRCs that cover them, the consumer's log time) are compared as placeholders.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -90,22 +91,25 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn the_readme_examples_print_what_the_readme_shows() {
-    let readme = std::fs::read_to_string(common::repo_root().join("README.md")).expect("README.md");
-    let examples = examples(&readme);
-    assert!(
-        examples.len() >= 25,
-        "the README's examples were not found ({} commands)",
-        examples.len()
-    );
-    let dir = common::tempdir();
-    // The offsets-decoder example reads a real broker's `__consumer_offsets` segment by a path
-    // relative to where it runs.
+/// Runs the examples of `doc` (a path under the repository) in a scratch directory of their
+/// own, with `../shared` beside it as beside the repository; returns how many ran.
+fn check_examples(doc: &str) -> usize {
+    let text = std::fs::read_to_string(common::repo_root().join(doc)).expect("doc");
+    let examples = examples(&text);
+    let scratch = common::tempdir();
+    let dir = scratch.path().join("work");
+    std::fs::create_dir(&dir).expect("scratch dir");
+    let shared = common::repo_root().join("..").join("shared");
+    let have_shared = shared.is_dir();
+    if have_shared {
+        std::os::unix::fs::symlink(&shared, scratch.path().join("shared")).expect("link shared");
+    }
+    // The README's offsets-decoder example reads a real broker's `__consumer_offsets` segment
+    // by a path relative to where it runs.
     const OFFSETS_FIXTURE: &str = "__consumer_offsets-39";
-    let fixture = common::fixtures().map(|f| f.join("DonaldY__kafka-2.7.1").join(OFFSETS_FIXTURE));
-    if let Some(src) = &fixture {
-        copy_dir(src, &dir.path().join(OFFSETS_FIXTURE));
+    if let Some(fixtures) = common::fixtures() {
+        let src = fixtures.join("DonaldY__kafka-2.7.1").join(OFFSETS_FIXTURE);
+        copy_dir(&src, &dir.join(OFFSETS_FIXTURE));
     }
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_kafkit"))
         .parent()
@@ -119,18 +123,20 @@ fn the_readme_examples_print_what_the_readme_shows() {
     for example in &examples {
         assert!(
             example.command.starts_with("kafkit ") || example.command.contains("| kafkit "),
-            "README line {}: not a kafkit command: {}",
+            "{doc} line {}: not a kafkit command: {}",
             example.line,
             example.command
         );
-        if fixture.is_none() && example.command.contains(OFFSETS_FIXTURE) {
+        let needs_shared =
+            example.command.contains("../shared") || example.command.contains(OFFSETS_FIXTURE);
+        if needs_shared && !have_shared {
             continue;
         }
         // A wrong example must fail the test, not hang it (a consumer waiting for a record
         // that never comes).
         let out = Command::new("timeout")
             .args(["60", "sh", "-c", &example.command])
-            .current_dir(dir.path())
+            .current_dir(&dir)
             .env("PATH", &path)
             .env_remove("KAFKIT_DATA_DIR")
             .stdin(Stdio::null())
@@ -144,7 +150,7 @@ fn the_readme_examples_print_what_the_readme_shows() {
         let (shown, actual) = (normalize(&example.shown), normalize(&actual));
         assert!(
             matches(&shown, &actual),
-            "README line {}: `{}` (exit {:?}) printed\n{}\n\nwhere the README shows\n{}",
+            "{doc} line {}: `{}` (exit {:?}) printed\n{}\n\nwhere {doc} shows\n{}",
             example.line,
             example.command,
             out.status.code(),
@@ -153,7 +159,28 @@ fn the_readme_examples_print_what_the_readme_shows() {
         );
         ran += 1;
     }
+    ran
+}
+
+#[test]
+fn the_readme_examples_print_what_the_readme_shows() {
+    let ran = check_examples("README.md");
     assert!(ran >= 24, "only {ran} README commands ran");
+}
+
+#[test]
+fn the_json_guide_examples_print_what_it_shows() {
+    let ran = check_examples("docs/json.md");
+    assert!(ran >= 4, "only {ran} commands of docs/json.md ran");
+}
+
+#[test]
+fn the_simulate_assignment_guide_examples_print_what_it_shows() {
+    let ran = check_examples("docs/simulate-assignment.md");
+    assert!(
+        ran >= 6,
+        "only {ran} commands of docs/simulate-assignment.md ran"
+    );
 }
 
 #[test]
