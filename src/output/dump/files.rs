@@ -718,7 +718,7 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             return self.sanity_check::<OffsetPosition>(&abs, base, display);
         }
         let log_path = path.with_file_name(format!("{}.log", prefix(name)));
-        let log = match File::open(&log_path).and_then(|f| {
+        let mut log = match File::open(&log_path).and_then(|f| {
             let l = f.metadata()?.len();
             Ok((f, l))
         }) {
@@ -730,19 +730,26 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             }
         };
         let mut mismatches = BTreeMap::new();
+        let max_message_size = self.args.max_message_size;
         for i in 0..entries {
-            let (offset, position) = read_entry(&mut r)?;
+            let (offset, position) = match read_entry(&mut r) {
+                Ok(entry) => entry,
+                Err(e) => {
+                    self.entry_unreadable(display, i * 8, e)?;
+                    break;
+                }
+            };
             if i > 0 && offset == base {
                 break;
             }
             let mut log_offset = None;
-            if let Some((log_file, log_len)) = &log {
-                match first_batch_last_offset(
-                    log_file,
-                    *log_len,
-                    position,
-                    self.args.max_message_size,
-                ) {
+            if let Some((log_file, log_len)) = &mut log {
+                let mut found =
+                    first_batch_last_offset(log_file, *log_len, position, max_message_size);
+                if found.is_err() && log_grew(log_file, log_len) {
+                    found = first_batch_last_offset(log_file, *log_len, position, max_message_size);
+                }
+                match found {
                     Ok(found) => {
                         if found != offset {
                             mismatches.insert(offset, found);
@@ -841,7 +848,7 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             let l = f.metadata()?.len();
             Ok((f, l))
         });
-        let log = match log {
+        let mut log = match log {
             Ok(found) => Some(found),
             Err(e) => {
                 let msg = format!(
@@ -855,24 +862,45 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         // A missing offset index means every lookup starts at the beginning of the log.
         let index = OffsetIndex::open_read_only(&index_path, base).ok();
         let mut prev_ts: i64 = -1;
+        // Where the previous entry's batch starts: entries in offset order are looked for from
+        // there on, not from the offset index's entry again (a live segment's index, read once,
+        // lags behind the time index read after it: each new entry would rescan the tail).
+        let mut resume: Option<(i64, u64)> = None;
         for i in 0..entries {
-            let (ts, offset) = entry_at(i)?;
+            let (ts, offset) = match entry_at(i) {
+                Ok(entry) => entry,
+                Err(e) => {
+                    self.entry_unreadable(display, i * 12, e)?;
+                    break;
+                }
+            };
             if i > 0 && offset == base {
                 break;
             }
-            if let Some((log_file, log_len)) = &log {
-                let start = index
+            if let Some((log_file, log_len)) = &mut log {
+                let mut start = index
                     .as_ref()
                     .and_then(|idx| idx.lookup(offset).ok())
                     .map_or(0, |e| u64::from(e.position));
-                match find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset) {
+                if let Some((prev_offset, at)) = resume {
+                    if offset >= prev_offset {
+                        start = start.max(at);
+                    }
+                }
+                let mut found =
+                    find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset);
+                if !matches!(found, Found::Batch(..)) && log_grew(log_file, log_len) {
+                    found = find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset);
+                }
+                match found {
                     Found::None => {
                         self.time_error(display, &abs, "time_index_offset_not_found", offset, -1)?
                     }
                     Found::Other(last) => {
                         self.time_error(display, &abs, "time_index_offset_not_found", offset, last)?
                     }
-                    Found::Batch(max_ts) => {
+                    Found::Batch(max_ts, at) => {
+                        resume = Some((offset, at));
                         if max_ts != ts {
                             self.time_error(display, &abs, "time_index_mismatch", ts, max_ts)?;
                         }
@@ -896,6 +924,17 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             prev_ts = ts;
         }
         Ok(())
+    }
+
+    /// An index entry could not be read. A file that now ends before the length it had when
+    /// opened was trimmed under the dump (a writer closing its live segment): its entries end
+    /// there. Any other error is this file's problem, and the dump goes on with the next file.
+    fn entry_unreadable(&mut self, display: &str, at: u64, e: io::Error) -> io::Result<()> {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            return Ok(());
+        }
+        let msg = format!("cannot read the entry at byte {at}: {e}");
+        self.problem(display, Some(at), "io", &msg, true)
     }
 
     fn time_error(
@@ -1125,6 +1164,19 @@ fn parse_snapshot_name(name: &str) -> Option<(i64, i32)> {
     Some((offset.parse().ok()?, epoch.parse().ok()?))
 }
 
+/// Reads again the length of a log that may be appended to while its indexes are dumped;
+/// true when it grew. A writer appends a batch to the log before it adds the index entries
+/// that name it, so an entry read after the log's length was taken may name a batch past it.
+fn log_grew(log: &File, len: &mut u64) -> bool {
+    match log.metadata() {
+        Ok(m) if m.len() > *len => {
+            *len = m.len();
+            true
+        }
+        _ => false,
+    }
+}
+
 /// The last offset of the batch at `position` of the log, read as Kafka's index dump does: the
 /// first batch of the slice `[position, position + max_message_size)`.
 fn first_batch_last_offset(
@@ -1167,7 +1219,8 @@ fn first_batch_last_offset(
 enum Found {
     None,
     Other(i64),
-    Batch(i64),
+    /// The batch's largest timestamp, and where it starts.
+    Batch(i64, u64),
     Error(u64, String),
 }
 
@@ -1206,7 +1259,7 @@ fn find_batch_max_timestamp(
                     }
                     Err(e) => return Found::Error(pos, e.to_string()),
                 }
-                return Found::Batch(max);
+                return Found::Batch(max, pos);
             }
             Ok(None) => return Found::None,
             Err(e) => return Found::Error(reader.position(), e.to_string()),
