@@ -12,26 +12,30 @@ use regex::Regex;
 
 use super::common;
 
-/// One command of the README and the output shown under it.
+/// One command of a document and the output shown under it.
 struct Example {
     line: usize,
     command: String,
     shown: Vec<String>,
 }
 
-/// The `$ ` lines of the README's code blocks, each with the lines after it up to the next
+/// The `$ ` lines of a document's code blocks, each with the lines after it up to the next
 /// command or the end of the block.
-fn examples(readme: &str) -> Vec<Example> {
+fn examples(doc: &str) -> Vec<Example> {
     let mut found: Vec<Example> = Vec::new();
     let mut in_block = false;
     // The example that the block's next lines belong to: none at a block's start.
     let mut current: Option<usize> = None;
-    for (i, line) in readme.lines().enumerate() {
+    for (i, line) in doc.lines().enumerate() {
         if line.starts_with("```") {
             in_block = !in_block;
             current = None;
-        } else if !in_block {
-        } else if let Some(command) = line.strip_prefix("$ ") {
+            continue;
+        }
+        if !in_block {
+            continue;
+        }
+        if let Some(command) = line.strip_prefix("$ ") {
             current = Some(found.len());
             found.push(Example {
                 line: i + 1,
@@ -169,18 +173,23 @@ fn the_readme_examples_print_what_the_readme_shows() {
 }
 
 #[test]
-fn the_json_guide_examples_print_what_it_shows() {
-    let ran = check_examples("docs/json.md");
-    assert!(ran >= 4, "only {ran} commands of docs/json.md ran");
-}
-
-#[test]
-fn the_simulate_assignment_guide_examples_print_what_it_shows() {
-    let ran = check_examples("docs/simulate-assignment.md");
-    assert!(
-        ran >= 6,
-        "only {ran} commands of docs/simulate-assignment.md ran"
-    );
+fn the_guides_examples_print_what_they_show() {
+    let mut docs: Vec<String> = std::fs::read_dir(common::repo_root().join("docs"))
+        .expect("docs/")
+        .map(|e| format!("docs/{}", e.expect("entry").file_name().to_string_lossy()))
+        .filter(|name| name.ends_with(".md"))
+        .collect();
+    docs.sort();
+    let ran: Vec<(String, usize)> = docs
+        .into_iter()
+        .map(|doc| {
+            let ran = check_examples(&doc);
+            (doc, ran)
+        })
+        .collect();
+    // docs/json.md shows 4 commands, docs/simulate-assignment.md 7.
+    let total: usize = ran.iter().map(|(_, n)| n).sum();
+    assert!(total >= 10, "only {total} commands of docs/ ran: {ran:?}");
 }
 
 #[test]
