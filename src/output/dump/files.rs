@@ -707,12 +707,15 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         }
         let abs = self.abs(display);
         let mut r = io::BufReader::with_capacity(1 << 16, file);
+        let entry_from = |b: &[u8; 8]| -> (i64, i32) {
+            let rel = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            let pos = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
+            (base + i64::from(rel), pos)
+        };
         let read_entry = |r: &mut io::BufReader<File>| -> io::Result<(i64, i32)> {
             let mut b = [0u8; 8];
             r.read_exact(&mut b)?;
-            let rel = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            let pos = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-            Ok((base + i64::from(rel), pos))
+            Ok(entry_from(&b))
         };
         if self.args.index_sanity_check {
             return self.sanity_check::<OffsetPosition>(&abs, base, display);
@@ -732,7 +735,7 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         let mut mismatches = BTreeMap::new();
         let max_message_size = self.args.max_message_size;
         for i in 0..entries {
-            let (offset, position) = match read_entry(&mut r) {
+            let (mut offset, mut position) = match read_entry(&mut r) {
                 Ok(entry) => entry,
                 Err(e) => {
                     self.entry_unreadable(display, i * 8, e)?;
@@ -744,10 +747,31 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             }
             let mut log_offset = None;
             if let Some((log_file, log_len)) = &mut log {
-                let mut found =
-                    first_batch_last_offset(log_file, *log_len, position, max_message_size);
-                if found.is_err() && log_grew(log_file, log_len) {
-                    found = first_batch_last_offset(log_file, *log_len, position, max_message_size);
+                let find = |position: i32, log_len: &mut u64| {
+                    let found =
+                        first_batch_last_offset(log_file, *log_len, position, max_message_size);
+                    if found.is_err() && log_grew(log_file, log_len) {
+                        return first_batch_last_offset(
+                            log_file,
+                            *log_len,
+                            position,
+                            max_message_size,
+                        );
+                    }
+                    found
+                };
+                let mut found = find(position, log_len);
+                if found.as_ref() != Ok(&offset) {
+                    // A torn read: the writer of a live segment was writing this entry as it
+                    // was read (its offset there, its position not yet). It is read once more.
+                    let mut b = [0u8; 8];
+                    if r.get_ref().read_exact_at(&mut b, i * 8).is_ok() {
+                        let again = entry_from(&b);
+                        if again != (offset, position) {
+                            (offset, position) = again;
+                            found = find(position, log_len);
+                        }
+                    }
                 }
                 match found {
                     Ok(found) => {
@@ -867,7 +891,7 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         // lags behind the time index read after it: each new entry would rescan the tail).
         let mut resume: Option<(i64, u64)> = None;
         for i in 0..entries {
-            let (ts, offset) = match entry_at(i) {
+            let (mut ts, mut offset) = match entry_at(i) {
                 Ok(entry) => entry,
                 Err(e) => {
                     self.entry_unreadable(display, i * 12, e)?;
@@ -878,19 +902,35 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
                 break;
             }
             if let Some((log_file, log_len)) = &mut log {
-                let mut start = index
-                    .as_ref()
-                    .and_then(|idx| idx.lookup(offset).ok())
-                    .map_or(0, |e| u64::from(e.position));
-                if let Some((prev_offset, at)) = resume {
-                    if offset >= prev_offset {
-                        start = start.max(at);
+                let find = |offset: i64, log_len: &mut u64| {
+                    let mut start = index
+                        .as_ref()
+                        .and_then(|idx| idx.lookup(offset).ok())
+                        .map_or(0, |e| u64::from(e.position));
+                    if let Some((prev_offset, at)) = resume {
+                        if offset >= prev_offset {
+                            start = start.max(at);
+                        }
                     }
-                }
-                let mut found =
-                    find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset);
-                if !matches!(found, Found::Batch(..)) && log_grew(log_file, log_len) {
-                    found = find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset);
+                    let found =
+                        find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset);
+                    if !matches!(found, Found::Batch(..)) && log_grew(log_file, log_len) {
+                        return find_batch_max_timestamp(
+                            log_file, &log_path, *log_len, start, offset,
+                        );
+                    }
+                    found
+                };
+                let mut found = find(offset, log_len);
+                if !matches!(found, Found::Batch(max_ts, _) if max_ts == ts) {
+                    // A torn read: the writer of a live segment was writing this entry as it
+                    // was read. It is read once more.
+                    if let Ok(again) = entry_at(i) {
+                        if again != (ts, offset) {
+                            (ts, offset) = again;
+                            found = find(offset, log_len);
+                        }
+                    }
                 }
                 match found {
                     Found::None => {
