@@ -1,9 +1,10 @@
 //! The documentation's examples are true: every `$ kafkit ...` line of the code blocks of
 //! `README.md` and `docs/*.md` is run, in the file's order, in one scratch directory per file
 //! (the default data directory `./kafka-logs`, with `../shared` beside it as beside the
-//! repository), and what it prints (stdout, then stderr) must be the lines shown under it. A
-//! line `...` stands for any number of lines; values that differ on every run (topic ids,
-//! timestamps, the CRCs that cover them, the consumer's log time) are compared as placeholders.
+//! repository), and what it prints (all of stdout, then all of stderr, not interleaved as on a
+//! terminal) must be the lines shown under it. A line `...` stands for any number of lines;
+//! values that differ on every run (topic ids, timestamps, the CRCs that cover them, the
+//! consumer's log time) are compared as placeholders.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -100,6 +101,19 @@ fn copy_dir(from: &Path, to: &Path) {
 fn check_examples(doc: &str) -> usize {
     let text = std::fs::read_to_string(common::repo_root().join(doc)).expect("doc");
     let examples = examples(&text);
+    // Every command line of the file is in a block the parser saw (none indented or fenced
+    // otherwise, where it would go unchecked).
+    let command_lines = text
+        .lines()
+        .filter(|l| {
+            l.trim_start().starts_with("$ kafkit ") || l.trim_start().starts_with("$ printf ")
+        })
+        .count();
+    assert_eq!(
+        examples.len(),
+        command_lines,
+        "{doc}: some `$ ` lines are outside the code blocks the test reads"
+    );
     let scratch = common::tempdir();
     let dir = scratch.path().join("work");
     std::fs::create_dir(&dir).expect("scratch dir");
@@ -111,7 +125,8 @@ fn check_examples(doc: &str) -> usize {
     // The README's offsets-decoder example reads a real broker's `__consumer_offsets` segment
     // by a path relative to where it runs.
     const OFFSETS_FIXTURE: &str = "__consumer_offsets-39";
-    if let Some(fixtures) = common::fixtures() {
+    let fixtures = common::fixtures();
+    if let Some(fixtures) = &fixtures {
         let src = fixtures.join("DonaldY__kafka-2.7.1").join(OFFSETS_FIXTURE);
         copy_dir(&src, &dir.join(OFFSETS_FIXTURE));
     }
@@ -131,9 +146,9 @@ fn check_examples(doc: &str) -> usize {
             example.line,
             example.command
         );
-        let needs_shared =
-            example.command.contains("../shared") || example.command.contains(OFFSETS_FIXTURE);
-        if needs_shared && !have_shared {
+        if (example.command.contains("../shared") && !have_shared)
+            || (example.command.contains(OFFSETS_FIXTURE) && fixtures.is_none())
+        {
             continue;
         }
         // A wrong example must fail the test, not hang it (a consumer waiting for a record
@@ -160,6 +175,15 @@ fn check_examples(doc: &str) -> usize {
             out.status.code(),
             actual.join("\n"),
             shown.join("\n")
+        );
+        // A command shown without output succeeds (every failure prints something, which the
+        // comparison above catches; this holds the examples to it).
+        assert!(
+            !example.shown.is_empty() || out.status.success(),
+            "{doc} line {}: `{}` exited {:?}",
+            example.line,
+            example.command,
+            out.status.code()
         );
         ran += 1;
     }

@@ -79,6 +79,17 @@ fn put(out: &mut [u8], at: usize, src: &[u8]) {
     }
 }
 
+/// Orders an entry's stores in its slot: what comes after is stored after what came before.
+/// Readers in other processes read the writer's mapped slots without a lock and may read one
+/// while it is written; with the relative offset stored last, a half-written slot reads as
+/// unwritten (offset index: relative offset 0) or as an entry of the base offset (time index:
+/// a timestamp and relative offset 0), which lookups only take as a lower bound. Stored in
+/// the other order, a half-written offset-index slot read as the new offset at position 0, a
+/// mismatch for `dump-log-segments`.
+fn stored_last() {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+}
+
 /// Offsets are stored relative to the base offset in an int32; the caller checks the range.
 fn relative(offset: i64, base_offset: i64) -> i32 {
     i32::try_from(offset.saturating_sub(base_offset)).unwrap_or(i32::MAX)
@@ -99,8 +110,10 @@ impl IndexEntry for OffsetPosition {
     }
 
     fn encode(&self, base_offset: i64, out: &mut [u8]) {
-        put(out, 0, &relative(self.offset, base_offset).to_be_bytes());
+        // The relative offset, which marks the slot written, goes in last (see `stored_last`).
         put(out, 4, &(self.position as i32).to_be_bytes());
+        stored_last();
+        put(out, 0, &relative(self.offset, base_offset).to_be_bytes());
     }
 
     fn key(&self) -> i64 {
@@ -139,7 +152,9 @@ impl IndexEntry for TimestampOffset {
     }
 
     fn encode(&self, base_offset: i64, out: &mut [u8]) {
+        // The relative offset goes in last (see `stored_last`).
         put(out, 0, &self.timestamp.to_be_bytes());
+        stored_last();
         put(out, 8, &relative(self.offset, base_offset).to_be_bytes());
     }
 

@@ -285,6 +285,54 @@ fn an_index_pointing_outside_its_log_is_reported() {
 }
 
 #[test]
+fn a_time_index_entry_is_looked_for_where_the_offset_index_points() {
+    // Kafka's DumpLogSegments looks every time-index entry up in the offset index and scans the
+    // log from there. kafkit goes on from the previous entry's batch only where that scan would
+    // pass it anyway: an offset-index entry pointing into the middle of a batch is still found
+    // out, not stepped over.
+    let batch = |base: i64| {
+        let mut b = BatchBuilder::new(base, Compression::None, TimestampType::CreateTime);
+        for i in 0..10 {
+            b.append(10_000 + base + i, None, Some(b"value"), &[]);
+        }
+        b.build().unwrap()
+    };
+    let (a, b, c) = (batch(0), batch(10), batch(20));
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("00000000000000000000.log"),
+        [a.as_slice(), &b, &c].concat(),
+    )
+    .unwrap();
+    let mut index = Vec::new();
+    for (rel, pos) in [(10i32, a.len() as i32), (20, 50)] {
+        index.extend_from_slice(&rel.to_be_bytes());
+        index.extend_from_slice(&pos.to_be_bytes());
+    }
+    fs::write(dir.join("00000000000000000000.index"), &index).unwrap();
+    let mut time_index = Vec::new();
+    for (ts, rel) in [(10_019i64, 19i32), (10_029, 29)] {
+        time_index.extend_from_slice(&ts.to_be_bytes());
+        time_index.extend_from_slice(&rel.to_be_bytes());
+    }
+    fs::write(dir.join("00000000000000000000.timeindex"), &time_index).unwrap();
+    let file = dir.join("00000000000000000000.timeindex");
+    let (outcome, out, err) = dump_here(
+        &["--files", file.to_str().unwrap(), "--verify-index-only"],
+        OutputFormat::Text,
+    );
+    // The scan from byte 50 (inside the first batch) finds no batch for offset 29; from the
+    // previous entry's batch it would have found it.
+    assert!(outcome.wrong, "nothing reported:\n{out}\n{err}");
+    assert!(
+        err.contains("Indexed offset: 29, found log offset: -1"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_segment_appended_to_while_it_is_dumped() {
     let tmp = tempdir();
     let path = tmp.path().join("00000000000000000000.log");
@@ -343,8 +391,11 @@ fn a_live_segments_indexes_dumped_while_the_writer_appends_and_rolls() {
     let writer = std::thread::spawn(move || {
         let mut ts = 1_700_000_000_000;
         let mut appended = 0u64;
-        // Every batch a new largest timestamp: an offset and a time index entry each.
-        while appended < 2 || !stop_w.load(std::sync::atomic::Ordering::Relaxed) {
+        // Every batch a new largest timestamp: an offset and a time index entry each. (At most
+        // 200,000 batches, 50 MB, on a machine slow enough to need them.)
+        while appended < 2
+            || (appended < 200_000 && !stop_w.load(std::sync::atomic::Ordering::Relaxed))
+        {
             let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
             b.append(ts, Some(b"k"), Some(&[b'v'; 200]), &[]);
             log.append(&b.build().unwrap(), 0).unwrap();
@@ -408,8 +459,9 @@ fn a_live_segments_indexes_dumped_while_the_writer_appends_and_rolls() {
 #[test]
 fn an_index_trimmed_while_it_is_dumped_ends_there() {
     // A writer closing its segment trims the preallocated index to its entries. A dump that
-    // took the longer length reads to the new end and stops there: no error, and the next
-    // file is still dumped (before: "failed to fill whole buffer" ended the whole dump).
+    // took the longer length reads to the new end and stops there: no error, no problem, and
+    // the next file is still dumped (before: "failed to fill whole buffer" ended the whole
+    // dump).
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
     {
@@ -430,17 +482,21 @@ fn an_index_trimmed_while_it_is_dumped_ends_there() {
         let file = dir.join(format!("00000000000000000000.{ext}"));
         let full = fs::metadata(&file).unwrap().len();
         assert!(full >= 1999 * 8, "{ext}: {full} bytes");
+        let original = fs::read(&file).unwrap();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (stop_t, file_t) = (stop.clone(), file.clone());
-        // Toggles the file between its entries and a tenth of them, as trims and re-growth do.
+        // Trims the file to a tenth of its entries (at an entry boundary: 24 bytes are three
+        // offset or two time index entries) and writes the rest back in one write, over and
+        // over: a dump sees the file whole or trimmed, its bytes always right.
         let toggler = std::thread::spawn(move || {
+            use std::os::unix::fs::FileExt;
             let f = fs::OpenOptions::new().write(true).open(&file_t).unwrap();
-            let mut toggles = 0u64;
-            // Trims cut at entry boundaries (24 bytes: two offset or time index entries).
             let trimmed = full / 10 / 24 * 24;
+            let mut toggles = 0u64;
             while !stop_t.load(std::sync::atomic::Ordering::Relaxed) {
                 f.set_len(trimmed).unwrap();
-                f.set_len(full).unwrap();
+                f.write_all_at(&original[trimmed as usize..], trimmed)
+                    .unwrap();
                 toggles += 1;
             }
             toggles
@@ -448,7 +504,8 @@ fn an_index_trimmed_while_it_is_dumped_ends_there() {
         let files = format!("{},{}", file.display(), log_file.display());
         for _ in 0..300 {
             let (outcome, out, err) = dump_here(&["--files", &files], OutputFormat::Text);
-            assert!(!outcome.failed, "{ext}: {err}");
+            assert!(!outcome.failed && !outcome.wrong, "{ext}: {err}");
+            assert_eq!(outcome.problems, 0, "{ext}: {err}");
             assert!(
                 out.contains(&format!("Dumping {}", log_file.display())),
                 "{ext}: the log after the index was not dumped\n{err}"

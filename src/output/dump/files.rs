@@ -721,11 +721,8 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             return self.sanity_check::<OffsetPosition>(&abs, base, display);
         }
         let log_path = path.with_file_name(format!("{}.log", prefix(name)));
-        let mut log = match File::open(&log_path).and_then(|f| {
-            let l = f.metadata()?.len();
-            Ok((f, l))
-        }) {
-            Ok(found) => Some(found),
+        let mut log = match LiveLog::open(&log_path) {
+            Ok(log) => Some(log),
             Err(e) => {
                 let msg = format!("cannot check the index against {}: {e}", log_path.display());
                 self.problem(display, None, "io", &msg, true)?;
@@ -746,31 +743,26 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
                 break;
             }
             let mut log_offset = None;
-            if let Some((log_file, log_len)) = &mut log {
-                let find = |position: i32, log_len: &mut u64| {
-                    let found =
-                        first_batch_last_offset(log_file, *log_len, position, max_message_size);
-                    if found.is_err() && log_grew(log_file, log_len) {
-                        return first_batch_last_offset(
-                            log_file,
-                            *log_len,
-                            position,
-                            max_message_size,
-                        );
-                    }
-                    found
+            if let Some(log) = &mut log {
+                let check = |log: &mut LiveLog, position: i32| {
+                    log.check(
+                        |file, len| first_batch_last_offset(file, len, position, max_message_size),
+                        Result::is_ok,
+                    )
                 };
-                let mut found = find(position, log_len);
+                let mut found = check(log, position);
                 if found.as_ref() != Ok(&offset) {
-                    // A torn read: the writer of a live segment was writing this entry as it
-                    // was read (its offset there, its position not yet). It is read once more.
-                    let mut b = [0u8; 8];
-                    if r.get_ref().read_exact_at(&mut b, i * 8).is_ok() {
-                        let again = entry_from(&b);
-                        if again != (offset, position) {
-                            (offset, position) = again;
-                            found = find(position, log_len);
+                    let again = settled((offset, position), || {
+                        let mut b = [0u8; 8];
+                        r.get_ref().read_exact_at(&mut b, i * 8)?;
+                        Ok(entry_from(&b))
+                    });
+                    if again != (offset, position) {
+                        (offset, position) = again;
+                        if i > 0 && offset == base {
+                            break;
                         }
+                        found = check(log, position);
                     }
                 }
                 match found {
@@ -868,12 +860,8 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         }
         let log_path = path.with_file_name(format!("{}.log", prefix(name)));
         let index_path = path.with_file_name(format!("{}.index", prefix(name)));
-        let log = File::open(&log_path).and_then(|f| {
-            let l = f.metadata()?.len();
-            Ok((f, l))
-        });
-        let mut log = match log {
-            Ok(found) => Some(found),
+        let mut log = match LiveLog::open(&log_path) {
+            Ok(log) => Some(log),
             Err(e) => {
                 let msg = format!(
                     "cannot check the time index against {}: {e}",
@@ -886,10 +874,12 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         // A missing offset index means every lookup starts at the beginning of the log.
         let index = OffsetIndex::open_read_only(&index_path, base).ok();
         let mut prev_ts: i64 = -1;
-        // Where the previous entry's batch starts: entries in offset order are looked for from
-        // there on, not from the offset index's entry again (a live segment's index, read once,
-        // lags behind the time index read after it: each new entry would rescan the tail).
-        let mut resume: Option<(i64, u64)> = None;
+        // The previous entry's offset, where its search started and where its batch was found.
+        // An entry at or past that offset whose lookup starts at the same place is searched
+        // from that batch on: the batches before it end below the offset, so Kafka's scan from
+        // the lookup would pass them all. Without an `.index` every lookup starts at 0, and each
+        // entry rescanned the log from its start (quadratic in the entries).
+        let mut resume: Option<(i64, u64, u64)> = None;
         for i in 0..entries {
             let (mut ts, mut offset) = match entry_at(i) {
                 Ok(entry) => entry,
@@ -901,35 +891,31 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             if i > 0 && offset == base {
                 break;
             }
-            if let Some((log_file, log_len)) = &mut log {
-                let find = |offset: i64, log_len: &mut u64| {
-                    let mut start = index
+            if let Some(log) = &mut log {
+                let check = |log: &mut LiveLog, offset: i64| {
+                    let start = index
                         .as_ref()
                         .and_then(|idx| idx.lookup(offset).ok())
                         .map_or(0, |e| u64::from(e.position));
-                    if let Some((prev_offset, at)) = resume {
-                        if offset >= prev_offset {
-                            start = start.max(at);
-                        }
-                    }
-                    let found =
-                        find_batch_max_timestamp(log_file, &log_path, *log_len, start, offset);
-                    if !matches!(found, Found::Batch(..)) && log_grew(log_file, log_len) {
-                        return find_batch_max_timestamp(
-                            log_file, &log_path, *log_len, start, offset,
-                        );
-                    }
-                    found
+                    let from = match resume {
+                        Some((prev, prev_start, at)) if offset >= prev && start == prev_start => at,
+                        _ => start,
+                    };
+                    let found = log.check(
+                        |file, len| find_batch_max_timestamp(file, &log_path, len, from, offset),
+                        |found| matches!(found, Found::Batch { .. }),
+                    );
+                    (start, found)
                 };
-                let mut found = find(offset, log_len);
-                if !matches!(found, Found::Batch(max_ts, _) if max_ts == ts) {
-                    // A torn read: the writer of a live segment was writing this entry as it
-                    // was read. It is read once more.
-                    if let Ok(again) = entry_at(i) {
-                        if again != (ts, offset) {
-                            (ts, offset) = again;
-                            found = find(offset, log_len);
+                let (mut start, mut found) = check(log, offset);
+                if !matches!(found, Found::Batch { max_timestamp, .. } if max_timestamp == ts) {
+                    let again = settled((ts, offset), || entry_at(i));
+                    if again != (ts, offset) {
+                        (ts, offset) = again;
+                        if i > 0 && offset == base {
+                            break;
                         }
+                        (start, found) = check(log, offset);
                     }
                 }
                 match found {
@@ -939,8 +925,11 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
                     Found::Other(last) => {
                         self.time_error(display, &abs, "time_index_offset_not_found", offset, last)?
                     }
-                    Found::Batch(max_ts, at) => {
-                        resume = Some((offset, at));
+                    Found::Batch {
+                        max_timestamp: max_ts,
+                        position,
+                    } => {
+                        resume = Some((offset, start, position));
                         if max_ts != ts {
                             self.time_error(display, &abs, "time_index_mismatch", ts, max_ts)?;
                         }
@@ -966,9 +955,12 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
         Ok(())
     }
 
-    /// An index entry could not be read. A file that now ends before the length it had when
-    /// opened was trimmed under the dump (a writer closing its live segment): its entries end
-    /// there. Any other error is this file's problem, and the dump goes on with the next file.
+    /// An index entry at byte `at` could not be read. Reaching the end of the file there means
+    /// the file was shorter when read than when it was opened (entries are only read within
+    /// the length seen at opening): it was trimmed under the dump (a writer closing its live
+    /// segment), and its entries end there. (Its length now proves nothing: a writer reopening
+    /// the segment grows it again.) Any other error is this file's problem, and the dump goes
+    /// on with the next file.
     fn entry_unreadable(&mut self, display: &str, at: u64, e: io::Error) -> io::Result<()> {
         if e.kind() == io::ErrorKind::UnexpectedEof {
             return Ok(());
@@ -1204,17 +1196,54 @@ fn parse_snapshot_name(name: &str) -> Option<(i64, i32)> {
     Some((offset.parse().ok()?, epoch.parse().ok()?))
 }
 
-/// Reads again the length of a log that may be appended to while its indexes are dumped;
-/// true when it grew. A writer appends a batch to the log before it adds the index entries
-/// that name it, so an entry read after the log's length was taken may name a batch past it.
-fn log_grew(log: &File, len: &mut u64) -> bool {
-    match log.metadata() {
-        Ok(m) if m.len() > *len => {
-            *len = m.len();
-            true
-        }
-        _ => false,
+/// A segment's `.log` that an index is checked against, and its length as last seen. A writer
+/// of a live segment appends a batch to the log before it adds the index entries that name
+/// it, so an entry read after the length was taken may name a batch past it.
+struct LiveLog {
+    file: File,
+    len: u64,
+}
+
+impl LiveLog {
+    fn open(path: &Path) -> io::Result<Self> {
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        Ok(Self { file, len })
     }
+
+    /// `check` against the log as last seen; when it does not `pass` and the log has grown
+    /// since, once more against the log as it is now.
+    fn check<T>(&mut self, check: impl Fn(&File, u64) -> T, pass: impl Fn(&T) -> bool) -> T {
+        let found = check(&self.file, self.len);
+        if pass(&found) {
+            return found;
+        }
+        match self.file.metadata() {
+            Ok(m) if m.len() > self.len => {
+                self.len = m.len();
+                check(&self.file, self.len)
+            }
+            _ => found,
+        }
+    }
+}
+
+/// An index entry read again until two reads agree (at most four reads in all): the writer of
+/// a live segment may have been writing it through its map as it was first read (its offset
+/// there, its position or timestamp not yet). A static file reads the same every time.
+fn settled<T: PartialEq>(first: T, mut read: impl FnMut() -> io::Result<T>) -> T {
+    let mut last = first;
+    for _ in 0..3 {
+        match read() {
+            Ok(again) if again == last => break,
+            Ok(again) => {
+                last = again;
+                std::thread::yield_now();
+            }
+            Err(_) => break,
+        }
+    }
+    last
 }
 
 /// The last offset of the batch at `position` of the log, read as Kafka's index dump does: the
@@ -1259,8 +1288,11 @@ fn first_batch_last_offset(
 enum Found {
     None,
     Other(i64),
-    /// The batch's largest timestamp, and where it starts.
-    Batch(i64, u64),
+    Batch {
+        max_timestamp: i64,
+        /// Where the batch starts.
+        position: u64,
+    },
     Error(u64, String),
 }
 
@@ -1299,7 +1331,10 @@ fn find_batch_max_timestamp(
                     }
                     Err(e) => return Found::Error(pos, e.to_string()),
                 }
-                return Found::Batch(max, pos);
+                return Found::Batch {
+                    max_timestamp: max,
+                    position: pos,
+                };
             }
             Ok(None) => return Found::None,
             Err(e) => return Found::Error(reader.position(), e.to_string()),
