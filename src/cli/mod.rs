@@ -32,6 +32,10 @@ pub struct Cli {
 #[derive(Debug, Clone, clap::Args)]
 pub struct GlobalArgs {
     /// The data directory, laid out like a broker's `log.dirs`.
+    ///
+    /// Commands that write (produce, topics --create/--alter/--delete) hold its `.lock` while
+    /// they run; another writer waits up to 10 s for it, then fails with Kafka's lock message.
+    /// Readers take no lock.
     #[arg(
         long,
         global = true,
