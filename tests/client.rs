@@ -820,3 +820,69 @@ fn asking_for_a_missing_partitions_recovery_point_fails_alone() {
         .sum();
     assert_eq!(written, 2);
 }
+
+#[test]
+fn a_consumer_stops_when_its_topic_is_deleted_or_replaced() {
+    // A consumer at the end of a partition whose topic is deleted and created again under the
+    // same name must not read on from its old position in the new topic (the stress audit saw
+    // a follower print the old topic's offsets 0-4 and then the new one's 5-7); a partition
+    // deleted outright is said to be gone, not an OS error from listing it.
+    use crate::common::{kafkit, kafkit_stdin};
+    use kafkit::client::ConsumeError;
+    let tmp = tempdir();
+    let data = tmp.path();
+    let dir = data.join("t2-0");
+    let values = |c: &mut PartitionConsumer| {
+        let mut out = Vec::new();
+        while let Some(r) = c.next_record().expect("record") {
+            out.push(String::from_utf8(r.record.value.expect("value")).expect("utf8"));
+        }
+        out
+    };
+    kafkit(data, &["topics", "--create", "--topic", "t2"]).ok();
+    kafkit_stdin(
+        data,
+        &["produce", "--topic", "t2", "--acks", "1"],
+        b"old-1\nold-2\n",
+    )
+    .ok();
+    let mut replaced = PartitionConsumer::new(dir.clone(), 0, IsolationLevel::ReadUncommitted);
+    assert_eq!(values(&mut replaced), ["old-1", "old-2"]);
+    kafkit_stdin(
+        data,
+        &["produce", "--topic", "t2", "--acks", "1"],
+        b"old-3\n",
+    )
+    .ok();
+    assert_eq!(values(&mut replaced), ["old-3"]);
+
+    kafkit(data, &["topics", "--delete", "--topic", "t2"]).ok();
+    let deleted = replaced.next_record().expect_err("a deleted partition");
+    assert!(matches!(deleted, ConsumeError::Deleted { .. }), "{deleted}");
+    assert!(
+        deleted
+            .to_string()
+            .contains("the partition no longer exists"),
+        "{deleted}"
+    );
+
+    kafkit(data, &["topics", "--create", "--topic", "t2"]).ok();
+    kafkit_stdin(
+        data,
+        &["produce", "--topic", "t2", "--acks", "1"],
+        b"new-1\nnew-2\nnew-3\nnew-4\nnew-5\n",
+    )
+    .ok();
+    let err = replaced.next_record().expect_err("a replaced topic");
+    assert!(matches!(err, ConsumeError::Replaced { .. }), "{err}");
+    assert!(
+        err.to_string().contains("deleted and created again"),
+        "{err}"
+    );
+    // A consumer started on the new topic reads it from its start.
+    let mut fresh = PartitionConsumer::new(dir, 0, IsolationLevel::ReadUncommitted);
+    assert_eq!(
+        values(&mut fresh),
+        ["new-1", "new-2", "new-3", "new-4", "new-5"]
+    );
+}

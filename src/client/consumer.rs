@@ -5,6 +5,9 @@
 //! then the segment's `.index`), never by scanning the partition, then streams the segment and
 //! moves to the next one. When it reaches the end it lets go of the files; the next fetch opens
 //! the partition again and seeks, so records appended (and segments rolled) in between are seen.
+//! It first checks that the partition is still there and still the topic it first read (its id
+//! in `partition.metadata`): a topic deleted, or deleted and created again, ends the fetch with
+//! an error instead of splicing the new topic's records onto the old one's offsets.
 //!
 //! [`PartitionConsumer`] turns batches into records as Kafka's consumer hands them out: control
 //! batches are never shown, and with `read_committed` the records of aborted transactions are
@@ -13,6 +16,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 
+use crate::datadir::meta::read_partition_metadata;
+use crate::datadir::Uuid;
 use crate::log::{LogError, LogReader, SegmentReader};
 use crate::record::{ControlRecordType, RawBatch, Record};
 
@@ -35,6 +40,9 @@ pub struct Fetcher {
     /// The offset the next batch must reach past.
     next: i64,
     open: Option<Open>,
+    /// The partition's topic id (`partition.metadata`) when it was first opened: `None` before
+    /// that, `Some(None)` for a partition without one.
+    topic_id: Option<Option<Uuid>>,
 }
 
 #[derive(Debug)]
@@ -51,6 +59,36 @@ impl Fetcher {
             dir,
             next: offset,
             open: None,
+            topic_id: None,
+        }
+    }
+
+    /// Checks that the partition is still the one first opened. A topic deleted and created
+    /// again under the same name has a new id, and its log is not the one this position
+    /// belongs to: reading it on from there would splice two topics' records.
+    fn check_identity(&mut self) -> Result<(), ConsumeError> {
+        // An unreadable partition.metadata is not this check's to report.
+        let now = || read_partition_metadata(&self.dir).ok().flatten();
+        let Some(first) = self.topic_id else {
+            self.topic_id = Some(now());
+            return Ok(());
+        };
+        if !self.dir.is_dir() {
+            return Err(self.deleted());
+        }
+        match (first, now()) {
+            (Some(was), Some(now)) if now != was => Err(ConsumeError::Replaced {
+                dir: self.dir.clone(),
+                was,
+                now,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn deleted(&self) -> ConsumeError {
+        ConsumeError::Deleted {
+            dir: self.dir.clone(),
         }
     }
 
@@ -61,10 +99,18 @@ impl Fetcher {
 
     /// The next batch holding offsets at or past [`Self::position`] (a copy of its bytes), or
     /// `None` when the partition has nothing more yet.
-    pub fn next_batch(&mut self) -> Result<Option<Vec<u8>>, LogError> {
+    pub fn next_batch(&mut self) -> Result<Option<Vec<u8>>, ConsumeError> {
         loop {
             if self.open.is_none() {
-                let mut log = LogReader::open(&self.dir)?;
+                self.check_identity()?;
+                let mut log = match LogReader::open(&self.dir) {
+                    Ok(log) => log,
+                    // Removed between the check and the listing.
+                    Err(_) if self.topic_id.is_some() && !self.dir.is_dir() => {
+                        return Err(self.deleted())
+                    }
+                    Err(e) => return Err(e.into()),
+                };
                 let Some((base, found)) = log.seek(self.next)? else {
                     return Ok(None);
                 };
@@ -112,6 +158,22 @@ pub enum ConsumeError {
     /// The log could not be read.
     #[error(transparent)]
     Log(#[from] LogError),
+    /// The partition's directory was removed while it was read (its topic deleted).
+    #[error("{}: the partition no longer exists (its topic was deleted while it was consumed)", dir.display())]
+    Deleted {
+        /// The partition directory.
+        dir: PathBuf,
+    },
+    /// The topic was deleted and created again under the same name while it was read.
+    #[error("{}: the topic was deleted and created again while it was consumed (topic id {was}, now {now}); the new topic is not read on from the old one's position", dir.display())]
+    Replaced {
+        /// The partition directory.
+        dir: PathBuf,
+        /// The topic id when the partition was first read.
+        was: Uuid,
+        /// The topic id now.
+        now: Uuid,
+    },
     /// A batch did not decode.
     #[error("{dir} at offset {offset}: {source}")]
     Record {

@@ -14,7 +14,7 @@ pub mod offsets;
 pub mod partitioner;
 pub mod producer;
 
-pub use consumer::{ConsumedRecord, Fetcher, IsolationLevel, PartitionConsumer};
+pub use consumer::{ConsumeError, ConsumedRecord, Fetcher, IsolationLevel, PartitionConsumer};
 pub use line_reader::{LineError, LineFormat, Lines, ParsedLine};
 pub use murmur2::{murmur2, partition_for_key, to_positive};
 pub use partitioner::{
