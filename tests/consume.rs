@@ -378,23 +378,20 @@ fn offsets_earliest_latest_numbers_and_out_of_range() {
     assert_eq!(run.code, 0);
 }
 
-#[test]
-fn follows_new_records_until_max_messages() {
+/// `kafkit consume` running on `dir` with `args`: the child (stderr piped) and its stdout
+/// lines as they are printed (read by `reader`).
+struct Following {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+fn follow(dir: &std::path::Path, args: &[&str]) -> Following {
     use std::io::BufRead;
-    let dir = tempdir();
-    create_topic(dir.path(), "live", 1, &[]);
-    kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"old\n").ok();
     let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
-        .args([
-            "consume",
-            "--topic",
-            "live",
-            "--partition",
-            "0",
-            "--max-messages",
-            "3",
-        ])
-        .env("KAFKIT_DATA_DIR", dir.path())
+        .arg("consume")
+        .args(args)
+        .env("KAFKIT_DATA_DIR", dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -409,6 +406,40 @@ fn follows_new_records_until_max_messages() {
             }
         }
     });
+    Following {
+        child,
+        lines,
+        reader,
+    }
+}
+
+/// Waits for the consumer to exit by itself, at most until 60 s after `start`.
+fn exits(child: &mut std::process::Child, start: Instant, what: &str) -> std::process::ExitStatus {
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the consumer did not {what}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn follows_new_records_until_max_messages() {
+    let dir = tempdir();
+    create_topic(dir.path(), "live", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "live"], b"old\n").ok();
+    let Following {
+        mut child,
+        lines,
+        reader,
+    } = follow(
+        dir.path(),
+        &["--topic", "live", "--partition", "0", "--max-messages", "3"],
+    );
     // The consumer starts at the end, at a moment this test does not see: records are written,
     // one run of produce each, until it has printed three of them; those must be three
     // consecutive ones (it follows every record written after it started), never "old".
@@ -432,16 +463,7 @@ fn follows_new_records_until_max_messages() {
         }
     }
     // It stops by itself at three messages.
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("the consumer did not stop at --max-messages: {printed:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = exits(&mut child, start, "stop at --max-messages");
     reader.join().expect("reader");
     printed.extend(lines.try_iter());
     let mut err = String::new();
@@ -795,5 +817,87 @@ fn auto_offset_reset_decides_out_of_range_and_groupless_starts() {
         ])
         .ok(),
         "b\n"
+    );
+}
+
+#[test]
+fn a_subscription_picks_up_added_partitions_at_its_metadata_refresh() {
+    // Kafka's consumer learns of partitions added to its topic at its next metadata refresh
+    // (metadata.max.age.ms, five minutes by default) and reads them from where
+    // auto.offset.reset says (--from-beginning: their first record).
+    let dir = tempdir();
+    kafkit(dir.path(), &["topics", "--create", "--topic", "grow"]).ok();
+    kafkit_stdin(dir.path(), &["produce", "--topic", "grow"], b"p0-a\np0-b\n").ok();
+    let Following {
+        mut child,
+        lines,
+        reader,
+    } = follow(
+        dir.path(),
+        &[
+            "--topic",
+            "grow",
+            "--from-beginning",
+            "--max-messages",
+            "4",
+            "--consumer-property",
+            "metadata.max.age.ms=100",
+            "--property",
+            "print.partition=true",
+        ],
+    );
+    // The consumer has read the one partition there was before the topic grows.
+    let mut printed: Vec<String> = Vec::new();
+    let start = Instant::now();
+    while printed.len() < 2 {
+        printed.extend(lines.recv_timeout(Duration::from_secs(60)));
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the consumer printed {printed:?}");
+        }
+    }
+    kafkit(
+        dir.path(),
+        &["topics", "--alter", "--topic", "grow", "--partitions", "2"],
+    )
+    .ok();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "grow", "--partition", "1"],
+        b"p1-a\np1-b\n",
+    )
+    .ok();
+    let status = exits(&mut child, start, "read the added partition");
+    reader.join().expect("reader");
+    printed.extend(lines.try_iter());
+    assert!(status.success(), "{status:?}");
+    assert_eq!(
+        printed,
+        [
+            "Partition:0\tp0-a",
+            "Partition:0\tp0-b",
+            "Partition:1\tp1-a",
+            "Partition:1\tp1-b"
+        ]
+    );
+}
+
+#[test]
+fn metadata_max_age_must_be_a_number() {
+    let dir = tempdir();
+    kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--consumer-property",
+            "metadata.max.age.ms=soon",
+        ],
+    );
+    assert_eq!(
+        run.fails().trim(),
+        "org.apache.kafka.common.config.ConfigException: Invalid value soon for configuration metadata.max.age.ms: Not a number of type LONG"
     );
 }

@@ -184,13 +184,16 @@ struct Settings {
     reset: Option<Start>,
     isolation: IsolationLevel,
     formatter: MessageFormatter,
+    /// metadata.max.age.ms: how often a subscription looks for partitions added to its topics
+    /// (and, with --include, for new topics that match).
+    metadata_max_age: Duration,
 }
 
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let settings = settings(args)?;
     let datadir = DataDir::open(&global.data_dir)?;
-    let mut consumers = open_partitions(args, global, &datadir, &settings)?;
+    let mut consumers = open_partitions(subscribed(args, global, &datadir)?, &datadir, &settings)?;
     catch_stop_signals();
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -198,6 +201,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let outcome = consume_loop(
         args,
         global,
+        &datadir,
         &settings,
         &mut consumers,
         &mut out,
@@ -286,6 +290,19 @@ fn settings(args: &Args) -> Result<Settings> {
         // Subscribe mode without a group: no committed offsets, the reset policy decides.
         start = reset.unwrap_or(Start::At(-1));
     }
+    // Kafka's default: five minutes.
+    let metadata_max_age = match prop("metadata.max.age.ms") {
+        None => Duration::from_millis(300_000),
+        Some(text) => text
+            .trim()
+            .parse::<u64>()
+            .map(Duration::from_millis)
+            .map_err(|_| {
+                Exit::failure(format!(
+                    "org.apache.kafka.common.config.ConfigException: Invalid value {text} for configuration metadata.max.age.ms: Not a number of type LONG"
+                ))
+            })?,
+    };
     let formatter_props = properties(args.formatter_config.as_deref(), &args.property)?;
     let formatter = MessageFormatter::from_properties(
         formatter_props
@@ -297,17 +314,12 @@ fn settings(args: &Args) -> Result<Settings> {
         reset,
         isolation,
         formatter,
+        metadata_max_age,
     })
 }
 
-/// The partitions to read (one in assign mode, else every partition of the matching topics),
-/// each positioned where the settings say.
-fn open_partitions(
-    args: &Args,
-    global: &GlobalArgs,
-    datadir: &DataDir,
-    settings: &Settings,
-) -> Result<Vec<(TopicPartition, PartitionConsumer)>> {
+/// The partitions to read: one in assign mode, else every partition of the matching topics.
+fn subscribed(args: &Args, global: &GlobalArgs, datadir: &DataDir) -> Result<Vec<TopicPartition>> {
     let mut partitions: Vec<TopicPartition> = Vec::new();
     if let Some(name) = &args.topic {
         let topic = datadir.topic(name)?.ok_or_else(|| {
@@ -335,6 +347,15 @@ fn open_partitions(
             }
         }
     }
+    Ok(partitions)
+}
+
+/// A consumer for each of `partitions`, positioned where the settings say.
+fn open_partitions(
+    partitions: Vec<TopicPartition>,
+    datadir: &DataDir,
+    settings: &Settings,
+) -> Result<Vec<(TopicPartition, PartitionConsumer)>> {
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
     let mut consumers = Vec::new();
@@ -367,13 +388,35 @@ fn open_partitions(
     Ok(consumers)
 }
 
+/// A subscription's refresh (Kafka's metadata refresh, every metadata.max.age.ms): partitions
+/// added to its topics since, and with --include topics created since that match, join it,
+/// positioned by auto.offset.reset as Kafka positions a newly assigned partition without a
+/// committed offset.
+fn add_new_partitions(
+    args: &Args,
+    global: &GlobalArgs,
+    datadir: &DataDir,
+    settings: &Settings,
+    consumers: &mut Vec<(TopicPartition, PartitionConsumer)>,
+) -> Result<()> {
+    let new: Vec<TopicPartition> = subscribed(args, global, datadir)?
+        .into_iter()
+        .filter(|tp| !consumers.iter().any(|(known, _)| known == tp))
+        .collect();
+    if !new.is_empty() {
+        consumers.extend(open_partitions(new, datadir, settings)?);
+    }
+    Ok(())
+}
+
 /// Prints records, partition after partition (at most 500 each per round, Kafka's
 /// max.poll.records), until --max-messages, --timeout-ms without a record, or a signal.
 fn consume_loop(
     args: &Args,
     global: &GlobalArgs,
+    datadir: &DataDir,
     settings: &Settings,
-    consumers: &mut [(TopicPartition, PartitionConsumer)],
+    consumers: &mut Vec<(TopicPartition, PartitionConsumer)>,
     out: &mut impl Write,
     total: &mut u64,
 ) -> Result<()> {
@@ -381,9 +424,14 @@ fn consume_loop(
     let timeout = args.timeout_ms.map(Duration::from_millis);
     let reached = |total: u64| args.max_messages.is_some_and(|max| total >= max);
     let mut last_record = Instant::now();
+    let mut last_refresh = Instant::now();
     loop {
         if stop_signal() != 0 || reached(*total) {
             return Ok(());
+        }
+        if args.partition.is_none() && last_refresh.elapsed() >= settings.metadata_max_age {
+            add_new_partitions(args, global, datadir, settings, consumers)?;
+            last_refresh = Instant::now();
         }
         let mut got = 0u64;
         for (tp, consumer) in consumers.iter_mut() {
