@@ -404,10 +404,12 @@ fn a_live_segments_indexes_dumped_while_the_writer_appends_and_rolls() {
         }
         appended
     });
-    // The newest segment whose index has its first entry. (A segment's first batch is never
-    // indexed, so a new segment's first slot stays zeros until its second batch; Kafka's dump
-    // reads that slot as an entry of the base offset at position 0, and so does kafkit's.)
+    // The newest segment whose index has its first entry, whole. (A segment's first batch is
+    // never indexed, so a new segment's first slot stays zeros until its second batch; Kafka's
+    // dump reads that slot as an entry of the base offset, and so does kafkit's. The writer
+    // stores an entry's relative offset last: once it is there, the entry is whole.)
     let newest_indexed = |ext: &str| loop {
+        let offset_field = if ext == "index" { 0..4 } else { 8..12 };
         let mut files: Vec<_> = fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -415,10 +417,10 @@ fn a_live_segments_indexes_dumped_while_the_writer_appends_and_rolls() {
             .collect();
         files.sort();
         let found = files.into_iter().rev().find(|f| {
-            let mut first = [0u8; 8];
+            let mut first = [0u8; 12];
             fs::File::open(f)
                 .and_then(|mut file| std::io::Read::read_exact(&mut file, &mut first))
-                .is_ok_and(|()| first != [0; 8])
+                .is_ok_and(|()| first[offset_field.clone()] != [0; 4])
         });
         match found {
             Some(file) => break file,
