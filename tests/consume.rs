@@ -883,21 +883,26 @@ fn a_subscription_picks_up_added_partitions_at_its_metadata_refresh() {
 }
 
 #[test]
-fn metadata_max_age_must_be_a_number() {
+fn metadata_max_age_is_a_long_of_at_least_zero() {
     let dir = tempdir();
     kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "consume",
-            "--topic",
-            "t",
-            "--consumer-property",
-            "metadata.max.age.ms=soon",
-        ],
-    );
-    assert_eq!(
-        run.fails().trim(),
-        "org.apache.kafka.common.config.ConfigException: Invalid value soon for configuration metadata.max.age.ms: Not a number of type LONG"
-    );
+    for (value, why) in [
+        ("soon", "Not a number of type LONG"),
+        ("-1", "Value must be at least 0"),
+    ] {
+        let run = kafkit(
+            dir.path(),
+            &[
+                "consume",
+                "--topic",
+                "t",
+                "--consumer-property",
+                &format!("metadata.max.age.ms={value}"),
+            ],
+        );
+        assert_eq!(
+            run.fails().trim(),
+            format!("org.apache.kafka.common.config.ConfigException: Invalid value {value} for configuration metadata.max.age.ms: {why}")
+        );
+    }
 }

@@ -293,15 +293,19 @@ fn settings(args: &Args) -> Result<Settings> {
     // Kafka's default: five minutes.
     let metadata_max_age = match prop("metadata.max.age.ms") {
         None => Duration::from_millis(300_000),
-        Some(text) => text
-            .trim()
-            .parse::<u64>()
-            .map(Duration::from_millis)
-            .map_err(|_| {
+        Some(text) => {
+            let invalid = |why: &str| {
                 Exit::failure(format!(
-                    "org.apache.kafka.common.config.ConfigException: Invalid value {text} for configuration metadata.max.age.ms: Not a number of type LONG"
+                    "org.apache.kafka.common.config.ConfigException: Invalid value {text} for configuration metadata.max.age.ms: {why}"
                 ))
-            })?,
+            };
+            let ms: i64 = text
+                .trim()
+                .parse()
+                .map_err(|_| invalid("Not a number of type LONG"))?;
+            let ms = u64::try_from(ms).map_err(|_| invalid("Value must be at least 0"))?;
+            Duration::from_millis(ms)
+        }
     };
     let formatter_props = properties(args.formatter_config.as_deref(), &args.property)?;
     let formatter = MessageFormatter::from_properties(
