@@ -10,7 +10,7 @@ use kafkit::datadir::{DataDir, TopicPartition};
 use kafkit::log::LogReader;
 use kafkit::record::Compression;
 
-use crate::common::{kafkit, kafkit_stdin, tempdir, vectors};
+use crate::common::{fixtures, kafkit, kafkit_stdin, tempdir, vectors};
 
 /// Creates a topic through `kafkit topics`.
 pub fn create_topic(dir: &Path, topic: &str, partitions: u32, configs: &[&str]) {
@@ -883,6 +883,102 @@ fn json_input_copies_records_faithfully() {
         err.contains("Invalid JSON record on line number 2"),
         "{err}"
     );
+}
+
+#[test]
+fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
+    let dir = tempdir();
+    create_topic(dir.path(), "dst", 1, &[]);
+    // Kafka's ProducerRecord refuses a negative timestamp; what came before stays written.
+    for (bad, shown) in [
+        (r#"{"value":"bad","timestamp":-5}"#, -5),
+        (
+            r#"{"value":"bad","timestamp":-1,"timestampType":"CreateTime"}"#,
+            -1,
+        ),
+        (r#"{"value":"bad","timestamp":-1}"#, -1),
+    ] {
+        let input = format!("{{\"value\":\"ok\",\"timestamp\":5}}\n{bad}\n");
+        let err = kafkit_stdin(
+            dir.path(),
+            &["produce", "--topic", "dst", "--input", "json"],
+            input.as_bytes(),
+        )
+        .fails()
+        .to_string();
+        assert_eq!(
+            err.lines().next(),
+            Some(
+                format!(
+                    "java.lang.IllegalArgumentException: Invalid timestamp: {shown}. \
+                     Timestamp should always be non-negative or null."
+                )
+                .as_str()
+            ),
+            "{err}"
+        );
+    }
+    let kept = consume_all(dir.path(), "dst");
+    assert_eq!(values(&kept), ["ok", "ok", "ok"]);
+    assert!(kept.iter().all(|r| r["timestamp"] == 5));
+
+    // Magic-0 records (Kafka 0.8's hamlet segment) have no timestamp: consume prints -1 and
+    // NoTimestampType, and a copy of them is stamped when produced, as MirrorMaker copies them.
+    let Some(fixtures) = fixtures() else { return };
+    create_topic(dir.path(), "old", 1, &[]);
+    let partition = dir.path().join("old-0");
+    for index in [
+        "00000000000000000000.index",
+        "00000000000000000000.timeindex",
+    ] {
+        let _ = fs::remove_file(partition.join(index));
+    }
+    fs::copy(
+        fixtures.join("asayers__kafkalite/hamlet-none-0/00000000000000000000.log"),
+        partition.join("00000000000000000000.log"),
+    )
+    .expect("copy the v0 segment");
+    let old = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "old",
+            "--from-beginning",
+            "--max-messages",
+            "3",
+            "--output",
+            "json",
+        ],
+    )
+    .ok()
+    .to_string();
+    assert!(
+        old.lines()
+            .all(|l| l.contains(r#""timestamp":-1,"timestampType":"NoTimestampType""#)),
+        "{old}"
+    );
+    create_topic(dir.path(), "copy", 1, &[]);
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as i64;
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "copy", "--input", "json"],
+        old.as_bytes(),
+    )
+    .ok();
+    let copy = consume_all(dir.path(), "copy");
+    assert_eq!(values(&copy)[0], "The Tragedy of Hamlet, Prince of Denmark");
+    assert_eq!(copy.len(), 3);
+    for record in &copy {
+        assert_eq!(record["timestampType"], "CreateTime");
+        assert!(
+            record["timestamp"].as_i64().expect("timestamp") >= before,
+            "{record}"
+        );
+    }
 }
 
 #[test]

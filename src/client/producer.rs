@@ -134,6 +134,9 @@ pub enum ProduceError {
     /// ([`partition_error`]).
     #[error("{0}")]
     InvalidPartition(String),
+    /// A negative timestamp, refused as the Java client's `ProducerRecord` refuses it.
+    #[error("java.lang.IllegalArgumentException: Invalid timestamp: {0}. Timestamp should always be non-negative or null.")]
+    InvalidTimestamp(i64),
     /// The sender thread failed (its first error) or stopped.
     #[error("{0}")]
     Sender(String),
@@ -738,7 +741,8 @@ impl Producer {
 
     /// Adds a record to its partition's batch; a full batch is sealed and queued for the sender
     /// thread.
-    /// `partition` forces a partition; otherwise the partitioner chooses.
+    /// `partition` forces a partition; otherwise the partitioner chooses. A negative `timestamp`
+    /// is refused ([`ProduceError::InvalidTimestamp`]).
     pub fn send(
         &mut self,
         partition: Option<i32>,
@@ -747,8 +751,11 @@ impl Producer {
         value: Option<&[u8]>,
         headers: &[Header],
     ) -> Result<(), ProduceError> {
-        // A named partition is checked first, as the Java client does (ProducerRecord's
-        // constructor, then the metadata) before it measures the record.
+        // The timestamp, then a named partition are checked first, as the Java client does
+        // (ProducerRecord's constructor, then the metadata) before it measures the record.
+        if timestamp < 0 {
+            return Err(ProduceError::InvalidTimestamp(timestamp));
+        }
         let forced = partition
             .map(|p| self.check_partition(p, true))
             .transpose()?;
