@@ -883,6 +883,63 @@ fn a_subscription_picks_up_added_partitions_at_its_metadata_refresh() {
 }
 
 #[test]
+fn a_pattern_subscription_drops_a_deleted_topic_and_takes_it_again_when_created() {
+    // With --include, a deleted topic leaves the subscription and the others are read on, as in
+    // Kafka's consumer; created again, it is matched at the next refresh as a new topic, read
+    // from where auto.offset.reset says (--from-beginning: its first record).
+    let dir = tempdir();
+    create_topic(dir.path(), "in-a", 1, &[]);
+    create_topic(dir.path(), "in-b", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "in-a"], b"a1\n").ok();
+    kafkit_stdin(dir.path(), &["produce", "--topic", "in-b"], b"b1\n").ok();
+    let Following {
+        mut child,
+        lines,
+        reader,
+    } = follow(
+        dir.path(),
+        &[
+            "--include",
+            "in-.*",
+            "--from-beginning",
+            "--max-messages",
+            "4",
+            "--consumer-property",
+            "metadata.max.age.ms=100",
+            "--output",
+            "json",
+        ],
+    );
+    let start = Instant::now();
+    let mut printed: Vec<String> = Vec::new();
+    let mut wait_for = |count: usize, child: &mut std::process::Child| {
+        while printed.len() < count {
+            if let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
+                let record: Value = serde_json::from_str(&line).expect("json");
+                printed.push(format!("{}:{}", record["topic"], record["value"]));
+            } else if start.elapsed() > Duration::from_secs(60)
+                || child.try_wait().expect("wait").is_some()
+            {
+                let _ = child.kill();
+                panic!("the consumer printed {printed:?}");
+            }
+        }
+        printed.clone()
+    };
+    let first = wait_for(2, &mut child);
+    assert!(first.contains(&r#""in-a":"a1""#.to_string()), "{first:?}");
+    kafkit(dir.path(), &["topics", "--delete", "--topic", "in-a"]).ok();
+    kafkit_stdin(dir.path(), &["produce", "--topic", "in-b"], b"b2\n").ok();
+    assert_eq!(wait_for(3, &mut child)[2], r#""in-b":"b2""#);
+    create_topic(dir.path(), "in-a", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "in-a"], b"a-new\n").ok();
+    assert_eq!(wait_for(4, &mut child)[3], r#""in-a":"a-new""#);
+    let status = exits(&mut child, start, "stop at --max-messages");
+    reader.join().expect("reader");
+    assert!(status.success(), "{status:?}");
+}
+
+#[test]
 fn metadata_max_age_is_a_long_of_at_least_zero() {
     let dir = tempdir();
     kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();

@@ -13,7 +13,7 @@ use anyhow::Result;
 
 use super::{properties, usage_error, Exit, GlobalArgs};
 use crate::client::offsets::offset_range;
-use crate::client::{IsolationLevel, PartitionConsumer};
+use crate::client::{ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
 use crate::output::json::write_typed_line;
@@ -438,13 +438,29 @@ fn consume_loop(
             last_refresh = Instant::now();
         }
         let mut got = 0u64;
+        let mut gone: Vec<String> = Vec::new();
         for (tp, consumer) in consumers.iter_mut() {
+            if gone.contains(&tp.topic) {
+                continue;
+            }
             for _ in 0..500 {
                 if reached(*total) {
                     return Ok(());
                 }
-                let Some(record) = consumer.next_record()? else {
-                    break;
+                let record = match consumer.next_record() {
+                    Ok(Some(record)) => record,
+                    Ok(None) => break,
+                    // A topic the pattern matched leaves the subscription when it is deleted, as
+                    // in Kafka's consumer; created again, it is matched at the next refresh as a
+                    // new topic, positioned by auto.offset.reset (never read on from the old
+                    // topic's position). A topic named by --topic stops the run instead.
+                    Err(ConsumeError::Deleted { .. } | ConsumeError::Replaced { .. })
+                        if args.include.is_some() =>
+                    {
+                        gone.push(tp.topic.clone());
+                        break;
+                    }
+                    Err(e) => return Err(e.into()),
                 };
                 let r = &record.record;
                 let view = MessageView {
@@ -470,6 +486,9 @@ fn consume_loop(
                 *total += 1;
                 got += 1;
             }
+        }
+        if !gone.is_empty() {
+            consumers.retain(|(tp, _)| !gone.contains(&tp.topic));
         }
         if got > 0 {
             last_record = Instant::now();
