@@ -78,6 +78,14 @@ pub fn batches(dir: &Path, topic: &str, partition: i32) -> Vec<(Compression, i32
     out
 }
 
+/// Milliseconds since the epoch, as the producer stamps records.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis() as i64
+}
+
 fn values(records: &[Value]) -> Vec<String> {
     records
         .iter()
@@ -726,12 +734,6 @@ fn round_robin_random_murmur2_and_forced_partitions() {
 
 #[test]
 fn json_output_reports_each_written_record() {
-    let now_ms = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .expect("clock")
-            .as_millis() as i64
-    };
     let dir = tempdir();
     create_topic(dir.path(), "j", 2, &[]);
     let before = now_ms();
@@ -893,10 +895,13 @@ fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
     for (bad, shown) in [
         (r#"{"value":"bad","timestamp":-5}"#, -5),
         (
-            r#"{"value":"bad","timestamp":-1,"timestampType":"CreateTime"}"#,
-            -1,
+            r#"{"value":"bad","timestamp":-2,"timestampType":"CreateTime"}"#,
+            -2,
         ),
-        (r#"{"value":"bad","timestamp":-1}"#, -1),
+        (
+            r#"{"value":"bad","timestamp":-9223372036854775808}"#,
+            i64::MIN,
+        ),
     ] {
         let input = format!("{{\"value\":\"ok\",\"timestamp\":5}}\n{bad}\n");
         let err = kafkit_stdin(
@@ -922,8 +927,21 @@ fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
     assert_eq!(values(&kept), ["ok", "ok", "ok"]);
     assert!(kept.iter().all(|r| r["timestamp"] == 5));
 
+    // -1 is Kafka's NO_TIMESTAMP, what consume prints for a record without one: a copy is
+    // stamped when produced, as MirrorMaker copies it, whatever the timestamp type says.
+    let before = now_ms();
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "dst", "--input", "json"],
+        br#"{"value":"none","timestamp":-1,"timestampType":"CreateTime"}"#,
+    )
+    .ok();
+    let stamped = consume_all(dir.path(), "dst");
+    assert_eq!(values(&stamped)[3], "none");
+    assert!(stamped[3]["timestamp"].as_i64().expect("timestamp") >= before);
+
     // Magic-0 records (Kafka 0.8's hamlet segment) have no timestamp: consume prints -1 and
-    // NoTimestampType, and a copy of them is stamped when produced, as MirrorMaker copies them.
+    // NoTimestampType, and copies of them are stamped too.
     let Some(fixtures) = fixtures() else { return };
     create_topic(dir.path(), "old", 1, &[]);
     let partition = dir.path().join("old-0");
@@ -959,10 +977,6 @@ fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
         "{old}"
     );
     create_topic(dir.path(), "copy", 1, &[]);
-    let before = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_millis() as i64;
     kafkit_stdin(
         dir.path(),
         &["produce", "--topic", "copy", "--input", "json"],

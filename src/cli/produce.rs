@@ -21,7 +21,7 @@ use crate::log::CompressionPolicy;
 use crate::output::json::bytes_from_value;
 use crate::output::json::write_typed_line;
 use crate::output::{log4j, OutputFormat};
-use crate::record::{Compression, Header, TimestampType, NO_TIMESTAMP};
+use crate::record::{Compression, Header, NO_TIMESTAMP};
 
 /// Write records to a topic from lines of text or JSON (Kafka's kafka-console-producer.sh).
 ///
@@ -533,14 +533,11 @@ fn json_record(line: &[u8], line_number: u64) -> std::result::Result<JsonRecord,
             .map(Some)
             .ok_or_else(|| bad(format!("\"{name}\" must be an integer"))),
     };
-    // A record consume printed without a timestamp (magic 0: -1, `NoTimestampType`) is copied
-    // as one sent without a timestamp, as MirrorMaker copies it: stamped now. Any other negative
-    // timestamp is refused by the producer, as Kafka's ProducerRecord refuses it.
-    let timestamp = int("timestamp")?.filter(|&t| {
-        t != NO_TIMESTAMP
-            || obj.get("timestampType").and_then(Value::as_str)
-                != Some(TimestampType::NoTimestamp.name())
-    });
+    // -1 is what consume prints for a record without a timestamp (Kafka's NO_TIMESTAMP: magic 0,
+    // or an older producer's record): copied as a record sent without one, stamped now, as
+    // MirrorMaker copies it. Any other negative timestamp is refused by the producer, as Kafka's
+    // ProducerRecord refuses it.
+    let timestamp = int("timestamp")?.filter(|&t| t != NO_TIMESTAMP);
     let partition = match int("partition")? {
         Some(p) => Some(i32::try_from(p).map_err(|_| bad("\"partition\" is out of range".into()))?),
         None => None,
