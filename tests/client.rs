@@ -886,3 +886,62 @@ fn a_consumer_stops_when_its_topic_is_deleted_or_replaced() {
         ["new-1", "new-2", "new-3", "new-4", "new-5"]
     );
 }
+
+#[test]
+fn a_consumer_part_way_through_a_deleted_topic_says_so_not_that_a_file_is_missing() {
+    // A consumer holds its current segment open and opens the next one by path when it gets
+    // there. With its topic deleted meanwhile (or deleted and created again), that open fails:
+    // what to report is the deletion, not the missing file (a pattern subscription drops the
+    // topic on it; a NotFound ended the whole run).
+    use crate::common::{kafkit, kafkit_stdin};
+    use kafkit::client::ConsumeError;
+    let tmp = tempdir();
+    let data = tmp.path();
+    let lines: String = (0..12_000)
+        .map(|i| format!("{i:06} {}\n", "r".repeat(93)))
+        .collect();
+    for (topic, created_again) in [("gone", false), ("again", true)] {
+        let create = [
+            "topics",
+            "--create",
+            "--topic",
+            topic,
+            "--config",
+            "segment.bytes=1048576",
+        ];
+        kafkit(data, &create).ok();
+        let produce = ["produce", "--topic", topic, "--acks", "1"];
+        kafkit_stdin(data, &produce, lines.as_bytes()).ok();
+        let dir = data.join(format!("{topic}-0"));
+        let segments = LogReader::open(&dir)
+            .expect("log")
+            .segment_base_offsets()
+            .len();
+        assert!(segments >= 2, "{segments} segments");
+        let mut consumer = PartitionConsumer::new(dir, 0, IsolationLevel::ReadUncommitted);
+        assert!(consumer.next_record().expect("record").is_some());
+        kafkit(data, &["topics", "--delete", "--topic", topic]).ok();
+        if created_again {
+            kafkit(data, &create).ok();
+            kafkit_stdin(data, &produce, b"new\n").ok();
+        }
+        let err = loop {
+            match consumer.next_record() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("{topic}: the consumer read to the end of a deleted topic"),
+                Err(e) => break e,
+            }
+        };
+        if created_again {
+            assert!(
+                matches!(err, ConsumeError::Replaced { .. }),
+                "{topic}: {err}"
+            );
+        } else {
+            assert!(
+                matches!(err, ConsumeError::Deleted { .. }),
+                "{topic}: {err}"
+            );
+        }
+    }
+}

@@ -4,6 +4,7 @@
 use std::fs;
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -914,14 +915,18 @@ fn a_pattern_subscription_drops_a_deleted_topic_and_takes_it_again_when_created(
     let mut printed: Vec<String> = Vec::new();
     let mut wait_for = |count: usize, child: &mut std::process::Child| {
         while printed.len() < count {
-            if let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
-                let record: Value = serde_json::from_str(&line).expect("json");
-                printed.push(format!("{}:{}", record["topic"], record["value"]));
-            } else if start.elapsed() > Duration::from_secs(60)
-                || child.try_wait().expect("wait").is_some()
-            {
-                let _ = child.kill();
-                panic!("the consumer printed {printed:?}");
+            // Only the end of its output (or a minute) means the consumer stopped short: it may
+            // exit before this thread has taken its last line.
+            match lines.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) => {
+                    let record: Value = serde_json::from_str(&line).expect("json");
+                    printed.push(format!("{}:{}", record["topic"], record["value"]));
+                }
+                Err(RecvTimeoutError::Timeout) if start.elapsed() < Duration::from_secs(60) => {}
+                Err(_) => {
+                    let _ = child.kill();
+                    panic!("the consumer printed {printed:?}");
+                }
             }
         }
         printed.clone()

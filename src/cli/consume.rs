@@ -438,11 +438,8 @@ fn consume_loop(
             last_refresh = Instant::now();
         }
         let mut got = 0u64;
-        let mut gone: Vec<String> = Vec::new();
+        let mut gone: Vec<TopicPartition> = Vec::new();
         for (tp, consumer) in consumers.iter_mut() {
-            if gone.contains(&tp.topic) {
-                continue;
-            }
             for _ in 0..500 {
                 if reached(*total) {
                     return Ok(());
@@ -453,11 +450,13 @@ fn consume_loop(
                     // A topic the pattern matched leaves the subscription when it is deleted, as
                     // in Kafka's consumer; created again, it is matched at the next refresh as a
                     // new topic, positioned by auto.offset.reset (never read on from the old
-                    // topic's position). A topic named by --topic stops the run instead.
+                    // topic's position). Each partition leaves when it finds itself gone, so a
+                    // partition of the new topic taken in meanwhile stays. A topic named by
+                    // --topic stops the run instead.
                     Err(ConsumeError::Deleted { .. } | ConsumeError::Replaced { .. })
                         if args.include.is_some() =>
                     {
-                        gone.push(tp.topic.clone());
+                        gone.push(tp.clone());
                         break;
                     }
                     Err(e) => return Err(e.into()),
@@ -488,7 +487,7 @@ fn consume_loop(
             }
         }
         if !gone.is_empty() {
-            consumers.retain(|(tp, _)| !gone.contains(&tp.topic));
+            consumers.retain(|(tp, _)| !gone.contains(tp));
         }
         if got > 0 {
             last_record = Instant::now();

@@ -100,17 +100,28 @@ impl Fetcher {
     /// The next batch holding offsets at or past [`Self::position`] (a copy of its bytes), or
     /// `None` when the partition has nothing more yet.
     pub fn next_batch(&mut self) -> Result<Option<Vec<u8>>, ConsumeError> {
+        self.read_next_batch().map_err(|e| self.unless_gone(e))
+    }
+
+    /// An error reading the partition, unless the partition went away meanwhile: its topic
+    /// deleted (or deleted and created again), its segment files vanish under the reader, and
+    /// that is what to report rather than the file that was missing.
+    #[cold]
+    fn unless_gone(&mut self, error: ConsumeError) -> ConsumeError {
+        self.open = None;
+        match error {
+            ConsumeError::Log(_) if self.topic_id.is_some() => {
+                self.check_identity().err().unwrap_or(error)
+            }
+            error => error,
+        }
+    }
+
+    fn read_next_batch(&mut self) -> Result<Option<Vec<u8>>, ConsumeError> {
         loop {
             if self.open.is_none() {
                 self.check_identity()?;
-                let mut log = match LogReader::open(&self.dir) {
-                    Ok(log) => log,
-                    // Removed between the check and the listing.
-                    Err(_) if self.topic_id.is_some() && !self.dir.is_dir() => {
-                        return Err(self.deleted())
-                    }
-                    Err(e) => return Err(e.into()),
-                };
+                let mut log = LogReader::open(&self.dir)?;
                 let Some((base, found)) = log.seek(self.next)? else {
                     return Ok(None);
                 };

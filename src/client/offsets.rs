@@ -42,14 +42,21 @@ pub fn list_offset(dir: &Path, spec: OffsetSpec, log_start: i64) -> Result<Optio
 
 /// The offsets a consumer may start at in the partition at `dir`: (log start, log end). The log
 /// start is the first segment's base or the checkpointed log start offset, whichever is higher;
-/// a partition without a directory is empty.
+/// a partition without a directory is empty, also one whose directory is removed while it is
+/// read (its topic being deleted).
 pub fn offset_range(dir: &Path, checkpointed_start: i64) -> Result<(i64, i64), LogError> {
+    let empty = (checkpointed_start, checkpointed_start);
     if !dir.is_dir() {
-        return Ok((checkpointed_start, checkpointed_start));
+        return Ok(empty);
     }
-    let mut log = LogReader::open(dir)?;
-    let end = log.log_end_offset()?;
-    Ok((log.log_start_offset().max(checkpointed_start).min(end), end))
+    let range = LogReader::open(dir).and_then(|mut log| {
+        let end = log.log_end_offset()?;
+        Ok((log.log_start_offset().max(checkpointed_start).min(end), end))
+    });
+    match range {
+        Err(_) if !dir.is_dir() => Ok(empty),
+        range => range,
+    }
 }
 
 fn max_timestamp_offset(log: &mut LogReader) -> Result<Option<i64>, LogError> {

@@ -115,7 +115,8 @@ pub enum Event {
     Failed(SendFailure),
 }
 
-/// Errors that stop the producer.
+/// What the producer's calls fail with. A refused record ([`ProduceError::InvalidPartition`],
+/// [`ProduceError::InvalidTimestamp`]) leaves the producer as it was; the others stop it.
 #[derive(Debug, thiserror::Error)]
 pub enum ProduceError {
     /// The data directory failed (lock, topic, checkpoint).
