@@ -159,7 +159,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l isolation-leve
 read_committed\t'Only committed records, up to the first open transaction'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l group -d 'Consumer groups are not supported yet (a later version); rejected with a message' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l property -d 'A message formatter property, name=value; repeatable: print.timestamp, print.key, print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery, key.separator, line.separator, headers.separator, null.literal' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer-property -d 'A consumer config, name=value; repeatable. Used: isolation.level, group.id (rejected)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer-property -d 'A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset, metadata.max.age.ms, exclude.internal.topics (group.id is refused)' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter -d 'The formatter: only Kafka\'s DefaultMessageFormatter (the default) is available' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter-config -d 'A properties file of formatter properties; --property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer.config -d 'A properties file of consumer configs; --consumer-property wins over it' -r -F

@@ -945,6 +945,67 @@ fn a_pattern_subscription_drops_a_deleted_topic_and_takes_it_again_when_created(
 }
 
 #[test]
+fn a_pattern_leaves_out_internal_topics_unless_told_otherwise() {
+    // Kafka's IncludeList: a topic matches only if it is not internal or the consumer's
+    // exclude.internal.topics (true by default) is false; --topic names one all the same.
+    let dir = tempdir();
+    create_topic(dir.path(), "__consumer_offsets", 1, &[]);
+    create_topic(dir.path(), "user", 1, &[]);
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "__consumer_offsets"],
+        b"internal\n",
+    )
+    .ok();
+    kafkit_stdin(dir.path(), &["produce", "--topic", "user"], b"mine\n").ok();
+    let read = |args: &[&str]| {
+        let mut all = vec!["consume", "--from-beginning", "--timeout-ms", "300"];
+        all.extend_from_slice(args);
+        let mut values: Vec<String> = kafkit(dir.path(), &all)
+            .ok()
+            .lines()
+            .map(String::from)
+            .collect();
+        values.sort();
+        values
+    };
+    assert_eq!(read(&["--include", ".*"]), ["mine"]);
+    assert_eq!(
+        read(&[
+            "--include",
+            ".*",
+            "--consumer-property",
+            "exclude.internal.topics=True"
+        ]),
+        ["mine"]
+    );
+    assert_eq!(
+        read(&[
+            "--include",
+            ".*",
+            "--consumer-property",
+            "exclude.internal.topics= false"
+        ]),
+        ["internal", "mine"]
+    );
+    assert_eq!(read(&["--topic", "__consumer_offsets"]), ["internal"]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--include",
+            ".*",
+            "--consumer-property",
+            "exclude.internal.topics=no",
+        ],
+    );
+    assert_eq!(
+        run.fails().trim(),
+        "org.apache.kafka.common.config.ConfigException: Invalid value no for configuration exclude.internal.topics: Expected value to be either true or false"
+    );
+}
+
+#[test]
 fn metadata_max_age_is_a_long_of_at_least_zero() {
     let dir = tempdir();
     kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();

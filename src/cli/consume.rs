@@ -63,7 +63,8 @@ pub struct Args {
     /// key.separator, line.separator, headers.separator, null.literal.
     #[arg(long, value_name = "NAME=VALUE")]
     pub property: Vec<String>,
-    /// A consumer config, name=value; repeatable. Used: isolation.level, group.id (rejected).
+    /// A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset,
+    /// metadata.max.age.ms, exclude.internal.topics (group.id is refused).
     #[arg(long, value_name = "NAME=VALUE")]
     pub consumer_property: Vec<String>,
     /// If there is an error when processing a message, skip it instead of halting.
@@ -187,13 +188,20 @@ struct Settings {
     /// metadata.max.age.ms: how often a subscription looks for partitions added to its topics
     /// (and, with --include, for new topics that match).
     metadata_max_age: Duration,
+    /// exclude.internal.topics: --include leaves out `__consumer_offsets` and the other internal
+    /// topics (Kafka's default), unless this is false.
+    exclude_internal: bool,
 }
 
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let settings = settings(args)?;
     let datadir = DataDir::open(&global.data_dir)?;
-    let mut consumers = open_partitions(subscribed(args, global, &datadir)?, &datadir, &settings)?;
+    let mut consumers = open_partitions(
+        subscribed(args, global, &datadir, &settings)?,
+        &datadir,
+        &settings,
+    )?;
     catch_stop_signals();
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -307,6 +315,17 @@ fn settings(args: &Args) -> Result<Settings> {
             Duration::from_millis(ms)
         }
     };
+    let exclude_internal = match prop("exclude.internal.topics") {
+        None => true,
+        Some(text) if text.trim().eq_ignore_ascii_case("true") => true,
+        Some(text) if text.trim().eq_ignore_ascii_case("false") => false,
+        Some(text) => {
+            return Err(Exit::failure(format!(
+                "org.apache.kafka.common.config.ConfigException: Invalid value {text} for configuration exclude.internal.topics: Expected value to be either true or false"
+            ))
+            .into())
+        }
+    };
     let formatter_props = properties(args.formatter_config.as_deref(), &args.property)?;
     let formatter = MessageFormatter::from_properties(
         formatter_props
@@ -319,11 +338,17 @@ fn settings(args: &Args) -> Result<Settings> {
         isolation,
         formatter,
         metadata_max_age,
+        exclude_internal,
     })
 }
 
 /// The partitions to read: one in assign mode, else every partition of the matching topics.
-fn subscribed(args: &Args, global: &GlobalArgs, datadir: &DataDir) -> Result<Vec<TopicPartition>> {
+fn subscribed(
+    args: &Args,
+    global: &GlobalArgs,
+    datadir: &DataDir,
+    settings: &Settings,
+) -> Result<Vec<TopicPartition>> {
     let mut partitions: Vec<TopicPartition> = Vec::new();
     if let Some(name) = &args.topic {
         let topic = datadir.topic(name)?.ok_or_else(|| {
@@ -346,7 +371,8 @@ fn subscribed(args: &Args, global: &GlobalArgs, datadir: &DataDir) -> Result<Vec
     } else if let Some(regex) = &args.include {
         let filter = TopicFilter::new(regex).map_err(|e| Exit::failure(e.to_string()))?;
         for topic in datadir.topics()? {
-            if filter.matches(&topic.name) {
+            // Kafka's IncludeList: internal topics only with exclude.internal.topics=false.
+            if filter.matches(&topic.name) && !(settings.exclude_internal && topic.is_internal()) {
                 partitions.extend(topic.topic_partitions());
             }
         }
@@ -403,7 +429,7 @@ fn add_new_partitions(
     settings: &Settings,
     consumers: &mut Vec<(TopicPartition, PartitionConsumer)>,
 ) -> Result<()> {
-    let new: Vec<TopicPartition> = subscribed(args, global, datadir)?
+    let new: Vec<TopicPartition> = subscribed(args, global, datadir, settings)?
         .into_iter()
         .filter(|tp| !consumers.iter().any(|(known, _)| known == tp))
         .collect();
