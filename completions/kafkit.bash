@@ -96,7 +96,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__consume)
-            opts="-h -V --topic --include --partition --offset --from-beginning --max-messages --timeout-ms --isolation-level --group --property --consumer-property --skip-message-on-error --formatter --formatter-config --consumer.config --bootstrap-server --data-dir --output --help --version"
+            opts="-h -V --topic --include --partition --offset --from-beginning --max-messages --timeout-ms --isolation-level --group --property --consumer-property --skip-message-on-error --key-deserializer --value-deserializer --formatter --formatter-config --consumer.config --bootstrap-server --data-dir --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -139,6 +139,14 @@ _kafkit() {
                     return 0
                     ;;
                 --consumer-property)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-deserializer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --value-deserializer)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

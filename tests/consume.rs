@@ -1006,6 +1006,139 @@ fn a_pattern_leaves_out_internal_topics_unless_told_otherwise() {
 }
 
 #[test]
+fn deserializers_print_what_kafkas_print_and_their_errors_stop_or_skip() {
+    let dir = tempdir();
+    create_topic(dir.path(), "n", 1, &[]);
+    // Key: an int, value: a long, as Kafka's IntegerSerializer and LongSerializer write them
+    // (big-endian); the third record has a null key and a value that is no long.
+    let input = concat!(
+        r#"{"key":{"base64":"AAAABw=="},"value":{"base64":"AAABH3H7BMs="}}"#,
+        "\n",
+        r#"{"key":{"base64":"/////w=="},"value":{"base64":"//////////s="},"headers":[{"key":"h","value":{"base64":"/1xh"}}]}"#,
+        "\n",
+        r#"{"key":null,"value":"abc"}"#,
+        "\n",
+    );
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "n", "--input", "json"],
+        input.as_bytes(),
+    )
+    .ok();
+    let class = |name: &str| format!("org.apache.kafka.common.serialization.{name}");
+    let (int, long) = (class("IntegerDeserializer"), class("LongDeserializer"));
+    let mut args = vec![
+        "consume",
+        "--topic",
+        "n",
+        "--from-beginning",
+        "--timeout-ms",
+        "300",
+        "--key-deserializer",
+        &int,
+        "--value-deserializer",
+        &long,
+        "--property",
+        "print.key=true",
+    ];
+    // The null key reaches the deserializer as the null literal's bytes ("null" read as an int:
+    // 1853189228), as Kafka's formatter hands it over; the value fails. What was written of the
+    // record stays, the record is counted, and the run stops with Kafka's error and exit 1.
+    let printed = "7\t1234567890123\n-1\t-5\n1853189228\t";
+    let exception = "org.apache.kafka.common.errors.SerializationException: Size of data received by LongDeserializer is not 8";
+    let run = kafkit(dir.path(), &args);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (1, printed),
+        "{}",
+        run.stderr
+    );
+    let err: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(err[0], "Processed a total of 3 messages");
+    assert!(
+        err[1].ends_with("] ERROR Unknown error when running consumer:  (org.apache.kafka.tools.consumer.ConsoleConsumer)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(err[2], exception);
+    // --skip-message-on-error logs it and goes on.
+    args.push("--skip-message-on-error");
+    let run = kafkit(dir.path(), &args);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (0, printed),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains(&format!(
+        "ERROR Error processing message, skipping this message:  (org.apache.kafka.tools.consumer.ConsoleConsumer)\n{exception}\n"
+    )));
+    assert!(
+        run.stderr.ends_with("Processed a total of 3 messages\n"),
+        "{}",
+        run.stderr
+    );
+
+    // --property wins over --value-deserializer; headers.deserializer does header values.
+    let (string, bytes) = (class("StringDeserializer"), class("BytesDeserializer"));
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "n",
+            "--partition",
+            "0",
+            "--offset",
+            "1",
+            "--max-messages",
+            "2",
+            "--value-deserializer",
+            &long,
+            "--property",
+            &format!("value.deserializer={bytes}"),
+            "--property",
+            &format!("headers.deserializer={string}"),
+            "--property",
+            "print.headers=true",
+        ],
+    );
+    assert_eq!(
+        run.ok(),
+        "h:\u{fffd}\\a\t\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFB\nNO_HEADERS\tabc\n"
+    );
+
+    // A class Kafka would not find: logged, and the bytes printed as they are.
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "n",
+            "--partition",
+            "0",
+            "--offset",
+            "2",
+            "--max-messages",
+            "1",
+            "--value-deserializer",
+            "com.example.Missing",
+        ],
+    );
+    assert_eq!(run.ok(), "abc\n");
+    assert!(run.stderr.contains(
+        "ERROR Unable to instantiate a deserializer from com.example.Missing (org.apache.kafka.tools.consumer.DefaultMessageFormatter)\njava.lang.ClassNotFoundException: com.example.Missing\n"
+    ), "{}", run.stderr);
+    // Kafka's ByteArrayDeserializer prints an object identity: refused, saying so.
+    let array = class("ByteArrayDeserializer");
+    let run = kafkit(
+        dir.path(),
+        &["consume", "--topic", "n", "--value-deserializer", &array],
+    );
+    assert!(run.fails().contains("cannot reproduce"), "{}", run.stderr);
+}
+
+#[test]
 fn metadata_max_age_is_a_long_of_at_least_zero() {
     let dir = tempdir();
     kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();

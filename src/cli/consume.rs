@@ -17,7 +17,9 @@ use crate::client::{ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
 use crate::output::json::write_typed_line;
-use crate::output::message::{record_json, MessageFormatter, MessageView};
+use crate::output::message::{
+    record_json, DeserializerIssue, FormatError, MessageFormatter, MessageView,
+};
 use crate::output::{log4j, OutputFormat};
 
 /// Read records from a topic (Kafka's kafka-console-consumer.sh).
@@ -70,6 +72,15 @@ pub struct Args {
     /// If there is an error when processing a message, skip it instead of halting.
     #[arg(long)]
     pub skip_message_on_error: bool,
+    /// The class to deserialize keys with before printing them (Kafka's
+    /// org.apache.kafka.common.serialization.*Deserializer: String, Short, Integer, Long, Float,
+    /// Double, Boolean, UUID, Bytes, ByteBuffer, Void); the key.deserializer property.
+    #[arg(long, value_name = "CLASS")]
+    pub key_deserializer: Option<String>,
+    /// The class to deserialize values with before printing them (as --key-deserializer); the
+    /// value.deserializer property. headers.deserializer (--property) does header values.
+    #[arg(long, value_name = "CLASS")]
+    pub value_deserializer: Option<String>,
     /// The formatter: only Kafka's DefaultMessageFormatter (the default) is available.
     #[arg(long, value_name = "CLASS")]
     pub formatter: Option<String>,
@@ -192,6 +203,9 @@ struct Settings {
     /// topics (Kafka's default), unless this is false.
     exclude_internal: bool,
 }
+
+/// The logger of Kafka's console consumer, as its log lines name it.
+const CONSOLE_CONSUMER: &str = "org.apache.kafka.tools.consumer.ConsoleConsumer";
 
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
@@ -326,12 +340,39 @@ fn settings(args: &Args) -> Result<Settings> {
             .into())
         }
     };
-    let formatter_props = properties(args.formatter_config.as_deref(), &args.property)?;
+    // The formatter's properties: the file, then --key-deserializer and --value-deserializer,
+    // then --property (Kafka's formatterArgs).
+    let mut formatter_props = properties(args.formatter_config.as_deref(), &[])?;
+    for (name, class) in [
+        ("key.deserializer", &args.key_deserializer),
+        ("value.deserializer", &args.value_deserializer),
+    ] {
+        if let Some(class) = class.as_deref().filter(|c| !c.is_empty()) {
+            formatter_props.push((name.to_string(), class.to_string()));
+        }
+    }
+    formatter_props.extend(properties(None, &args.property)?);
     let formatter = MessageFormatter::from_properties(
         formatter_props
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str())),
     );
+    for issue in formatter.deserializer_issues() {
+        match issue {
+            DeserializerIssue::Unavailable(why) => {
+                return Err(Exit::failure(format!("kafkit consume: {why}")).into())
+            }
+            // Kafka's formatter logs the class it cannot load and prints the bytes as they are.
+            DeserializerIssue::Unknown { class } => eprintln!(
+                "{}\njava.lang.ClassNotFoundException: {class}",
+                log4j::line(
+                    "ERROR",
+                    &format!("Unable to instantiate a deserializer from {class}"),
+                    "org.apache.kafka.tools.consumer.DefaultMessageFormatter"
+                )
+            ),
+        }
+    }
     Ok(Settings {
         start,
         reset,
@@ -503,13 +544,40 @@ fn consume_loop(
                     leader_epoch: None,
                     delivery_count: None,
                 };
+                // Counted before it is written, as Kafka's console consumer counts it.
+                *total += 1;
+                got += 1;
                 if json {
                     write_typed_line(out, record_json(&view))?;
                 } else {
-                    settings.formatter.write(out, &view)?;
+                    match settings.formatter.write(out, &view) {
+                        Ok(()) => {}
+                        Err(FormatError::Io(e)) => return Err(e.into()),
+                        Err(FormatError::Deserialize(exception)) if args.skip_message_on_error => {
+                            eprintln!(
+                                "{}\n{exception}",
+                                log4j::line(
+                                    "ERROR",
+                                    "Error processing message, skipping this message: ",
+                                    CONSOLE_CONSUMER
+                                )
+                            );
+                        }
+                        Err(FormatError::Deserialize(exception)) => {
+                            // What the formatter wrote of the record stays; after the count.
+                            out.flush()?;
+                            return Err(Exit::failure(format!(
+                                "{}\n{exception}",
+                                log4j::line(
+                                    "ERROR",
+                                    "Unknown error when running consumer: ",
+                                    CONSOLE_CONSUMER
+                                )
+                            ))
+                            .into());
+                        }
+                    }
                 }
-                *total += 1;
-                got += 1;
             }
         }
         if !gone.is_empty() {
@@ -530,7 +598,7 @@ fn consume_loop(
                     log4j::line(
                         "ERROR",
                         "Error processing message, terminating consumer process: ",
-                        "org.apache.kafka.tools.consumer.ConsoleConsumer"
+                        CONSOLE_CONSUMER
                     )
                 );
                 return Ok(());

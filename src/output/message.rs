@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
+use super::deserializer::{Deserializer, DeserializerClass};
 use super::json::{bytes_value, headers_value};
 use crate::record::{Header, TimestampType};
 
@@ -48,6 +49,37 @@ pub struct MessageFormatter {
     line_separator: Vec<u8>,
     headers_separator: Vec<u8>,
     null_literal: Vec<u8>,
+    key_deserializer: Option<Deserializer>,
+    value_deserializer: Option<Deserializer>,
+    headers_deserializer: Option<Deserializer>,
+    issues: Vec<DeserializerIssue>,
+}
+
+/// A `key.deserializer`, `value.deserializer` or `headers.deserializer` property the formatter
+/// does not apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeserializerIssue {
+    /// A class Kafka would not find: its formatter logs `Unable to instantiate a deserializer
+    /// from <class>` and prints the bytes as they are, and so does this one.
+    Unknown {
+        /// The class name given.
+        class: String,
+    },
+    /// One of Kafka's deserializers that kafkit cannot print as Kafka does; why.
+    Unavailable(String),
+}
+
+/// Why a record could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum FormatError {
+    /// Writing the output failed.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// A deserializer refused the bytes: the first line of the exception Kafka's would throw
+    /// (`org.apache.kafka.common.errors.SerializationException: Size of data ...`). What the
+    /// formatter wrote before the failing field stays written, as in Kafka.
+    #[error("{0}")]
+    Deserialize(String),
 }
 
 impl Default for MessageFormatter {
@@ -65,6 +97,10 @@ impl Default for MessageFormatter {
             line_separator: b"\n".to_vec(),
             headers_separator: b",".to_vec(),
             null_literal: b"null".to_vec(),
+            key_deserializer: None,
+            value_deserializer: None,
+            headers_deserializer: None,
+            issues: Vec::new(),
         }
     }
 }
@@ -74,9 +110,11 @@ fn is_true(value: &str) -> bool {
 }
 
 impl MessageFormatter {
-    /// The formatter the properties describe; unknown properties are ignored, as Kafka does.
+    /// The formatter the properties describe; unknown properties are ignored, as Kafka does. A
+    /// deserializer class it does not apply is listed in [`Self::deserializer_issues`].
     pub fn from_properties<'p>(props: impl IntoIterator<Item = (&'p str, &'p str)>) -> Self {
         let mut f = Self::default();
+        let mut deserializers: [Option<&str>; 3] = [None; 3];
         for (name, value) in props {
             match name {
                 "print.timestamp" => f.print_timestamp = is_true(value),
@@ -91,22 +129,38 @@ impl MessageFormatter {
                 "line.separator" => f.line_separator = value.as_bytes().to_vec(),
                 "headers.separator" => f.headers_separator = value.as_bytes().to_vec(),
                 "null.literal" => f.null_literal = value.as_bytes().to_vec(),
+                "key.deserializer" => deserializers[0] = Some(value),
+                "value.deserializer" => deserializers[1] = Some(value),
+                "headers.deserializer" => deserializers[2] = Some(value),
                 _ => {}
             }
         }
+        let [key, value, headers] = deserializers.map(|class| {
+            let class = class?;
+            match Deserializer::for_class(class) {
+                DeserializerClass::Available(d) => Some(d),
+                DeserializerClass::Unavailable(why) => {
+                    f.issues.push(DeserializerIssue::Unavailable(why));
+                    None
+                }
+                DeserializerClass::Unknown => {
+                    f.issues.push(DeserializerIssue::Unknown {
+                        class: class.to_string(),
+                    });
+                    None
+                }
+            }
+        });
+        f.key_deserializer = key;
+        f.value_deserializer = value;
+        f.headers_deserializer = headers;
         f
     }
 
-    /// Whether only the value is printed (the default): the fast path of `consume`.
-    pub fn value_only(&self) -> bool {
-        self.print_value
-            && !(self.print_timestamp
-                || self.print_key
-                || self.print_partition
-                || self.print_offset
-                || self.print_headers
-                || self.print_epoch
-                || self.print_delivery)
+    /// The deserializer properties this formatter does not apply, in the order key, value,
+    /// headers.
+    pub fn deserializer_issues(&self) -> &[DeserializerIssue] {
+        &self.issues
     }
 
     fn separator(&self, out: &mut impl Write, more: bool) -> io::Result<()> {
@@ -117,14 +171,31 @@ impl MessageFormatter {
         })
     }
 
-    fn bytes(&self, out: &mut impl Write, bytes: Option<&[u8]>) -> io::Result<()> {
-        out.write_all(bytes.unwrap_or(&self.null_literal))
+    /// A key, value or header value: a null is `null.literal`, and a deserializer is handed
+    /// the bytes printed (for a null, the literal's bytes, as Kafka's formatter hands them).
+    fn bytes(
+        &self,
+        out: &mut impl Write,
+        bytes: Option<&[u8]>,
+        deserializer: Option<Deserializer>,
+    ) -> Result<(), FormatError> {
+        let bytes = bytes.unwrap_or(&self.null_literal);
+        match deserializer {
+            None => out.write_all(bytes)?,
+            Some(d) => {
+                let mut shown = Vec::new();
+                d.write(bytes, &mut shown)
+                    .map_err(FormatError::Deserialize)?;
+                out.write_all(&shown)?;
+            }
+        }
+        Ok(())
     }
 
     /// Writes one record exactly as Kafka's formatter does: fields in the order timestamp,
     /// partition, offset, delivery, epoch, headers, key, value; each followed by
     /// `key.separator` when a later field is printed, else by `line.separator`.
-    pub fn write(&self, out: &mut impl Write, m: &MessageView<'_>) -> io::Result<()> {
+    pub fn write(&self, out: &mut impl Write, m: &MessageView<'_>) -> Result<(), FormatError> {
         let value = self.print_value;
         let key = self.print_key || value;
         let headers = self.print_headers || key;
@@ -171,17 +242,17 @@ impl MessageFormatter {
                     }
                     out.write_all(h.key.as_bytes())?;
                     out.write_all(b":")?;
-                    self.bytes(out, h.value.as_deref())?;
+                    self.bytes(out, h.value.as_deref(), self.headers_deserializer)?;
                 }
             }
             self.separator(out, key)?;
         }
         if self.print_key {
-            self.bytes(out, m.key)?;
+            self.bytes(out, m.key, self.key_deserializer)?;
             self.separator(out, value)?;
         }
         if self.print_value {
-            self.bytes(out, m.value)?;
+            self.bytes(out, m.value, self.value_deserializer)?;
             out.write_all(&self.line_separator)?;
         }
         Ok(())

@@ -13,6 +13,7 @@ pub enum OutputFormat {
     Json,
 }
 
+pub mod deserializer;
 pub mod dump;
 pub mod json;
 pub mod log4j;

@@ -1,0 +1,434 @@
+//! Kafka's built-in deserializers (`org.apache.kafka.common.serialization`), as the console
+//! consumer's `DefaultMessageFormatter` applies them with `key.deserializer`,
+//! `value.deserializer` and `headers.deserializer` (`--key-deserializer`, `--value-deserializer`):
+//! the bytes become a Java object, and what is printed is its `toString()` in UTF-8.
+
+use std::fmt::Write as _;
+
+/// The package of Kafka's deserializers: their class names are taken whole, as `Class.forName`
+/// takes them.
+const PACKAGE: &str = "org.apache.kafka.common.serialization.";
+
+/// One of Kafka's built-in deserializers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deserializer {
+    /// `StringDeserializer`: the bytes as UTF-8 (malformed sequences as U+FFFD).
+    String,
+    /// `ShortDeserializer`: 2 bytes, big-endian.
+    Short,
+    /// `IntegerDeserializer`: 4 bytes, big-endian.
+    Integer,
+    /// `LongDeserializer`: 8 bytes, big-endian.
+    Long,
+    /// `FloatDeserializer`: 4 bytes of an IEEE 754 float, printed as Java's `Float.toString`.
+    Float,
+    /// `DoubleDeserializer`: 8 bytes of an IEEE 754 double, printed as `Double.toString`.
+    Double,
+    /// `BooleanDeserializer`: one byte, 1 for true and 0 for false.
+    Boolean,
+    /// `UUIDDeserializer`: the UTF-8 text of a UUID, printed in its canonical form.
+    Uuid,
+    /// `BytesDeserializer`: printable ASCII as it is, every other byte (and `\`) as `\xNN`.
+    Bytes,
+    /// `ByteBufferDeserializer`: the buffer's `toString()`, its position, limit and capacity.
+    ByteBuffer,
+    /// `VoidDeserializer`: refuses any bytes.
+    Void,
+}
+
+/// What a deserializer class name stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeserializerClass {
+    /// A deserializer kafkit has.
+    Available(Deserializer),
+    /// One of Kafka's that kafkit cannot print as Kafka does; the text says why.
+    Unavailable(String),
+    /// A class Kafka would not find (`Class.forName` fails): Kafka's formatter logs it and
+    /// prints the raw bytes.
+    Unknown,
+}
+
+impl Deserializer {
+    /// The deserializer class `name` (a fully qualified Java class name).
+    pub fn for_class(name: &str) -> DeserializerClass {
+        let Some(simple) = name.strip_prefix(PACKAGE) else {
+            return DeserializerClass::Unknown;
+        };
+        let available = match simple {
+            "StringDeserializer" => Self::String,
+            "ShortDeserializer" => Self::Short,
+            "IntegerDeserializer" => Self::Integer,
+            "LongDeserializer" => Self::Long,
+            "FloatDeserializer" => Self::Float,
+            "DoubleDeserializer" => Self::Double,
+            "BooleanDeserializer" => Self::Boolean,
+            "UUIDDeserializer" => Self::Uuid,
+            "BytesDeserializer" => Self::Bytes,
+            "ByteBufferDeserializer" => Self::ByteBuffer,
+            "VoidDeserializer" => Self::Void,
+            "ByteArrayDeserializer" => {
+                return DeserializerClass::Unavailable(format!(
+                    "{name} prints a Java array's identity ([B@ and a hash code), which kafkit cannot reproduce; without a deserializer the bytes are printed as they are"
+                ))
+            }
+            "ListDeserializer" => {
+                return DeserializerClass::Unavailable(format!(
+                    "{name} needs an inner deserializer class, which kafkit does not take"
+                ))
+            }
+            _ => return DeserializerClass::Unknown,
+        };
+        DeserializerClass::Available(available)
+    }
+
+    /// The Java class's simple name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::String => "StringDeserializer",
+            Self::Short => "ShortDeserializer",
+            Self::Integer => "IntegerDeserializer",
+            Self::Long => "LongDeserializer",
+            Self::Float => "FloatDeserializer",
+            Self::Double => "DoubleDeserializer",
+            Self::Boolean => "BooleanDeserializer",
+            Self::Uuid => "UUIDDeserializer",
+            Self::Bytes => "BytesDeserializer",
+            Self::ByteBuffer => "ByteBufferDeserializer",
+            Self::Void => "VoidDeserializer",
+        }
+    }
+
+    /// Appends the `toString()` of what `data` deserializes to, in UTF-8; or the first line of
+    /// the exception Kafka's deserializer throws (class and message).
+    pub fn write(self, data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+        let serialization = |message: &str| {
+            format!("org.apache.kafka.common.errors.SerializationException: {message}")
+        };
+        let size = |expected: usize, who: &str| {
+            serialization(&format!("Size of data received by {who} is not {expected}"))
+        };
+        match self {
+            Self::String => out.extend_from_slice(String::from_utf8_lossy(data).as_bytes()),
+            Self::Short => {
+                let bytes: [u8; 2] = data.try_into().map_err(|_| size(2, self.name()))?;
+                push(out, format_args!("{}", i16::from_be_bytes(bytes)));
+            }
+            Self::Integer => {
+                let bytes: [u8; 4] = data.try_into().map_err(|_| size(4, self.name()))?;
+                push(out, format_args!("{}", i32::from_be_bytes(bytes)));
+            }
+            Self::Long => {
+                let bytes: [u8; 8] = data.try_into().map_err(|_| size(8, self.name()))?;
+                push(out, format_args!("{}", i64::from_be_bytes(bytes)));
+            }
+            Self::Float => {
+                let bytes: [u8; 4] = data.try_into().map_err(|_| size(4, "Deserializer"))?;
+                let v = f32::from_be_bytes(bytes);
+                out.extend_from_slice(java_decimal(v, v.is_nan(), v.is_infinite()).as_bytes());
+            }
+            Self::Double => {
+                let bytes: [u8; 8] = data.try_into().map_err(|_| size(8, "Deserializer"))?;
+                let v = f64::from_be_bytes(bytes);
+                out.extend_from_slice(java_decimal(v, v.is_nan(), v.is_infinite()).as_bytes());
+            }
+            Self::Boolean => match data {
+                [1] => out.extend_from_slice(b"true"),
+                [0] => out.extend_from_slice(b"false"),
+                [other] => {
+                    return Err(serialization(&format!(
+                        "Unexpected byte received by BooleanDeserializer: {}",
+                        *other as i8
+                    )))
+                }
+                _ => return Err(size(1, self.name())),
+            },
+            Self::Uuid => {
+                let text = String::from_utf8_lossy(data);
+                let (most, least) = java_uuid(&text)
+                    .ok_or_else(|| serialization("Error parsing data into UUID"))?;
+                let hex = format!("{most:016x}{least:016x}");
+                push(
+                    out,
+                    format_args!(
+                        "{}-{}-{}-{}-{}",
+                        &hex[..8],
+                        &hex[8..12],
+                        &hex[12..16],
+                        &hex[16..20],
+                        &hex[20..]
+                    ),
+                );
+            }
+            Self::Bytes => {
+                for &b in data {
+                    if (b' '..=b'~').contains(&b) && b != b'\\' {
+                        out.push(b);
+                    } else {
+                        push(out, format_args!("\\x{b:02X}"));
+                    }
+                }
+            }
+            Self::ByteBuffer => push(
+                out,
+                format_args!("java.nio.HeapByteBuffer[pos=0 lim={0} cap={0}]", data.len()),
+            ),
+            Self::Void => return Err(
+                "java.lang.IllegalArgumentException: Data should be null for a VoidDeserializer."
+                    .to_string(),
+            ),
+        }
+        Ok(())
+    }
+}
+
+fn push(out: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
+    let mut text = String::new();
+    let _ = text.write_fmt(args);
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// Java's `Double.toString` / `Float.toString` (JDK 19 and later) of `v`, from Rust's forms of
+/// the same value: the shortest in `LowerExp` (the fewest digits that read back as the value)
+/// and `{:.1e}` (the value rounded to two digits). Java takes the shortest, except
+/// that when it has one digit the closest decimal of one or two digits is chosen (`4.9E-324`,
+/// not `5.0E-324`). Laid out plain for magnitudes in [10^-3, 10^7), else as `d.dddE<n>`, with at
+/// least one digit after the point (`1.0`, `1.0E10`); `NaN`, `Infinity`, `-0.0` as Java spells
+/// them.
+fn java_decimal(v: impl std::fmt::LowerExp, nan: bool, infinite: bool) -> String {
+    let (shortest, two_digits) = (format!("{v:e}"), format!("{v:.1e}"));
+    if nan {
+        return "NaN".to_string();
+    }
+    let sign = if shortest.starts_with('-') { "-" } else { "" };
+    if infinite {
+        return format!("{sign}Infinity");
+    }
+    let parts = |form: &str| {
+        let unsigned = form.trim_start_matches('-');
+        let (mantissa, exponent) = unsigned.split_once('e').unwrap_or((unsigned, "0"));
+        let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        (digits, exponent.parse::<i32>().unwrap_or(0))
+    };
+    let (mut digits, mut exponent) = parts(&shortest);
+    if digits.bytes().all(|d| d == b'0') {
+        return format!("{sign}0.0");
+    }
+    if digits.len() == 1 {
+        (digits, exponent) = parts(&two_digits);
+    }
+    let digits = match digits.trim_end_matches('0') {
+        "" => "0",
+        kept => kept,
+    };
+    if (-3..7).contains(&exponent) {
+        // Plain: the point after digit `exponent + 1` (leading zeros for negative exponents).
+        let point = exponent + 1;
+        if point <= 0 {
+            let zeros = "0".repeat(point.unsigned_abs() as usize);
+            format!("{sign}0.{zeros}{digits}")
+        } else {
+            let point = point as usize;
+            let padded = format!("{digits:0<point$}");
+            let (int_part, frac_part) = padded.split_at(point);
+            let frac_part = if frac_part.is_empty() { "0" } else { frac_part };
+            format!("{sign}{int_part}.{frac_part}")
+        }
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let rest = if rest.is_empty() { "0" } else { rest };
+        format!("{sign}{first}.{rest}E{exponent}")
+    }
+}
+
+/// `java.util.UUID.fromString`: five groups of hex digits separated by `-` (the whole at most 36
+/// characters), each group cut to its field's width (8, 4, 4, 4 and 12 digits) as Java masks it,
+/// as (most, least) significant bits.
+fn java_uuid(text: &str) -> Option<(u64, u64)> {
+    if text.len() > 36 {
+        return None;
+    }
+    let groups: Vec<&str> = text.split('-').collect();
+    let [a, b, c, d, e] = groups.as_slice() else {
+        return None;
+    };
+    let part = |g: &str, bits: u32| -> Option<u64> {
+        if g.is_empty() || !g.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let v = u64::from_str_radix(g, 16).ok()?;
+        Some(v & ((1u64 << bits) - 1))
+    };
+    let most = (part(a, 32)? << 32) | (part(b, 16)? << 16) | part(c, 16)?;
+    let least = (part(d, 16)? << 48) | part(e, 48)?;
+    Some((most, least))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(d: Deserializer, data: &[u8]) -> Result<String, String> {
+        let mut out = Vec::new();
+        d.write(data, &mut out)?;
+        Ok(String::from_utf8(out).expect("utf8"))
+    }
+
+    #[test]
+    fn doubles_and_floats_print_as_java_prints_them() {
+        for (v, java) in [
+            (1.0, "1.0"),
+            (0.001, "0.001"),
+            (1.0e-4, "1.0E-4"),
+            (1.0e7, "1.0E7"),
+            (9_999_999.0, "9999999.0"),
+            (123.456, "123.456"),
+            (1.0e10, "1.0E10"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (100.0, "100.0"),
+            (1.5e300, "1.5E300"),
+            (f64::NAN, "NaN"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (4.9e-324, "4.9E-324"),
+        ] {
+            let bits = f64::to_be_bytes(v);
+            assert_eq!(
+                shown(Deserializer::Double, &bits).as_deref(),
+                Ok(java),
+                "{v}"
+            );
+        }
+        for (v, java) in [
+            (0.1f32, "0.1"),
+            (f32::MAX, "3.4028235E38"),
+            (1.0e-3, "0.001"),
+        ] {
+            let bits = f32::to_be_bytes(v);
+            assert_eq!(
+                shown(Deserializer::Float, &bits).as_deref(),
+                Ok(java),
+                "{v}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_deserializer_prints_what_its_java_object_prints() {
+        use Deserializer::*;
+        for (d, data, java) in [
+            (String, &b"caf\xc3\xa9 \xff"[..], "caf\u{e9} \u{fffd}"),
+            (Short, &[0x80, 0x00][..], "-32768"),
+            (Integer, &[0, 0, 1, 0][..], "256"),
+            (Long, &[0xff; 8][..], "-1"),
+            (Boolean, &[1][..], "true"),
+            (Boolean, &[0][..], "false"),
+            (
+                Uuid,
+                &b"123e4567-E89B-12d3-a456-426614174000"[..],
+                "123e4567-e89b-12d3-a456-426614174000",
+            ),
+            (
+                Uuid,
+                &b"1-2-3-4-5"[..],
+                "00000001-0002-0003-0004-000000000005",
+            ),
+            (Bytes, &b"a b~\x00\\\x7f\xff"[..], r"a b~\x00\x5C\x7F\xFF"),
+            (
+                ByteBuffer,
+                &b"12345"[..],
+                "java.nio.HeapByteBuffer[pos=0 lim=5 cap=5]",
+            ),
+        ] {
+            assert_eq!(shown(d, data).as_deref(), Ok(java), "{d:?}");
+        }
+    }
+
+    #[test]
+    fn refused_bytes_get_the_exception_kafka_throws() {
+        use Deserializer::*;
+        let serialization = "org.apache.kafka.common.errors.SerializationException: ";
+        for (d, data, message) in [
+            (
+                Short,
+                &b"a"[..],
+                "Size of data received by ShortDeserializer is not 2",
+            ),
+            (
+                Integer,
+                &b"nul"[..],
+                "Size of data received by IntegerDeserializer is not 4",
+            ),
+            (
+                Long,
+                &b"null"[..],
+                "Size of data received by LongDeserializer is not 8",
+            ),
+            (
+                Float,
+                &b"abc"[..],
+                "Size of data received by Deserializer is not 4",
+            ),
+            (
+                Double,
+                &b"abc"[..],
+                "Size of data received by Deserializer is not 8",
+            ),
+            (
+                Boolean,
+                &b"ab"[..],
+                "Size of data received by BooleanDeserializer is not 1",
+            ),
+            (
+                Boolean,
+                &[0xff][..],
+                "Unexpected byte received by BooleanDeserializer: -1",
+            ),
+            (Uuid, &b"not-a-uuid"[..], "Error parsing data into UUID"),
+            (
+                Uuid,
+                &b"123e4567-e89b-12d3-a456-4266141740000"[..],
+                "Error parsing data into UUID",
+            ),
+        ] {
+            assert_eq!(
+                shown(d, data),
+                Err(format!("{serialization}{message}")),
+                "{d:?}"
+            );
+        }
+        assert_eq!(
+            shown(Void, b"null"),
+            Err(
+                "java.lang.IllegalArgumentException: Data should be null for a VoidDeserializer."
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn class_names_are_taken_whole() {
+        let full = |s: &str| format!("{PACKAGE}{s}");
+        assert_eq!(
+            Deserializer::for_class(&full("LongDeserializer")),
+            DeserializerClass::Available(Deserializer::Long)
+        );
+        assert_eq!(
+            Deserializer::for_class("LongDeserializer"),
+            DeserializerClass::Unknown
+        );
+        assert_eq!(
+            Deserializer::for_class(&full("Nope")),
+            DeserializerClass::Unknown
+        );
+        assert!(matches!(
+            Deserializer::for_class(&full("ByteArrayDeserializer")),
+            DeserializerClass::Unavailable(_)
+        ));
+        for d in [Deserializer::String, Deserializer::Uuid, Deserializer::Void] {
+            assert_eq!(
+                Deserializer::for_class(&full(d.name())),
+                DeserializerClass::Available(d)
+            );
+        }
+    }
+}
