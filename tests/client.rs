@@ -154,7 +154,7 @@ fn default_formatter_vectors() {
     for case in doc["steps_cumulative"].as_array().expect("steps") {
         let config = props(&case["config"]);
         if config.iter().any(|(k, _)| k.ends_with(".deserializer")) {
-            // These rows exercise Java deserializer classes, which kafkit does not load.
+            // These rows use a test's own deserializer class (upper-casing), not one of Kafka's.
             continue;
         }
         let formatter =

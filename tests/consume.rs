@@ -1129,6 +1129,28 @@ fn deserializers_print_what_kafkas_print_and_their_errors_stop_or_skip() {
     assert!(run.stderr.contains(
         "ERROR Unable to instantiate a deserializer from com.example.Missing (org.apache.kafka.tools.consumer.DefaultMessageFormatter)\njava.lang.ClassNotFoundException: com.example.Missing\n"
     ), "{}", run.stderr);
+    // ListDeserializer without its list and inner classes: Kafka's configure fails, the same.
+    let list = class("ListDeserializer");
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "n",
+            "--partition",
+            "0",
+            "--offset",
+            "2",
+            "--max-messages",
+            "1",
+            "--value-deserializer",
+            &list,
+        ],
+    );
+    assert_eq!(run.ok(), "abc\n");
+    assert!(run.stderr.contains(&format!(
+        "ERROR Unable to instantiate a deserializer from {list} (org.apache.kafka.tools.consumer.DefaultMessageFormatter)\norg.apache.kafka.common.config.ConfigException: Not able to determine the list class"
+    )), "{}", run.stderr);
     // Kafka's ByteArrayDeserializer prints an object identity: refused, saying so.
     let array = class("ByteArrayDeserializer");
     let run = kafkit(

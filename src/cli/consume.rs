@@ -74,7 +74,8 @@ pub struct Args {
     pub skip_message_on_error: bool,
     /// The class to deserialize keys with before printing them (Kafka's
     /// org.apache.kafka.common.serialization.*Deserializer: String, Short, Integer, Long, Float,
-    /// Double, Boolean, UUID, Bytes, ByteBuffer, Void); the key.deserializer property.
+    /// Double, Boolean, UUID, Bytes, ByteBuffer, Void), printed as on Java 19+; the
+    /// key.deserializer property.
     #[arg(long, value_name = "CLASS")]
     pub key_deserializer: Option<String>,
     /// The class to deserialize values with before printing them (as --key-deserializer); the
@@ -363,8 +364,8 @@ fn settings(args: &Args) -> Result<Settings> {
                 return Err(Exit::failure(format!("kafkit consume: {why}")).into())
             }
             // Kafka's formatter logs the class it cannot load and prints the bytes as they are.
-            DeserializerIssue::Unknown { class } => eprintln!(
-                "{}\njava.lang.ClassNotFoundException: {class}",
+            DeserializerIssue::NotLoaded { class, exception } => eprintln!(
+                "{}\n{exception}",
                 log4j::line(
                     "ERROR",
                     &format!("Unable to instantiate a deserializer from {class}"),

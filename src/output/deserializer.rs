@@ -20,7 +20,8 @@ pub enum Deserializer {
     Integer,
     /// `LongDeserializer`: 8 bytes, big-endian.
     Long,
-    /// `FloatDeserializer`: 4 bytes of an IEEE 754 float, printed as Java's `Float.toString`.
+    /// `FloatDeserializer`: 4 bytes of an IEEE 754 float, printed as Java's `Float.toString`
+    /// (JDK 19 and later; older JDKs print more digits for some values).
     Float,
     /// `DoubleDeserializer`: 8 bytes of an IEEE 754 double, printed as `Double.toString`.
     Double,
@@ -43,16 +44,22 @@ pub enum DeserializerClass {
     Available(Deserializer),
     /// One of Kafka's that kafkit cannot print as Kafka does; the text says why.
     Unavailable(String),
-    /// A class Kafka would not find (`Class.forName` fails): Kafka's formatter logs it and
-    /// prints the raw bytes.
-    Unknown,
+    /// A class Kafka's formatter cannot make a deserializer of: it logs `Unable to instantiate
+    /// a deserializer from <class>` with the exception, and prints the raw bytes.
+    NotLoaded {
+        /// The first line of the exception (`java.lang.ClassNotFoundException: <class>`).
+        exception: String,
+    },
 }
 
 impl Deserializer {
     /// The deserializer class `name` (a fully qualified Java class name).
     pub fn for_class(name: &str) -> DeserializerClass {
+        let not_found = || DeserializerClass::NotLoaded {
+            exception: format!("java.lang.ClassNotFoundException: {name}"),
+        };
         let Some(simple) = name.strip_prefix(PACKAGE) else {
-            return DeserializerClass::Unknown;
+            return not_found();
         };
         let available = match simple {
             "StringDeserializer" => Self::String,
@@ -71,12 +78,13 @@ impl Deserializer {
                     "{name} prints a Java array's identity ([B@ and a hash code), which kafkit cannot reproduce; without a deserializer the bytes are printed as they are"
                 ))
             }
+            // Configured without its list and inner classes, which kafkit does not take.
             "ListDeserializer" => {
-                return DeserializerClass::Unavailable(format!(
-                    "{name} needs an inner deserializer class, which kafkit does not take"
-                ))
+                return DeserializerClass::NotLoaded {
+                    exception: "org.apache.kafka.common.config.ConfigException: Not able to determine the list class because it was neither passed via the constructor nor set in the config.".to_string(),
+                }
             }
-            _ => return DeserializerClass::Unknown,
+            _ => return not_found(),
         };
         DeserializerClass::Available(available)
     }
@@ -194,7 +202,10 @@ fn push(out: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
 /// not `5.0E-324`). Laid out plain for magnitudes in [10^-3, 10^7), else as `d.dddE<n>`, with at
 /// least one digit after the point (`1.0`, `1.0E10`); `NaN`, `Infinity`, `-0.0` as Java spells
 /// them.
-fn java_decimal(v: impl std::fmt::LowerExp, nan: bool, infinite: bool) -> String {
+fn java_decimal<T>(v: T, nan: bool, infinite: bool) -> String
+where
+    T: std::fmt::LowerExp + std::str::FromStr + PartialEq,
+{
     let (shortest, two_digits) = (format!("{v:e}"), format!("{v:.1e}"));
     if nan {
         return "NaN".to_string();
@@ -215,6 +226,11 @@ fn java_decimal(v: impl std::fmt::LowerExp, nan: bool, infinite: bool) -> String
     }
     if digits.len() == 1 {
         (digits, exponent) = parts(&two_digits);
+    }
+    // Of two candidates equally close to the value, Java takes the one with an even last digit;
+    // Rust's forms take the one away from zero.
+    if let Some(even) = even_at_tie(&v, &digits, exponent) {
+        digits = even;
     }
     let digits = match digits.trim_end_matches('0') {
         "" => "0",
@@ -240,11 +256,43 @@ fn java_decimal(v: impl std::fmt::LowerExp, nan: bool, infinite: bool) -> String
     }
 }
 
+/// For `digits` (×10^`exponent`, the point after the first digit) ending in an odd digit: the
+/// same digits with the last one lowered, when that decimal also reads back as `v` and `v` lies
+/// exactly halfway between the two (its exact expansion is the lower one followed by a 5).
+fn even_at_tie<T>(v: &T, digits: &str, exponent: i32) -> Option<String>
+where
+    T: std::fmt::LowerExp + std::str::FromStr + PartialEq,
+{
+    let last = *digits.as_bytes().last()?;
+    if last % 2 == 0 {
+        return None;
+    }
+    let mut lower = digits.to_string();
+    lower.pop();
+    lower.push(char::from(last - 1));
+    let exact = format!("{v:.1100e}");
+    let sign = if exact.starts_with('-') { "-" } else { "" };
+    let (first, rest) = lower.split_at(1);
+    let reads_back = format!("{sign}{first}.{rest}e{exponent}")
+        .parse::<T>()
+        .is_ok_and(|back| back == *v);
+    // Every binary float has a finite decimal expansion; 1100 digits hold any f64's.
+    let (mantissa, exact_exponent) = exact.trim_start_matches('-').split_once('e')?;
+    let exact_digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let tie = exact_exponent.parse::<i32>().ok()? == exponent
+        && exact_digits
+            .strip_prefix(lower.as_str())
+            .and_then(|after| after.strip_prefix('5'))
+            .is_some_and(|zeros| zeros.bytes().all(|d| d == b'0'));
+    (reads_back && tie).then_some(lower)
+}
+
 /// `java.util.UUID.fromString`: five groups of hex digits separated by `-` (the whole at most 36
-/// characters), each group cut to its field's width (8, 4, 4, 4 and 12 digits) as Java masks it,
-/// as (most, least) significant bits.
+/// UTF-16 units), each read as a Java long (an optional `+`; none above `Long.MAX_VALUE`) and cut
+/// to its field's width (8, 4, 4, 4 and 12 digits) as Java masks it, as (most, least)
+/// significant bits.
 fn java_uuid(text: &str) -> Option<(u64, u64)> {
-    if text.len() > 36 {
+    if text.chars().map(char::len_utf16).sum::<usize>() > 36 {
         return None;
     }
     let groups: Vec<&str> = text.split('-').collect();
@@ -252,10 +300,7 @@ fn java_uuid(text: &str) -> Option<(u64, u64)> {
         return None;
     };
     let part = |g: &str, bits: u32| -> Option<u64> {
-        if g.is_empty() || !g.bytes().all(|c| c.is_ascii_hexdigit()) {
-            return None;
-        }
-        let v = u64::from_str_radix(g, 16).ok()?;
+        let v = i64::from_str_radix(g, 16).ok()? as u64;
         Some(v & ((1u64 << bits) - 1))
     };
     let most = (part(a, 32)? << 32) | (part(b, 16)? << 16) | part(c, 16)?;
@@ -274,6 +319,8 @@ mod tests {
     }
 
     #[test]
+    // The tie cases are written as their exact binary values, more digits than their shortest.
+    #[allow(clippy::excessive_precision)]
     fn doubles_and_floats_print_as_java_prints_them() {
         for (v, java) in [
             (1.0, "1.0"),
@@ -288,6 +335,8 @@ mod tests {
             (100.0, "100.0"),
             (1.5e300, "1.5E300"),
             (f64::NAN, "NaN"),
+            // Halfway between two shortest candidates: the even one, as Java.
+            (8_796_093_022_208.812_5, "8.796093022208812E12"),
             (f64::NEG_INFINITY, "-Infinity"),
             (4.9e-324, "4.9E-324"),
         ] {
@@ -300,6 +349,10 @@ mod tests {
         }
         for (v, java) in [
             (0.1f32, "0.1"),
+            (48_811.812_5, "48811.812"),
+            (8_129.281_25, "8129.2812"),
+            (-8_129.281_25, "-8129.2812"),
+            (1.401_298_5e-45, "1.4E-45"),
             (f32::MAX, "3.4028235E38"),
             (1.0e-3, "0.001"),
         ] {
@@ -330,6 +383,11 @@ mod tests {
             (
                 Uuid,
                 &b"1-2-3-4-5"[..],
+                "00000001-0002-0003-0004-000000000005",
+            ),
+            (
+                Uuid,
+                &b"+1-2-3-4-5"[..],
                 "00000001-0002-0003-0004-000000000005",
             ),
             (Bytes, &b"a b~\x00\\\x7f\xff"[..], r"a b~\x00\x5C\x7F\xFF"),
@@ -386,6 +444,11 @@ mod tests {
             (Uuid, &b"not-a-uuid"[..], "Error parsing data into UUID"),
             (
                 Uuid,
+                &b"0-0-0-0-8000000000000000"[..],
+                "Error parsing data into UUID",
+            ),
+            (
+                Uuid,
                 &b"123e4567-e89b-12d3-a456-4266141740000"[..],
                 "Error parsing data into UUID",
             ),
@@ -414,11 +477,15 @@ mod tests {
         );
         assert_eq!(
             Deserializer::for_class("LongDeserializer"),
-            DeserializerClass::Unknown
+            DeserializerClass::NotLoaded {
+                exception: "java.lang.ClassNotFoundException: LongDeserializer".into()
+            }
         );
         assert_eq!(
             Deserializer::for_class(&full("Nope")),
-            DeserializerClass::Unknown
+            DeserializerClass::NotLoaded {
+                exception: format!("java.lang.ClassNotFoundException: {PACKAGE}Nope")
+            }
         );
         assert!(matches!(
             Deserializer::for_class(&full("ByteArrayDeserializer")),

@@ -59,11 +59,14 @@ pub struct MessageFormatter {
 /// does not apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DeserializerIssue {
-    /// A class Kafka would not find: its formatter logs `Unable to instantiate a deserializer
-    /// from <class>` and prints the bytes as they are, and so does this one.
-    Unknown {
+    /// A class Kafka's formatter cannot make a deserializer of: it logs `Unable to instantiate
+    /// a deserializer from <class>` and the exception, and prints the bytes as they are, and so
+    /// does this one.
+    NotLoaded {
         /// The class name given.
         class: String,
+        /// The first line of the exception.
+        exception: String,
     },
     /// One of Kafka's deserializers that kafkit cannot print as Kafka does; why.
     Unavailable(String),
@@ -143,9 +146,10 @@ impl MessageFormatter {
                     f.issues.push(DeserializerIssue::Unavailable(why));
                     None
                 }
-                DeserializerClass::Unknown => {
-                    f.issues.push(DeserializerIssue::Unknown {
+                DeserializerClass::NotLoaded { exception } => {
+                    f.issues.push(DeserializerIssue::NotLoaded {
                         class: class.to_string(),
+                        exception,
                     });
                     None
                 }
