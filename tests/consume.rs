@@ -1108,32 +1108,20 @@ fn deserializers_print_what_kafkas_print_and_their_errors_stop_or_skip() {
         "h:\u{fffd}\\a\t\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFF\\xFB\nNO_HEADERS\tabc\n"
     );
 
-    // A class Kafka would not find: logged, and the bytes printed as they are.
-    let run = kafkit(
-        dir.path(),
-        &[
-            "consume",
-            "--topic",
-            "n",
-            "--partition",
-            "0",
-            "--offset",
-            "2",
-            "--max-messages",
-            "1",
-            "--value-deserializer",
-            "com.example.Missing",
-        ],
-    );
-    assert_eq!(run.ok(), "abc\n");
-    assert!(run.stderr.contains(
-        "ERROR Unable to instantiate a deserializer from com.example.Missing (org.apache.kafka.tools.consumer.DefaultMessageFormatter)\njava.lang.ClassNotFoundException: com.example.Missing\n"
-    ), "{}", run.stderr);
-    // ListDeserializer without its list and inner classes: Kafka's configure fails, the same.
+    // A class Kafka would not find, or ListDeserializer without its list and inner classes
+    // (Kafka's configure fails): logged with the exception, and the bytes printed as they are.
     let list = class("ListDeserializer");
-    let run = kafkit(
-        dir.path(),
-        &[
+    for (deserializer, exception) in [
+        (
+            "com.example.Missing",
+            "java.lang.ClassNotFoundException: com.example.Missing\n",
+        ),
+        (
+            list.as_str(),
+            "org.apache.kafka.common.config.ConfigException: Not able to determine the list class",
+        ),
+    ] {
+        let args = [
             "consume",
             "--topic",
             "n",
@@ -1144,13 +1132,14 @@ fn deserializers_print_what_kafkas_print_and_their_errors_stop_or_skip() {
             "--max-messages",
             "1",
             "--value-deserializer",
-            &list,
-        ],
-    );
-    assert_eq!(run.ok(), "abc\n");
-    assert!(run.stderr.contains(&format!(
-        "ERROR Unable to instantiate a deserializer from {list} (org.apache.kafka.tools.consumer.DefaultMessageFormatter)\norg.apache.kafka.common.config.ConfigException: Not able to determine the list class"
-    )), "{}", run.stderr);
+            deserializer,
+        ];
+        let run = kafkit(dir.path(), &args);
+        assert_eq!(run.ok(), "abc\n");
+        assert!(run.stderr.contains(&format!(
+            "ERROR Unable to instantiate a deserializer from {deserializer} (org.apache.kafka.tools.consumer.DefaultMessageFormatter)\n{exception}"
+        )), "{}", run.stderr);
+    }
     // Kafka's ByteArrayDeserializer prints an object identity: refused, saying so.
     let array = class("ByteArrayDeserializer");
     let run = kafkit(
