@@ -16,19 +16,12 @@ use kafkit::log::LogReader;
 use kafkit::output::message::{MessageFormatter, MessageView};
 use kafkit::record::{BatchBuilder, Compression, EndTransactionMarker, Header, TimestampType};
 
-use crate::common::{tempdir, vectors};
+use crate::common::{hex, tempdir, vectors};
 
 fn vector_file(name: &str) -> Option<Value> {
     let dir = vectors()?;
     let text = fs::read_to_string(dir.join("cli").join(name)).expect("vector file");
     Some(serde_json::from_str(&text).expect("vector json"))
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
 }
 
 #[test]

@@ -746,6 +746,37 @@ fn formatter_config_file_and_formatter_class() {
         ],
     );
     assert_eq!(run.ok(), "k=v\n");
+    // LoggingMessageFormatter writes what the default one writes (its INFO log lines are below
+    // the tools' WARN level); NoOpMessageFormatter writes nothing, the records still counted.
+    for (class, out) in [
+        ("LoggingMessageFormatter", "k=v\n"),
+        ("NoOpMessageFormatter", ""),
+    ] {
+        let class = format!("org.apache.kafka.tools.consumer.{class}");
+        let run = kafkit(
+            dir.path(),
+            &[
+                "consume",
+                "--topic",
+                "fc",
+                "--from-beginning",
+                "--max-messages",
+                "1",
+                "--property",
+                "print.key=true",
+                "--property",
+                "key.separator==",
+                "--formatter",
+                &class,
+            ],
+        );
+        assert_eq!(run.ok(), out, "{class}");
+        assert!(
+            run.stderr.ends_with("Processed a total of 1 messages\n"),
+            "{}",
+            run.stderr
+        );
+    }
     let err = kafkit(
         dir.path(),
         &[
@@ -753,7 +784,7 @@ fn formatter_config_file_and_formatter_class() {
             "--topic",
             "fc",
             "--formatter",
-            "org.apache.kafka.tools.consumer.LoggingMessageFormatter",
+            "com.example.JsonMessageFormatter",
         ],
     )
     .fails()

@@ -86,16 +86,6 @@ fn matches(shown: &[String], actual: &[String]) -> bool {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create dir");
-    for entry in std::fs::read_dir(from).expect("read fixture dir") {
-        let entry = entry.expect("dir entry");
-        if entry.file_type().expect("file type").is_file() {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).expect("copy fixture");
-        }
-    }
-}
-
 /// Runs the examples of `doc` (a path under the repository) in a scratch directory of their
 /// own, with `../shared` beside it as beside the repository; returns how many ran.
 fn check_examples(doc: &str) -> usize {
@@ -128,7 +118,7 @@ fn check_examples(doc: &str) -> usize {
     let fixtures = common::fixtures();
     if let Some(fixtures) = &fixtures {
         let src = fixtures.join("DonaldY__kafka-2.7.1").join(OFFSETS_FIXTURE);
-        copy_dir(&src, &dir.join(OFFSETS_FIXTURE));
+        common::copy_dir(&src, &dir.join(OFFSETS_FIXTURE));
     }
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_kafkit"))
         .parent()

@@ -11,6 +11,7 @@ mod datadir;
 mod dump;
 mod generated;
 mod get_offsets;
+mod internal_formatters;
 mod log;
 mod produce;
 mod produce_interop;

@@ -17,9 +17,7 @@ use crate::client::{ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
 use crate::output::json::write_typed_line;
-use crate::output::message::{
-    record_json, DeserializerIssue, FormatError, MessageFormatter, MessageView,
-};
+use crate::output::message::{record_json, DeserializerIssue, FormatError, Formatter, MessageView};
 use crate::output::{log4j, OutputFormat};
 
 /// Read records from a topic (Kafka's kafka-console-consumer.sh).
@@ -82,7 +80,10 @@ pub struct Args {
     /// value.deserializer property. headers.deserializer (--property) does header values.
     #[arg(long, value_name = "CLASS")]
     pub value_deserializer: Option<String>,
-    /// The formatter: only Kafka's DefaultMessageFormatter (the default) is available.
+    /// The formatter (org.apache.kafka.tools.consumer.*): DefaultMessageFormatter (the default),
+    /// LoggingMessageFormatter, NoOpMessageFormatter, and for internal topics
+    /// OffsetsMessageFormatter, GroupMetadataMessageFormatter, TransactionLogMessageFormatter
+    /// (Kafka 4.0's JSON, written without a newline after each record, as Kafka 4.0 writes it).
     #[arg(long, value_name = "CLASS")]
     pub formatter: Option<String>,
     /// A properties file of formatter properties; --property wins over it.
@@ -196,7 +197,7 @@ struct Settings {
     /// auto.offset.reset; `None` is the policy `none`.
     reset: Option<Start>,
     isolation: IsolationLevel,
-    formatter: MessageFormatter,
+    formatter: Formatter,
     /// metadata.max.age.ms: how often a subscription looks for partitions added to its topics
     /// (and, with --include, for new topics that match).
     metadata_max_age: Duration,
@@ -259,14 +260,6 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
 /// Validation, then the consumer and formatter properties (files first, arguments win).
 fn settings(args: &Args) -> Result<Settings> {
     let mut start = validate(args)?;
-    if let Some(class) = &args.formatter {
-        if class.rsplit('.').next() != Some("DefaultMessageFormatter") {
-            return Err(usage_error(
-                "consume",
-                format!("The formatter {class} is not available: kafkit consume has Kafka's DefaultMessageFormatter (and --output json)."),
-            ));
-        }
-    }
     let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
     let prop = |name: &str| {
         consumer_props
@@ -353,11 +346,21 @@ fn settings(args: &Args) -> Result<Settings> {
         }
     }
     formatter_props.extend(properties(None, &args.property)?);
-    let formatter = MessageFormatter::from_properties(
+    let class = args
+        .formatter
+        .as_deref()
+        .unwrap_or("org.apache.kafka.tools.consumer.DefaultMessageFormatter");
+    let Some(formatter) = Formatter::new(
+        class,
         formatter_props
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str())),
-    );
+    ) else {
+        return Err(usage_error(
+            "consume",
+            format!("The formatter {class} is not available: kafkit consume has Kafka's DefaultMessageFormatter, LoggingMessageFormatter, NoOpMessageFormatter, OffsetsMessageFormatter, GroupMetadataMessageFormatter and TransactionLogMessageFormatter (and --output json)."),
+        ));
+    };
     for issue in formatter.deserializer_issues() {
         match issue {
             DeserializerIssue::Unavailable(why) => {

@@ -200,6 +200,102 @@ fn coordinator(
     }
 }
 
+/// The console consumer's formatters for internal topics (`--formatter
+/// org.apache.kafka.tools.consumer.<Name>`), as Kafka 4.0's `ApiMessageFormatter` writes them:
+/// `{"key":{"version":V,"data":{...}},"value":{"version":V,"data":{...}}}` (a null key or value
+/// as `null`, a version the formatter does not read as `"data":"unknown"`), with no newline
+/// after it, as Kafka 4.0 writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InternalFormatter {
+    /// `OffsetsMessageFormatter`: `__consumer_offsets` offset commits; group metadata records are
+    /// left out.
+    Offsets,
+    /// `GroupMetadataMessageFormatter`: `__consumer_offsets` group metadata (members'
+    /// subscription and assignment as base64 bytes); offset commits are left out.
+    GroupMetadata,
+    /// `TransactionLogMessageFormatter`: `__transaction_state` records.
+    TransactionLog,
+}
+
+impl InternalFormatter {
+    /// The formatter of that simple class name.
+    pub fn named(name: &str) -> Option<Self> {
+        Some(match name {
+            "OffsetsMessageFormatter" => Self::Offsets,
+            "GroupMetadataMessageFormatter" => Self::GroupMetadata,
+            "TransactionLogMessageFormatter" => Self::TransactionLog,
+            _ => return None,
+        })
+    }
+
+    /// The JSON text of a record, `Ok(None)` for a record this formatter leaves out, or why the
+    /// record's bytes could not be read (Kafka's formatter throws then).
+    pub fn format(
+        self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+    ) -> Result<Option<String>, String> {
+        let key_json = match key {
+            None => JValue::Null,
+            Some(key) => {
+                let (version, rest) =
+                    read_i16(key).ok_or("the key is shorter than its 2-byte version")?;
+                let data = match (self, version) {
+                    (Self::Offsets, 0 | 1) => {
+                        read_internal("OffsetCommitKey", rest, version, "key")?
+                    }
+                    (Self::GroupMetadata, 2) => {
+                        read_internal("GroupMetadataKey", rest, version, "key")?
+                    }
+                    (Self::TransactionLog, 0) => {
+                        read_internal("TransactionLogKey", rest, version, "key")?
+                    }
+                    // The other record kind of the topic: not this formatter's.
+                    (Self::Offsets, 2) | (Self::GroupMetadata, 0 | 1) => return Ok(None),
+                    _ => JValue::Str("unknown".into()),
+                };
+                versioned(version, data)
+            }
+        };
+        let value_json = match value {
+            None => JValue::Null,
+            Some(value) => {
+                let (version, rest) =
+                    read_i16(value).ok_or("the value is shorter than its 2-byte version")?;
+                let name = match self {
+                    Self::Offsets => "OffsetCommitValue",
+                    Self::GroupMetadata => "GroupMetadataValue",
+                    Self::TransactionLog => "TransactionLogValue",
+                };
+                let known = schema(name).is_ok_and(|s| s.supports(version));
+                let data = if known {
+                    read_internal(name, rest, version, "value")?
+                } else {
+                    JValue::Str("unknown".into())
+                };
+                versioned(version, data)
+            }
+        };
+        let record = JValue::Obj(vec![("key".into(), key_json), ("value".into(), value_json)]);
+        Ok(Some(record.to_kafka_string()))
+    }
+}
+
+fn versioned(version: i16, data: JValue) -> JValue {
+    JValue::Obj(vec![
+        ("version".into(), JValue::Int(i64::from(version))),
+        ("data".into(), data),
+    ])
+}
+
+fn read_internal(name: &str, bytes: &[u8], version: i16, which: &str) -> Result<JValue, String> {
+    match read_message(name, bytes, version, which) {
+        Ok(json) => Ok(json),
+        Err(CoordError::Other(e)) => Err(e),
+        Err(CoordError::Unknown(t)) => Err(format!("unknown record type {t}")),
+    }
+}
+
 /// Kafka's `prepareGroupMetadataValue`: for groups of protocol type `consumer`, each member's
 /// `subscription` and `assignment` bytes are replaced by their decoded form when they decode
 /// (`int16 version` + ConsumerProtocolSubscription / ConsumerProtocolAssignment), else kept.

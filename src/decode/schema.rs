@@ -247,6 +247,11 @@ fn parse_table(text: &str) -> Result<Vec<Schema>, DecodeError> {
 }
 
 impl Schema {
+    /// Whether `version` is one of this schema's versions.
+    pub fn supports(&self, version: i16) -> bool {
+        self.valid.contains(version)
+    }
+
     /// The highest version this schema knows.
     pub fn highest_version(&self) -> i16 {
         i16::try_from(self.valid.hi).unwrap_or(i16::MAX)

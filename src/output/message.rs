@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::deserializer::{Deserializer, DeserializerClass};
 use super::json::{bytes_value, headers_value};
+use crate::decode::InternalFormatter;
 use crate::record::{Header, TimestampType};
 
 /// A record with the facts the formatter can print.
@@ -260,6 +261,65 @@ impl MessageFormatter {
             out.write_all(&self.line_separator)?;
         }
         Ok(())
+    }
+}
+
+/// The console consumer's `--formatter` classes (`org.apache.kafka.tools.consumer.<Name>`) that
+/// kafkit has.
+#[derive(Debug, Clone)]
+pub enum Formatter {
+    /// `DefaultMessageFormatter`, and `LoggingMessageFormatter`: it writes what the default one
+    /// does and logs the record at INFO, below the WARN level Kafka's tools log at.
+    Default(MessageFormatter),
+    /// `NoOpMessageFormatter`: writes nothing.
+    NoOp,
+    /// The formatters of internal topics ([`InternalFormatter`]); they take no properties.
+    Internal(InternalFormatter),
+}
+
+impl Formatter {
+    /// The formatter of class `class` (its simple name is what counts) with the properties, or
+    /// `None` for a class kafkit does not have.
+    pub fn new<'p>(
+        class: &str,
+        props: impl IntoIterator<Item = (&'p str, &'p str)>,
+    ) -> Option<Self> {
+        let simple = class.rsplit('.').next().unwrap_or(class);
+        Some(match simple {
+            "DefaultMessageFormatter" | "LoggingMessageFormatter" => {
+                Self::Default(MessageFormatter::from_properties(props))
+            }
+            "NoOpMessageFormatter" => Self::NoOp,
+            other => Self::Internal(InternalFormatter::named(other)?),
+        })
+    }
+
+    /// The deserializer properties the formatter does not apply ([`MessageFormatter`]'s).
+    pub fn deserializer_issues(&self) -> &[DeserializerIssue] {
+        match self {
+            Self::Default(f) => f.deserializer_issues(),
+            Self::NoOp | Self::Internal(_) => &[],
+        }
+    }
+
+    /// Writes one record as the formatter does.
+    pub fn write(&self, out: &mut impl Write, m: &MessageView<'_>) -> Result<(), FormatError> {
+        match self {
+            Self::Default(f) => f.write(out, m),
+            Self::NoOp => Ok(()),
+            Self::Internal(f) => {
+                let text = f.format(m.key, m.value).map_err(|e| {
+                    FormatError::Deserialize(format!(
+                        "java.lang.RuntimeException: Could not read record at offset {} due to: {e}",
+                        m.offset
+                    ))
+                })?;
+                if let Some(text) = text {
+                    out.write_all(text.as_bytes())?;
+                }
+                Ok(())
+            }
+        }
     }
 }
 

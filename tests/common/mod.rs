@@ -107,3 +107,26 @@ pub fn kafkit_stdin(data_dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
     writer.join().expect("stdin writer");
     Run::from(out)
 }
+
+/// The bytes a hex string spells (two digits a byte).
+pub fn hex(s: &str) -> Vec<u8> {
+    assert!(s.len().is_multiple_of(2), "odd hex length");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// Copies the directory `from` into `to` (created), subdirectories included.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create dir");
+    for entry in std::fs::read_dir(from).expect("read dir") {
+        let entry = entry.expect("dir entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}

@@ -5,14 +5,7 @@
 use serde_json::Value;
 
 use super::dump_in;
-use crate::common::{tempdir, vectors};
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
+use crate::common::{hex, tempdir, vectors};
 
 fn lines(v: &Value) -> Vec<String> {
     match v {

@@ -12,13 +12,7 @@ use serde_json::Value;
 use super::dump::{body, dump, Mode};
 use crate::common;
 
-pub fn hex(s: &str) -> Vec<u8> {
-    assert!(s.len().is_multiple_of(2), "odd hex length");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
+pub use crate::common::hex;
 
 fn dir() -> Option<PathBuf> {
     common::vectors().map(|d| d.join("records"))
