@@ -79,6 +79,8 @@ fn formatted(fixture: &Path, topic: &str, class: &str) -> Vec<Value> {
             &format!("org.apache.kafka.tools.consumer.{class}"),
         ],
     );
+    // Back to back: Kafka 4.0's formatters write no newline after a record.
+    assert!(!run.ok().contains('\n'), "{}", run.stdout);
     serde_json::Deserializer::from_str(run.ok())
         .into_iter::<Value>()
         .map(|v| v.expect("a JSON object"))

@@ -83,7 +83,8 @@ pub struct Args {
     /// The formatter (org.apache.kafka.tools.consumer.*): DefaultMessageFormatter (the default),
     /// LoggingMessageFormatter, NoOpMessageFormatter, and for internal topics
     /// OffsetsMessageFormatter, GroupMetadataMessageFormatter, TransactionLogMessageFormatter
-    /// (Kafka 4.0's JSON, written without a newline after each record, as Kafka 4.0 writes it).
+    /// (Kafka 4.0's JSON, written without a newline after each record as Kafka 4.0 does; they
+    /// take no --property nor deserializer).
     #[arg(long, value_name = "CLASS")]
     pub formatter: Option<String>,
     /// A properties file of formatter properties; --property wins over it.

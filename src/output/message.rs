@@ -278,13 +278,13 @@ pub enum Formatter {
 }
 
 impl Formatter {
-    /// The formatter of class `class` (its simple name is what counts) with the properties, or
-    /// `None` for a class kafkit does not have.
+    /// The formatter of class `class` (a full name, as Kafka's `Class.forName` takes it) with
+    /// the properties, or `None` for a class kafkit does not have.
     pub fn new<'p>(
         class: &str,
         props: impl IntoIterator<Item = (&'p str, &'p str)>,
     ) -> Option<Self> {
-        let simple = class.rsplit('.').next().unwrap_or(class);
+        let simple = class.strip_prefix("org.apache.kafka.tools.consumer.")?;
         Some(match simple {
             "DefaultMessageFormatter" | "LoggingMessageFormatter" => {
                 Self::Default(MessageFormatter::from_properties(props))
@@ -310,7 +310,7 @@ impl Formatter {
             Self::Internal(f) => {
                 let text = f.format(m.key, m.value).map_err(|e| {
                     FormatError::Deserialize(format!(
-                        "java.lang.RuntimeException: Could not read record at offset {} due to: {e}",
+                        "Could not read record at offset {}: {e}",
                         m.offset
                     ))
                 })?;
