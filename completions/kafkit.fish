@@ -135,6 +135,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer-prope
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l reader-config -d 'A properties file of line reader properties; --property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer.config -d 'A properties file of producer configs; --producer-property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to --data-dir' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l line-reader -d 'The class reading the input: Kafka\'s org.apache.kafka.tools.LineMessageReader (the default) is the one there is (--input json reads consume\'s JSON Lines instead)' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l timeout -d 'Accepted and ignored: linger.ms; kafkit writes the open batches at the end of the input' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l message-send-max-retries -d 'Accepted and ignored (network settings of kafka-console-producer.sh)' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l retry-backoff-ms -d 'Accepted and ignored' -r
@@ -170,6 +171,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l data-dir -d 'T
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l from-beginning -d 'Start with the earliest message present in the log rather than the latest message'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l enable-systest-events -d 'Print `shutdown_complete` on stdout when the consumer ends, as Kafka\'s does for its system tests (its shutdown hook; it runs however the consumer ended, once it had started)'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l skip-message-on-error -d 'If there is an error when processing a message, skip it instead of halting'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s V -l version -d 'Print version'

@@ -1181,6 +1181,27 @@ fn deserializers_print_what_kafkas_print_and_their_errors_stop_or_skip() {
 }
 
 #[test]
+fn systest_events_print_shutdown_complete_at_the_end() {
+    let dir = tempdir();
+    create_topic(dir.path(), "st", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "st"], b"v\n").ok();
+    let base = [
+        "consume",
+        "--topic",
+        "st",
+        "--from-beginning",
+        "--max-messages",
+        "1",
+    ];
+    assert_eq!(kafkit(dir.path(), &base).ok(), "v\n");
+    let run = kafkit(
+        dir.path(),
+        &[&base[..], &["--enable-systest-events"]].concat(),
+    );
+    assert_eq!(run.ok(), "v\nshutdown_complete\n");
+}
+
+#[test]
 fn metadata_max_age_is_a_long_of_at_least_zero() {
     let dir = tempdir();
     kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();

@@ -1306,3 +1306,31 @@ fn a_quiet_input_does_not_hold_back_full_batches() {
     assert!(child.wait().expect("wait").success());
     assert_eq!(written(), 20);
 }
+
+#[test]
+fn the_line_reader_is_kafkas_or_refused() {
+    let dir = tempdir();
+    create_topic(dir.path(), "lr", 1, &[]);
+    let reader = ["--line-reader", "org.apache.kafka.tools.LineMessageReader"];
+    let args = [&["produce", "--topic", "lr"][..], &reader[..]].concat();
+    kafkit_stdin(dir.path(), &args, b"one\n").ok();
+    assert_eq!(values(&consume_all(dir.path(), "lr")), ["one"]);
+    let run = kafkit_stdin(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "lr",
+            "--line-reader",
+            "com.example.CsvReader",
+        ],
+        b"two\n",
+    );
+    assert!(
+        run.fails()
+            .starts_with("The line reader com.example.CsvReader is not available"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(values(&consume_all(dir.path(), "lr")), ["one"]);
+}

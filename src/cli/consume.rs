@@ -67,6 +67,10 @@ pub struct Args {
     /// metadata.max.age.ms, exclude.internal.topics (group.id is refused).
     #[arg(long, value_name = "NAME=VALUE")]
     pub consumer_property: Vec<String>,
+    /// Print `shutdown_complete` on stdout when the consumer ends, as Kafka's does for its system
+    /// tests (its shutdown hook; it runs however the consumer ended, once it had started).
+    #[arg(long)]
+    pub enable_systest_events: bool,
     /// If there is an error when processing a message, skip it instead of halting.
     #[arg(long)]
     pub skip_message_on_error: bool,
@@ -233,6 +237,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         &mut total,
     )
     .and_then(|()| out.flush().map_err(Into::into));
+    if args.enable_systest_events {
+        // A closed pipe is no error here, as it is none for the records.
+        let _ = out
+            .write_all(b"shutdown_complete\n")
+            .and_then(|()| out.flush());
+    }
     match outcome {
         Err(e) if is_broken_pipe(&e) => {
             eprintln!("Unable to write to standard out, closing consumer.");

@@ -96,6 +96,10 @@ pub struct Args {
     /// --data-dir.
     #[arg(long, value_name = "HOST:PORT")]
     pub bootstrap_server: Option<String>,
+    /// The class reading the input: Kafka's org.apache.kafka.tools.LineMessageReader (the
+    /// default) is the one there is (--input json reads consume's JSON Lines instead).
+    #[arg(long, value_name = "CLASS")]
+    pub line_reader: Option<String>,
     /// Accepted and ignored: linger.ms; kafkit writes the open batches at the end of the input.
     #[arg(long, value_name = "MS", hide = true)]
     pub timeout: Option<String>,
@@ -150,6 +154,16 @@ struct Settings {
 }
 
 fn settings(args: &Args) -> Result<Settings> {
+    if let Some(class) = args
+        .line_reader
+        .as_deref()
+        .filter(|c| *c != "org.apache.kafka.tools.LineMessageReader")
+    {
+        return Err(usage_error(
+            "produce",
+            format!("The line reader {class} is not available: kafkit produce has Kafka's org.apache.kafka.tools.LineMessageReader (and --input json)."),
+        ));
+    }
     let reader_props = properties(args.reader_config.as_deref(), &args.property)?;
     let format =
         LineFormat::from_properties(reader_props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
