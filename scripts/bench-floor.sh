@@ -13,9 +13,10 @@
 #    the sender hands each buffer back untouched): the calling thread alone, 5 runs next to cp.
 # 4. The real build pinned to one core (taskset -c 0) and on both, 5 runs each.
 set -euo pipefail
+shopt -s inherit_errexit # a failed patch or build inside $(build ...) stops the script
+W="$(realpath -m "${1:-$(mktemp -d /tmp/kafkit-floor.XXXXXX)}")"
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-W="${1:-$(mktemp -d /tmp/kafkit-floor.XXXXXX)}"
 mkdir -p "$W"
 N=2000000
 if [ ! -f "$W/lines.txt" ]; then

@@ -1178,6 +1178,30 @@ fn deserializers_print_what_kafkas_print_and_their_errors_stop_or_skip() {
         &["consume", "--topic", "n", "--value-deserializer", &array],
     );
     assert!(run.fails().contains("cannot reproduce"), "{}", run.stderr);
+    // The formatter does not shape --output json: its deserializers are not even loaded.
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "n",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+            "--output",
+            "json",
+            "--value-deserializer",
+            &array,
+            "--key-deserializer",
+            "x.Missing",
+        ],
+    );
+    assert!(
+        run.ok().starts_with(r#"{"type":"record""#),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stderr.contains("ERROR"), "{}", run.stderr);
 }
 
 #[test]
@@ -1199,6 +1223,20 @@ fn systest_events_print_shutdown_complete_at_the_end() {
         &[&base[..], &["--enable-systest-events"]].concat(),
     );
     assert_eq!(run.ok(), "v\nshutdown_complete\n");
+    // Also when the consumer stops on an error (a value its deserializer refuses).
+    let long = "org.apache.kafka.common.serialization.LongDeserializer";
+    let failing = [
+        &base[..],
+        &["--enable-systest-events", "--value-deserializer", long],
+    ]
+    .concat();
+    let run = kafkit(dir.path(), &failing);
+    assert_eq!(
+        (run.code, run.stdout.as_str()),
+        (1, "shutdown_complete\n"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -60,7 +60,8 @@ pub struct Args {
     pub group: Option<String>,
     /// A message formatter property, name=value; repeatable: print.timestamp, print.key,
     /// print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery,
-    /// key.separator, line.separator, headers.separator, null.literal.
+    /// key.separator, line.separator, headers.separator, null.literal, key.deserializer,
+    /// value.deserializer, headers.deserializer. Text output only.
     #[arg(long, value_name = "NAME=VALUE")]
     pub property: Vec<String>,
     /// A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset,
@@ -87,8 +88,9 @@ pub struct Args {
     /// The formatter (org.apache.kafka.tools.consumer.*): DefaultMessageFormatter (the default),
     /// LoggingMessageFormatter, NoOpMessageFormatter, and for internal topics
     /// OffsetsMessageFormatter, GroupMetadataMessageFormatter, TransactionLogMessageFormatter
-    /// (Kafka 4.0's JSON, written without a newline after each record as Kafka 4.0 does; they
-    /// take no --property nor deserializer).
+    /// (the JSON of Kafka's 4.0 line at commit 1eb7644, the dump goldens' reference: later releases
+    /// label the key's version "type"; no newline after a record; they take no --property nor
+    /// deserializer). Text output only: --output json prints its own objects.
     #[arg(long, value_name = "CLASS")]
     pub formatter: Option<String>,
     /// A properties file of formatter properties; --property wins over it.
@@ -214,9 +216,22 @@ struct Settings {
 /// The logger of Kafka's console consumer, as its log lines name it.
 const CONSOLE_CONSUMER: &str = "org.apache.kafka.tools.consumer.ConsoleConsumer";
 
+/// Kafka's `ConfigException` for a consumer config's value.
+fn config_exception(name: &str, value: &str, why: &str) -> anyhow::Error {
+    Exit::failure(format!(
+        "org.apache.kafka.common.config.ConfigException: Invalid value {value} for configuration {name}: {why}"
+    ))
+    .into()
+}
+
+/// An ERROR line of Kafka's tool logging on stderr, with the exception's first line under it.
+fn log_error(message: &str, logger: &str, exception: &str) {
+    eprintln!("{}\n{exception}", log4j::line("ERROR", message, logger));
+}
+
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
-    let settings = settings(args)?;
+    let settings = settings(args, global)?;
     let datadir = DataDir::open(&global.data_dir)?;
     let mut consumers = open_partitions(
         subscribed(args, global, &datadir, &settings)?,
@@ -269,7 +284,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
 }
 
 /// Validation, then the consumer and formatter properties (files first, arguments win).
-fn settings(args: &Args) -> Result<Settings> {
+fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
     let mut start = validate(args)?;
     let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
     let prop = |name: &str| {
@@ -282,10 +297,11 @@ fn settings(args: &Args) -> Result<Settings> {
         Some("read_committed") => IsolationLevel::ReadCommitted,
         Some("read_uncommitted") => IsolationLevel::ReadUncommitted,
         Some(other) => {
-            return Err(Exit::failure(format!(
-                "org.apache.kafka.common.config.ConfigException: Invalid value {other} for configuration isolation.level: String must be one of: read_committed, read_uncommitted"
+            return Err(config_exception(
+                "isolation.level",
+                other,
+                "String must be one of: read_committed, read_uncommitted",
             ))
-            .into())
         }
         None => args.isolation_level,
     };
@@ -305,10 +321,11 @@ fn settings(args: &Args) -> Result<Settings> {
         Some("latest") => Some(Start::Latest),
         Some("none") => None,
         Some(other) => {
-            return Err(Exit::failure(format!(
-                "org.apache.kafka.common.config.ConfigException: Invalid value {other} for configuration auto.offset.reset: String must be one of: latest, earliest, none"
+            return Err(config_exception(
+                "auto.offset.reset",
+                other,
+                "String must be one of: latest, earliest, none",
             ))
-            .into())
         }
         None if args.from_beginning => Some(Start::Earliest),
         None => Some(Start::Latest),
@@ -321,11 +338,7 @@ fn settings(args: &Args) -> Result<Settings> {
     let metadata_max_age = match prop("metadata.max.age.ms") {
         None => Duration::from_millis(300_000),
         Some(text) => {
-            let invalid = |why: &str| {
-                Exit::failure(format!(
-                    "org.apache.kafka.common.config.ConfigException: Invalid value {text} for configuration metadata.max.age.ms: {why}"
-                ))
-            };
+            let invalid = |why: &str| config_exception("metadata.max.age.ms", text, why);
             let ms: i64 = text
                 .trim()
                 .parse()
@@ -339,10 +352,11 @@ fn settings(args: &Args) -> Result<Settings> {
         Some(text) if text.trim().eq_ignore_ascii_case("true") => true,
         Some(text) if text.trim().eq_ignore_ascii_case("false") => false,
         Some(text) => {
-            return Err(Exit::failure(format!(
-                "org.apache.kafka.common.config.ConfigException: Invalid value {text} for configuration exclude.internal.topics: Expected value to be either true or false"
+            return Err(config_exception(
+                "exclude.internal.topics",
+                text,
+                "Expected value to be either true or false",
             ))
-            .into())
         }
     };
     // The formatter's properties: the file, then --key-deserializer and --value-deserializer,
@@ -372,19 +386,21 @@ fn settings(args: &Args) -> Result<Settings> {
             format!("The formatter {class} is not available: kafkit consume has Kafka's DefaultMessageFormatter, LoggingMessageFormatter, NoOpMessageFormatter, OffsetsMessageFormatter, GroupMetadataMessageFormatter and TransactionLogMessageFormatter (and --output json)."),
         ));
     };
-    for issue in formatter.deserializer_issues() {
+    // The formatter shapes the text output only; --output json does not load it.
+    let issues = match global.output {
+        OutputFormat::Json => &[][..],
+        OutputFormat::Text => formatter.deserializer_issues(),
+    };
+    for issue in issues {
         match issue {
             DeserializerIssue::Unavailable(why) => {
                 return Err(Exit::failure(format!("kafkit consume: {why}")).into())
             }
             // Kafka's formatter logs the class it cannot load and prints the bytes as they are.
-            DeserializerIssue::NotLoaded { class, exception } => eprintln!(
-                "{}\n{exception}",
-                log4j::line(
-                    "ERROR",
-                    &format!("Unable to instantiate a deserializer from {class}"),
-                    "org.apache.kafka.tools.consumer.DefaultMessageFormatter"
-                )
+            DeserializerIssue::NotLoaded { class, exception } => log_error(
+                &format!("Unable to instantiate a deserializer from {class}"),
+                "org.apache.kafka.tools.consumer.DefaultMessageFormatter",
+                exception,
             ),
         }
     }
@@ -569,13 +585,10 @@ fn consume_loop(
                         Ok(()) => {}
                         Err(FormatError::Io(e)) => return Err(e.into()),
                         Err(FormatError::Deserialize(exception)) if args.skip_message_on_error => {
-                            eprintln!(
-                                "{}\n{exception}",
-                                log4j::line(
-                                    "ERROR",
-                                    "Error processing message, skipping this message: ",
-                                    CONSOLE_CONSUMER
-                                )
+                            log_error(
+                                "Error processing message, skipping this message: ",
+                                CONSOLE_CONSUMER,
+                                &exception,
                             );
                         }
                         Err(FormatError::Deserialize(exception)) => {
@@ -608,13 +621,10 @@ fn consume_loop(
         let nap = Duration::from_millis(50);
         match timeout {
             Some(timeout) if waited >= timeout => {
-                eprintln!(
-                    "{}\norg.apache.kafka.common.errors.TimeoutException",
-                    log4j::line(
-                        "ERROR",
-                        "Error processing message, terminating consumer process: ",
-                        CONSOLE_CONSUMER
-                    )
+                log_error(
+                    "Error processing message, terminating consumer process: ",
+                    CONSOLE_CONSUMER,
+                    "org.apache.kafka.common.errors.TimeoutException",
                 );
                 return Ok(());
             }

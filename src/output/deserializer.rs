@@ -270,13 +270,20 @@ where
     let mut lower = digits.to_string();
     lower.pop();
     lower.push(char::from(last - 1));
-    let exact = format!("{v:.1100e}");
-    let sign = if exact.starts_with('-') { "-" } else { "" };
+    let sign = if format!("{v:e}").starts_with('-') {
+        "-"
+    } else {
+        ""
+    };
     let (first, rest) = lower.split_at(1);
     let reads_back = format!("{sign}{first}.{rest}e{exponent}")
         .parse::<T>()
         .is_ok_and(|back| back == *v);
+    if !reads_back {
+        return None;
+    }
     // Every binary float has a finite decimal expansion; 1100 digits hold any f64's.
+    let exact = format!("{v:.1100e}");
     let (mantissa, exact_exponent) = exact.trim_start_matches('-').split_once('e')?;
     let exact_digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     let tie = exact_exponent.parse::<i32>().ok()? == exponent
@@ -284,7 +291,7 @@ where
             .strip_prefix(lower.as_str())
             .and_then(|after| after.strip_prefix('5'))
             .is_some_and(|zeros| zeros.bytes().all(|d| d == b'0'));
-    (reads_back && tie).then_some(lower)
+    tie.then_some(lower)
 }
 
 /// `java.util.UUID.fromString`: five groups of hex digits separated by `-` (the whole at most 36

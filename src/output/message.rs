@@ -310,8 +310,8 @@ impl Formatter {
             Self::Internal(f) => {
                 let text = f.format(m.key, m.value).map_err(|e| {
                     FormatError::Deserialize(format!(
-                        "Could not read record at offset {}: {e}",
-                        m.offset
+                        "Could not read record at offset {} of {}-{}: {e}",
+                        m.offset, m.topic, m.partition
                     ))
                 })?;
                 if let Some(text) = text {
