@@ -549,6 +549,30 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Random keys and values (a real record kind's version prefix, then junk) never make
+        /// an internal-topic formatter panic: they print, leave out, or say what failed.
+        #[test]
+        fn internal_formatters_take_any_bytes(
+            key_version in 0i16..4,
+            value_version in 0i16..6,
+            key in proptest::collection::vec(proptest::num::u8::ANY, 0..60),
+            value in proptest::collection::vec(proptest::num::u8::ANY, 0..120),
+        ) {
+            let key: Vec<u8> = key_version.to_be_bytes().into_iter().chain(key).collect();
+            let value: Vec<u8> = value_version.to_be_bytes().into_iter().chain(value).collect();
+            for f in [
+                InternalFormatter::Offsets,
+                InternalFormatter::GroupMetadata,
+                InternalFormatter::TransactionLog,
+            ] {
+                let _ = f.format(Some(&key), Some(&value));
+                let _ = f.format(None, Some(&value));
+                let _ = f.format(Some(&key), None);
+            }
+        }
+    }
+
     #[test]
     fn offsets_and_group_metadata_formatters_print_records() {
         // OffsetMessageFormatterTest's v1 key and v3 value.

@@ -505,4 +505,35 @@ mod tests {
             );
         }
     }
+
+    proptest::proptest! {
+        /// Whatever the bits, Java's form reads back as the same value (the shortest digits are
+        /// the value's; only their layout is Java's), and no bytes make a deserializer panic.
+        #[test]
+        fn java_decimals_read_back_and_no_bytes_panic(
+            bits in proptest::num::u64::ANY,
+            bits32 in proptest::num::u32::ANY,
+            data in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+        ) {
+            let v = f64::from_bits(bits);
+            let text = shown(Deserializer::Double, &bits.to_be_bytes()).expect("8 bytes");
+            if v.is_finite() {
+                proptest::prop_assert_eq!(text.parse::<f64>().ok(), Some(v), "{}", text);
+                proptest::prop_assert!(text.contains('.'), "{}", text);
+            }
+            let v = f32::from_bits(bits32);
+            let text = shown(Deserializer::Float, &bits32.to_be_bytes()).expect("4 bytes");
+            if v.is_finite() {
+                proptest::prop_assert_eq!(text.parse::<f32>().ok(), Some(v), "{}", text);
+            }
+            for d in [
+                Deserializer::String, Deserializer::Short, Deserializer::Integer,
+                Deserializer::Long, Deserializer::Float, Deserializer::Double,
+                Deserializer::Boolean, Deserializer::Uuid, Deserializer::Bytes,
+                Deserializer::ByteBuffer, Deserializer::Void,
+            ] {
+                let _ = shown(d, &data);
+            }
+        }
+    }
 }
