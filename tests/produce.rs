@@ -1334,3 +1334,25 @@ fn the_line_reader_is_kafkas_or_refused() {
     );
     assert_eq!(values(&consume_all(dir.path(), "lr")), ["one"]);
 }
+
+#[test]
+fn internal_topics_refuse_records_as_a_broker_does() {
+    // Kafka's broker refuses a client's records for __consumer_offsets and the other internal
+    // topics; the console producer logs each with the exception and nothing is written.
+    let dir = tempdir();
+    create_topic(dir.path(), "__consumer_offsets", 1, &[]);
+    let run = kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "__consumer_offsets"],
+        b"a\nbb\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let exception = "org.apache.kafka.common.errors.InvalidTopicException: Cannot append to internal topic __consumer_offsets";
+    assert_eq!(run.stderr.matches(exception).count(), 2, "{}", run.stderr);
+    assert!(run.stderr.contains("Error when sending message to topic __consumer_offsets with key: null, value: 2 bytes with error:"), "{}", run.stderr);
+    let offsets = kafkit(
+        dir.path(),
+        &["get-offsets", "--topic", "__consumer_offsets"],
+    );
+    assert_eq!(offsets.ok(), "__consumer_offsets:0:0\n");
+}

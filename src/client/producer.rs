@@ -448,6 +448,8 @@ const BATCH_PREALLOCATION_LIMIT: usize = 1 << 20;
 /// refused ones come back as [`Event`]s.
 pub struct Producer {
     topic: Topic,
+    /// An internal topic (`__consumer_offsets`, ...): a broker refuses clients' records for it.
+    internal: bool,
     partitions: i32,
     partitioner: Box<dyn Partitioner>,
     config: ProducerConfig,
@@ -582,6 +584,7 @@ impl Producer {
             ),
         };
         Self {
+            internal: topic.is_internal(),
             partitions,
             partitioner,
             limit,
@@ -764,8 +767,23 @@ impl Producer {
         // Kafka's estimateSizeInBytesUpperBound: a batch of this record alone, its length and
         // deltas counted at their longest.
         let upper_bound = RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD + fields;
+        // Kafka's ensureValidRecordSize.
         if upper_bound > self.config.max_request_size {
-            self.refuse_too_large(partition, upper_bound, key, value);
+            let error = format!(
+                "org.apache.kafka.common.errors.RecordTooLargeException: The message is {upper_bound} bytes when serialized which is larger than {}, which is the value of the max.request.size configuration.",
+                self.config.max_request_size
+            );
+            self.refuse(partition, key, value, error);
+            return Ok(());
+        }
+        // A broker refuses a client's records for an internal topic (ReplicaManager's
+        // appendToLocalLog), as the Java producer's callback then reports them.
+        if self.internal {
+            let error = format!(
+                "org.apache.kafka.common.errors.InvalidTopicException: Cannot append to internal topic {}",
+                self.topic.name
+            );
+            self.refuse(partition, key, value, error);
             return Ok(());
         }
         // The partitioner is asked only for a record that is sent (as the built-in sticky
@@ -830,23 +848,20 @@ impl Producer {
         self.check_partition(chosen, false)
     }
 
-    /// Kafka's `ensureValidRecordSize`: the record is reported and not sent.
+    /// Reports a record as refused (not sent) with Kafka's exception `error`.
     #[cold]
-    fn refuse_too_large(
+    fn refuse(
         &mut self,
         partition: Option<i32>,
-        upper_bound: usize,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
+        error: String,
     ) {
         self.events.push(Event::Failed(SendFailure {
             partition: partition.unwrap_or(-1),
             key_size: key.map_or(-1, |k| k.len() as i32),
             value_size: value.map_or(-1, |v| v.len() as i32),
-            error: format!(
-                "org.apache.kafka.common.errors.RecordTooLargeException: The message is {upper_bound} bytes when serialized which is larger than {}, which is the value of the max.request.size configuration.",
-                self.config.max_request_size
-            ),
+            error,
         }));
     }
 
