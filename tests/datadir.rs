@@ -584,3 +584,16 @@ fn classic_placement_matches_kafkas_vectors() {
         assert_eq!(err.to_string(), message);
     }
 }
+
+#[test]
+fn the_library_refuses_to_create_the_kraft_metadata_topic() {
+    let tmp = tempdir();
+    let dir = DataDir::create(tmp.path().join("d")).expect("create");
+    let lock = dir.lock().expect("lock");
+    let refused = dir.create_topic(&lock, &new_topic("__cluster_metadata", 1));
+    assert_eq!(
+        refused.map(|t| t.name).map_err(|e| e.to_string()),
+        Err("Creation of internal topic __cluster_metadata is prohibited.".to_string())
+    );
+    assert!(!tmp.path().join("d/__cluster_metadata-0").exists());
+}

@@ -936,3 +936,43 @@ fn reading_a_missing_directory_is_an_error_and_creates_nothing() {
     assert_eq!(run.code, 1);
     assert!(!missing.exists());
 }
+
+#[test]
+fn the_kraft_metadata_log_is_never_made_a_topic() {
+    // Kafka's controller refuses to create __cluster_metadata; its -0 directory in a KRaft
+    // broker's data directory is the controller's log, which a create wrote partition.metadata
+    // into.
+    let expected = concat!(
+        "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. To avoid issues it is best to use either, but not both.\n",
+        "Error while executing topic command : Creation of internal topic __cluster_metadata is prohibited.\n",
+    );
+    let refused = |dir: &Path| {
+        let run = kafkit(
+            dir,
+            &["topics", "--create", "--topic", "__cluster_metadata"],
+        );
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (1, expected),
+            "{}",
+            run.stderr
+        );
+    };
+    let files = |dir: &Path| -> Vec<_> {
+        fs::read_dir(dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name())
+            .collect()
+    };
+    let dir = tempdir();
+    refused(dir.path());
+    assert!(files(dir.path()).is_empty(), "nothing created");
+
+    let Some(fixtures) = fixtures() else { return };
+    let kraft = tempdir();
+    crate::common::copy_dir(&fixtures.join("8sylla__citypulse"), kraft.path());
+    let log_dir = kraft.path().join("__cluster_metadata-0");
+    let before = files(&log_dir);
+    refused(kraft.path());
+    assert_eq!(files(&log_dir), before);
+}

@@ -229,6 +229,9 @@ pub enum DataDirError {
     /// The topic exists already.
     #[error("Topic '{0}' already exists.")]
     TopicExists(String),
+    /// The KRaft metadata log's name: Kafka's controller refuses to create it.
+    #[error("Creation of internal topic {0} is prohibited.")]
+    CreationProhibited(String),
     /// The name differs from an existing topic's only by `.` versus `_`.
     #[error("Topic '{topic}' collides with existing topic: {existing}")]
     Collision {
@@ -508,7 +511,7 @@ impl DataDir {
         for (name, partitions) in self.partition_dirs()? {
             if file.topics.contains_key(&name)
                 || file.pending.contains_key(&name)
-                || name == "__cluster_metadata"
+                || name == names::CLUSTER_METADATA_TOPIC
             {
                 continue;
             }
@@ -709,6 +712,10 @@ impl DataDir {
     pub fn create_topic(&self, lock: &DirLock, new: &NewTopic) -> Result<Topic> {
         debug_assert_eq!(lock.dir(), self.path.as_path());
         names::validate_topic_name(&new.name)?;
+        // A KRaft broker's data directory holds __cluster_metadata-0: never made a topic's.
+        if new.name == names::CLUSTER_METADATA_TOPIC {
+            return Err(DataDirError::CreationProhibited(new.name.clone()));
+        }
         let existing = self.topics()?;
         if existing.iter().any(|t| t.name == new.name) {
             return Err(DataDirError::TopicExists(new.name.clone()));

@@ -13,6 +13,10 @@ pub const INTERNAL_TOPICS: [&str; 3] = [
     "__share_group_state",
 ];
 
+/// The KRaft metadata log's topic (`Topic.CLUSTER_METADATA_TOPIC_NAME`): its `-0` directory is the
+/// controller's, not a topic's.
+pub const CLUSTER_METADATA_TOPIC: &str = "__cluster_metadata";
+
 /// Why a topic name is illegal; displays as Kafka's `InvalidTopicException` message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("Topic name is invalid: {reason}")]
