@@ -974,5 +974,17 @@ fn the_kraft_metadata_log_is_never_made_a_topic() {
     let log_dir = kraft.path().join("__cluster_metadata-0");
     let before = files(&log_dir);
     refused(kraft.path());
+    // Nor is anything produced into it.
+    let run = crate::common::kafkit_stdin(
+        kraft.path(),
+        &["produce", "--topic", "__cluster_metadata"],
+        b"x\n",
+    );
+    assert!(
+        run.fails()
+            .contains("it is a KRaft controller's metadata log, not a topic"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(files(&log_dir), before);
 }

@@ -16,6 +16,7 @@ use crate::client::producer::kafka_exception;
 use crate::client::{
     partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig,
 };
+use crate::datadir::names::CLUSTER_METADATA_TOPIC;
 use crate::datadir::{now_ms, DataDir, PartitionWriter};
 use crate::log::CompressionPolicy;
 use crate::output::json::bytes_from_value;
@@ -263,8 +264,13 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
 
     let datadir = DataDir::open(&global.data_dir)?;
     let topic = datadir.topic(topic_name)?.ok_or_else(|| {
+        let hint = if topic_name == CLUSTER_METADATA_TOPIC {
+            "it is a KRaft controller's metadata log, not a topic".to_string()
+        } else {
+            format!("create it with `kafkit topics --create --topic {topic_name}`")
+        };
         Exit::failure(format!(
-            "Topic {topic_name} not present in metadata: it does not exist in {} (create it with `kafkit topics --create --topic {topic_name}`)",
+            "Topic {topic_name} not present in metadata: it does not exist in {} ({hint})",
             global.data_dir.display()
         ))
     })?;
