@@ -154,8 +154,8 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l topic -d 'The 
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l include -d 'Regular expression specifying list of topics to include for consumption' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l partition -d 'The partition to consume from. Consumption starts from the end of the partition unless \'--offset\' is specified' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l offset -d 'The offset to consume from (a non-negative number), or \'earliest\' which means from beginning, or \'latest\' which means from end' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l max-messages -d 'The maximum number of messages to consume before exiting. If not set, consumption is continual' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l timeout-ms -d 'If specified, exit if no message is available for consumption for the specified interval' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l max-messages -d 'The maximum number of messages to consume before exiting. If not set, consumption is continual (as with -1; any other negative number consumes none, as in Kafka)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l timeout-ms -d 'If specified, exit if no message is available for consumption for the specified interval (a negative one: no limit, as in Kafka)' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l isolation-level -d 'Set to read_committed in order to filter out transactional messages which are not committed. Set to read_uncommitted to read all messages' -r -f -a "read_uncommitted\t'Every record, including those of open and aborted transactions'
 read_committed\t'Only committed records, up to the first open transaction'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l group -d 'Consumer groups are not supported yet (a later version); rejected with a message' -r

@@ -1252,6 +1252,31 @@ fn systest_events_print_shutdown_complete_at_the_end() {
 }
 
 #[test]
+fn negative_max_messages_and_timeout_mean_what_they_mean_in_kafka() {
+    // Kafka's loop runs while count < max-messages or max-messages is -1; a negative
+    // --timeout-ms is no timeout.
+    let dir = tempdir();
+    create_topic(dir.path(), "neg", 1, &[]);
+    kafkit_stdin(dir.path(), &["produce", "--topic", "neg"], b"a\nb\nc\n").ok();
+    let read = |max: &str, timeout: &str| {
+        let args = [
+            "consume",
+            "--topic",
+            "neg",
+            "--from-beginning",
+            "--max-messages",
+            max,
+            "--timeout-ms",
+            timeout,
+        ];
+        kafkit(dir.path(), &args).ok().to_string()
+    };
+    assert_eq!(read("-1", "200"), "a\nb\nc\n");
+    assert_eq!(read("-2", "200"), "");
+    assert_eq!(read("2", "-1"), "a\nb\n");
+}
+
+#[test]
 fn metadata_max_age_is_a_long_of_at_least_zero() {
     let dir = tempdir();
     kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();

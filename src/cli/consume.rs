@@ -44,13 +44,13 @@ pub struct Args {
     #[arg(long)]
     pub from_beginning: bool,
     /// The maximum number of messages to consume before exiting. If not set, consumption is
-    /// continual.
-    #[arg(long, value_name = "N")]
-    pub max_messages: Option<u64>,
+    /// continual (as with -1; any other negative number consumes none, as in Kafka).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub max_messages: Option<i32>,
     /// If specified, exit if no message is available for consumption for the specified
-    /// interval.
-    #[arg(long, value_name = "MS")]
-    pub timeout_ms: Option<u64>,
+    /// interval (a negative one: no limit, as in Kafka).
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    pub timeout_ms: Option<i64>,
     /// Set to read_committed in order to filter out transactional messages which are not
     /// committed. Set to read_uncommitted to read all messages.
     #[arg(long, value_enum, default_value_t = IsolationLevel::ReadUncommitted)]
@@ -523,8 +523,17 @@ fn consume_loop(
     total: &mut u64,
 ) -> Result<()> {
     let json = global.output == OutputFormat::Json;
-    let timeout = args.timeout_ms.map(Duration::from_millis);
-    let reached = |total: u64| args.max_messages.is_some_and(|max| total >= max);
+    // Kafka's: a negative timeout is none; -1 messages (or none given) is no limit, another
+    // negative count stops before the first record.
+    let timeout = args
+        .timeout_ms
+        .and_then(|ms| u64::try_from(ms).ok())
+        .map(Duration::from_millis);
+    let limit = match args.max_messages {
+        None | Some(-1) => None,
+        Some(n) => Some(u64::try_from(n).unwrap_or(0)),
+    };
+    let reached = |total: u64| limit.is_some_and(|max| total >= max);
     let mut last_record = Instant::now();
     let mut last_refresh = Instant::now();
     loop {
