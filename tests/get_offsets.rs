@@ -161,6 +161,8 @@ fn errors_have_kafkas_messages() {
         // Java's Integer.parseInt takes no spaces, and a leading empty piece stays.
         (&["get-offsets", "--partitions", "0, 1"][..], "Error occurred: --partitions expects a comma separated list of numeric partition ids, but received: 0, 1"),
         (&["get-offsets", "--partitions", ",1"][..], "Error occurred: --partitions expects a comma separated list of numeric partition ids, but received: ,1"),
+        // A negative id is a number (Java's parseInt takes it) that matches no partition.
+        (&["get-offsets", "--partitions", "-1"][..], "Error occurred: Could not match any topic-partitions with the specified filters"),
         (&["get-offsets", "--topic-partitions", "t:1:2"][..], "Error occurred: Invalid rule specification: t:1:2"),
     ] {
         let run = kafkit(dir.path(), args);

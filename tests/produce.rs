@@ -183,6 +183,23 @@ fn producer_configuration_errors_have_kafkas_messages() {
         err.contains("Invalid value 2 for configuration acks"),
         "{err}"
     );
+    // batch.size is an INT of at least 0, however it is given.
+    for args in [
+        &["--batch-size", "-5"][..],
+        &["--max-partition-memory-bytes", "-5"][..],
+        &["--producer-property", "batch.size=-5"][..],
+    ] {
+        let err = kafkit(
+            dir.path(),
+            &[&["produce", "--topic", "t"][..], args].concat(),
+        )
+        .fails()
+        .to_string();
+        assert_eq!(
+            err.trim(),
+            "org.apache.kafka.common.config.ConfigException: Invalid value -5 for configuration batch.size: Value must be at least 0"
+        );
+    }
     // A partition that does not exist, named by the option or by a JSON record: the first
     // line of what the Java client throws (the metadata check, ProducerRecord's check).
     let out_of_range = "org.apache.kafka.common.KafkaException: Invalid partition given with record: 2 is not in the range [0...2).";
@@ -191,6 +208,7 @@ fn producer_configuration_errors_have_kafkas_messages() {
     for (args, input, message) in [
         (&["--partition", "2"][..], "a\n", out_of_range),
         (&["--partition=-1"][..], "a\n", negative),
+        (&["--partition", "-1"][..], "a\n", negative),
         (
             &["--input", "json"][..],
             "{\"value\":\"a\",\"partition\":2}\n",

@@ -25,7 +25,7 @@ pub struct Args {
     #[arg(long, value_name = "TOPIC")]
     pub topic: Option<String>,
     /// Comma separated list of partition ids. Default: all partitions.
-    #[arg(long, value_name = "IDS")]
+    #[arg(long, value_name = "IDS", allow_hyphen_values = true)]
     pub partitions: Option<String>,
     /// Comma separated list of topic-partition patterns `TOPIC_REGEX[:PARTITIONS]` where
     /// PARTITIONS is N, N-M (M exclusive), N- or -M; cannot be used with --topic or

@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = InputFormat::Text)]
     pub input: InputFormat,
     /// Write every record to this partition instead of asking the partitioner.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub partition: Option<i32>,
     /// How records without --partition are spread: default = keyed by murmur2, unkeyed sticky
     /// (Kafka 3.3+); round-robin; random; murmur2 = keyed by murmur2, unkeyed rotating
@@ -55,11 +55,11 @@ pub struct Args {
     pub partitioner_seed: Option<u64>,
     /// Batch size in bytes (batch.size, default 16384): a batch is written when the next
     /// record would not fit.
-    #[arg(long, value_name = "BYTES")]
-    pub batch_size: Option<usize>,
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
+    pub batch_size: Option<i32>,
     /// Also batch.size; wins over --batch-size when both are given, as in Kafka.
-    #[arg(long, value_name = "BYTES")]
-    pub max_partition_memory_bytes: Option<usize>,
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
+    pub max_partition_memory_bytes: Option<i32>,
     /// The compression codec: none, gzip, snappy, lz4 or zstd. Given without a value: gzip.
     /// Default: the topic's compression.type (none when it is `producer`).
     #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip")]
@@ -190,14 +190,20 @@ fn settings(args: &Args) -> Result<Settings> {
     let acks =
         Acks::parse(acks_text).ok_or_else(|| invalid_config(acks_text, "acks", "all, -1, 0, 1"))?;
     // --max-partition-memory-bytes wins over --batch-size, which wins over batch.size.
-    let batch_size = match (
+    let batch_size: i32 = match (
         args.max_partition_memory_bytes.or(args.batch_size),
         producer_prop("batch.size"),
     ) {
         (Some(n), _) => n,
         (None, Some(v)) => v.trim().parse().map_err(|_| not_int("batch.size", v))?,
-        (None, None) => crate::client::producer::DEFAULT_BATCH_SIZE,
+        (None, None) => crate::client::producer::DEFAULT_BATCH_SIZE as i32,
     };
+    // Kafka's ConfigDef: batch.size is an INT of at least 0.
+    let batch_size = usize::try_from(batch_size).map_err(|_| {
+        Exit::failure(format!(
+            "org.apache.kafka.common.config.ConfigException: Invalid value {batch_size} for configuration batch.size: Value must be at least 0"
+        ))
+    })?;
     let max_request_size = match producer_prop("max.request.size") {
         Some(v) => v
             .trim()
