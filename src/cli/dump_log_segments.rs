@@ -50,11 +50,11 @@ pub struct Args {
     #[arg(long)]
     pub index_sanity_check: bool,
     /// Size of largest message.
-    #[arg(long, value_name = "size", default_value_t = 5 * 1024 * 1024,
+    #[arg(long, value_name = "size", allow_negative_numbers = true, default_value_t = 5 * 1024 * 1024,
           value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)))]
     pub max_message_size: i64,
     /// Limit the amount of total batches read in bytes avoiding reading the whole .log file(s).
-    #[arg(long, value_name = "size", default_value_t = i64::from(i32::MAX),
+    #[arg(long, value_name = "size", allow_negative_numbers = true, default_value_t = i64::from(i32::MAX),
           value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)))]
     pub max_bytes: i64,
     /// If set, uses deep instead of shallow iteration. Automatically set if print-data-log is

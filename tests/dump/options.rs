@@ -294,6 +294,12 @@ fn max_bytes_reads_whole_batches_only_and_suppresses_the_invalid_bytes_line() {
     let run = dump_in(tmp.path(), &["--files", LOG, "--max-bytes", &cut]);
     assert_eq!(count(run.ok(), "baseOffset: "), 2);
     assert!(!run.stdout.contains("invalid bytes"));
+    // A negative size is named as out of range (not taken for an unknown option).
+    for option in ["--max-bytes", "--max-message-size"] {
+        let run = dump_in(tmp.path(), &["--files", LOG, option, "-1"]);
+        assert_eq!(run.code, 1);
+        assert!(run.stderr.contains("-1 is not in 0..=2147483647"), "{}", run.stderr);
+    }
 
     // Without --max-bytes a partial tail is reported, and --strict fails on it.
     let log = dir.join("00000000000000000000.log");
