@@ -298,7 +298,11 @@ fn max_bytes_reads_whole_batches_only_and_suppresses_the_invalid_bytes_line() {
     for option in ["--max-bytes", "--max-message-size"] {
         let run = dump_in(tmp.path(), &["--files", LOG, option, "-1"]);
         assert_eq!(run.code, 1);
-        assert!(run.stderr.contains("-1 is not in 0..=2147483647"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("-1 is not in 0..=2147483647"),
+            "{}",
+            run.stderr
+        );
     }
 
     // Without --max-bytes a partial tail is reported, and --strict fails on it.
