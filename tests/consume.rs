@@ -1121,6 +1121,24 @@ fn deserializers_print_what_kafkas_print_and_their_errors_stop_or_skip() {
         "{}",
         run.stderr
     );
+    // Both streams into one file, as on a terminal: the records printed before the skipped one
+    // come before its log line.
+    let both = dir.path().join("both.txt");
+    let file = fs::File::create(&both).expect("file");
+    let status = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args(&args)
+        .env("KAFKIT_DATA_DIR", dir.path())
+        .stdout(file.try_clone().expect("clone"))
+        .stderr(file)
+        .status()
+        .expect("run");
+    assert!(status.success());
+    let text = fs::read_to_string(&both).expect("read");
+    let skipped = text.find("skipping this message").expect("logged");
+    assert!(
+        text[..skipped].starts_with("7\t1234567890123\n-1\t-5\n"),
+        "{text}"
+    );
 
     // --property wins over --value-deserializer; headers.deserializer does header values.
     let (string, bytes) = (class("StringDeserializer"), class("BytesDeserializer"));

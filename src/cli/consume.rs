@@ -594,6 +594,8 @@ fn consume_loop(
                         Ok(()) => {}
                         Err(FormatError::Io(e)) => return Err(e.into()),
                         Err(FormatError::Deserialize(exception)) if args.skip_message_on_error => {
+                            // The records before it are shown first, as on Kafka's stdout.
+                            out.flush()?;
                             log_error(
                                 "Error processing message, skipping this message: ",
                                 CONSOLE_CONSUMER,
