@@ -183,11 +183,15 @@ fn producer_configuration_errors_have_kafkas_messages() {
         err.contains("Invalid value 2 for configuration acks"),
         "{err}"
     );
-    // batch.size is an INT of at least 0, however it is given.
-    for args in [
-        &["--batch-size", "-5"][..],
-        &["--max-partition-memory-bytes", "-5"][..],
-        &["--producer-property", "batch.size=-5"][..],
+    // batch.size and max.request.size are INTs of at least 0, however they are given.
+    for (args, name) in [
+        (&["--batch-size", "-5"][..], "batch.size"),
+        (&["--max-partition-memory-bytes", "-5"][..], "batch.size"),
+        (&["--producer-property", "batch.size=-5"][..], "batch.size"),
+        (
+            &["--producer-property", "max.request.size=-5"][..],
+            "max.request.size",
+        ),
     ] {
         let err = kafkit(
             dir.path(),
@@ -197,7 +201,7 @@ fn producer_configuration_errors_have_kafkas_messages() {
         .to_string();
         assert_eq!(
             err.trim(),
-            "org.apache.kafka.common.config.ConfigException: Invalid value -5 for configuration batch.size: Value must be at least 0"
+            format!("org.apache.kafka.common.config.ConfigException: Invalid value -5 for configuration {name}: Value must be at least 0")
         );
     }
     // A partition that does not exist, named by the option or by a JSON record: the first

@@ -13,7 +13,7 @@ use anyhow::Result;
 
 use super::{properties, usage_error, Exit, GlobalArgs};
 use crate::client::offsets::offset_range;
-use crate::client::{ConsumeError, IsolationLevel, PartitionConsumer};
+use crate::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
 use crate::output::json::write_typed_line;
@@ -216,14 +216,6 @@ struct Settings {
 /// The logger of Kafka's console consumer, as its log lines name it.
 const CONSOLE_CONSUMER: &str = "org.apache.kafka.tools.consumer.ConsoleConsumer";
 
-/// Kafka's `ConfigException` for a consumer config's value.
-fn config_exception(name: &str, value: &str, why: &str) -> anyhow::Error {
-    Exit::failure(format!(
-        "org.apache.kafka.common.config.ConfigException: Invalid value {value} for configuration {name}: {why}"
-    ))
-    .into()
-}
-
 /// An ERROR line of Kafka's tool logging on stderr, with the exception's first line under it.
 fn log_error(message: &str, logger: &str, exception: &str) {
     eprintln!("{}\n{exception}", log4j::line("ERROR", message, logger));
@@ -294,14 +286,11 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
             .map(|(_, v)| v.as_str())
     };
     let isolation = match prop("isolation.level") {
-        Some("read_committed") => IsolationLevel::ReadCommitted,
-        Some("read_uncommitted") => IsolationLevel::ReadUncommitted,
-        Some(other) => {
-            return Err(config_exception(
-                "isolation.level",
-                other,
-                "String must be one of: read_committed, read_uncommitted",
-            ))
+        Some(raw) => {
+            match configs::string(&configs::ISOLATION_LEVEL, raw).map_err(Exit::failure)? {
+                level if level == "read_committed" => IsolationLevel::ReadCommitted,
+                _ => IsolationLevel::ReadUncommitted,
+            }
         }
         None => args.isolation_level,
     };
@@ -316,17 +305,14 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
             .into());
         }
     }
-    let reset = match explicit_reset {
+    let explicit_reset = explicit_reset
+        .map(|raw| configs::string(&configs::AUTO_OFFSET_RESET, raw))
+        .transpose()
+        .map_err(Exit::failure)?;
+    let reset = match explicit_reset.as_deref() {
         Some("earliest") => Some(Start::Earliest),
-        Some("latest") => Some(Start::Latest),
         Some("none") => None,
-        Some(other) => {
-            return Err(config_exception(
-                "auto.offset.reset",
-                other,
-                "String must be one of: latest, earliest, none",
-            ))
-        }
+        Some(_) => Some(Start::Latest),
         None if args.from_beginning => Some(Start::Earliest),
         None => Some(Start::Latest),
     };
@@ -334,31 +320,13 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
         // Subscribe mode without a group: no committed offsets, the reset policy decides.
         start = reset.unwrap_or(Start::At(-1));
     }
-    // Kafka's default: five minutes.
-    let metadata_max_age = match prop("metadata.max.age.ms") {
-        None => Duration::from_millis(300_000),
-        Some(text) => {
-            let invalid = |why: &str| config_exception("metadata.max.age.ms", text, why);
-            let ms: i64 = text
-                .trim()
-                .parse()
-                .map_err(|_| invalid("Not a number of type LONG"))?;
-            let ms = u64::try_from(ms).map_err(|_| invalid("Value must be at least 0"))?;
-            Duration::from_millis(ms)
-        }
-    };
-    let exclude_internal = match prop("exclude.internal.topics") {
-        None => true,
-        Some(text) if text.trim().eq_ignore_ascii_case("true") => true,
-        Some(text) if text.trim().eq_ignore_ascii_case("false") => false,
-        Some(text) => {
-            return Err(config_exception(
-                "exclude.internal.topics",
-                text,
-                "Expected value to be either true or false",
-            ))
-        }
-    };
+    let key = &configs::METADATA_MAX_AGE_MS;
+    let ms = configs::number(key, prop(key.name).unwrap_or(key.default)).map_err(Exit::failure)?;
+    // Validated as at least 0.
+    let metadata_max_age = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+    let key = &configs::EXCLUDE_INTERNAL_TOPICS;
+    let exclude_internal =
+        configs::boolean(key, prop(key.name).unwrap_or(key.default)).map_err(Exit::failure)?;
     // The formatter's properties: the file, then --key-deserializer and --value-deserializer,
     // then --property (Kafka's formatterArgs).
     let mut formatter_props = properties(args.formatter_config.as_deref(), &[])?;

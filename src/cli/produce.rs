@@ -14,8 +14,10 @@ use serde_json::{json, Value};
 use super::{properties, usage_error, Exit, GlobalArgs};
 use crate::client::producer::kafka_exception;
 use crate::client::{
-    partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, Producer, ProducerConfig,
+    configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, Producer,
+    ProducerConfig,
 };
+use crate::datadir::config::ConfigKey;
 use crate::datadir::names::CLUSTER_METADATA_TOPIC;
 use crate::datadir::{now_ms, DataDir, PartitionWriter};
 use crate::log::CompressionPolicy;
@@ -177,11 +179,6 @@ fn settings(args: &Args) -> Result<Settings> {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     };
-    let not_int = |name: &str, v: &str| {
-        anyhow::Error::from(Exit::failure(format!(
-            "org.apache.kafka.common.config.ConfigException: Invalid value {v} for configuration {name}: Not a number of type INT"
-        )))
-    };
     let acks_text = args
         .request_required_acks
         .as_deref()
@@ -189,28 +186,22 @@ fn settings(args: &Args) -> Result<Settings> {
         .unwrap_or("-1");
     let acks =
         Acks::parse(acks_text).ok_or_else(|| invalid_config(acks_text, "acks", "all, -1, 0, 1"))?;
-    // --max-partition-memory-bytes wins over --batch-size, which wins over batch.size.
-    let batch_size: i32 = match (
+    // Sizes are INTs of at least 0. --max-partition-memory-bytes wins over --batch-size, which
+    // wins over batch.size (Kafka merges the options into the properties as text).
+    let size = |key: &ConfigKey, option: Option<i32>| -> Result<usize> {
+        let raw = option.map(|n| n.to_string());
+        let raw = raw
+            .as_deref()
+            .or(producer_prop(key.name))
+            .unwrap_or(key.default);
+        let n = configs::number(key, raw).map_err(Exit::failure)?;
+        Ok(usize::try_from(n).unwrap_or(0))
+    };
+    let batch_size = size(
+        &configs::BATCH_SIZE,
         args.max_partition_memory_bytes.or(args.batch_size),
-        producer_prop("batch.size"),
-    ) {
-        (Some(n), _) => n,
-        (None, Some(v)) => v.trim().parse().map_err(|_| not_int("batch.size", v))?,
-        (None, None) => crate::client::producer::DEFAULT_BATCH_SIZE as i32,
-    };
-    // Kafka's ConfigDef: batch.size is an INT of at least 0.
-    let batch_size = usize::try_from(batch_size).map_err(|_| {
-        Exit::failure(format!(
-            "org.apache.kafka.common.config.ConfigException: Invalid value {batch_size} for configuration batch.size: Value must be at least 0"
-        ))
-    })?;
-    let max_request_size = match producer_prop("max.request.size") {
-        Some(v) => v
-            .trim()
-            .parse()
-            .map_err(|_| not_int("max.request.size", v))?,
-        None => crate::client::producer::DEFAULT_MAX_REQUEST_SIZE,
-    };
+    )?;
+    let max_request_size = size(&configs::MAX_REQUEST_SIZE, None)?;
     let codec = match args
         .compression_codec
         .as_deref()

@@ -6,7 +6,9 @@
 //! * [`line_reader`]: the console producer's line format (`LineMessageReader`).
 //! * [`producer`]: per-partition batch accumulators writing to the partition logs.
 //! * [`consumer`]: reading partitions from an offset, following them as they grow.
+//! * [`configs`]: the consumer and producer configs read, parsed as Kafka's ConfigDef parses them.
 
+pub mod configs;
 pub mod consumer;
 pub mod line_reader;
 pub mod murmur2;
