@@ -3,21 +3,7 @@
 //! `ProducerConfig` define them and parsed by the ConfigDef machinery the topic configs use
 //! ([`parse_value`]): the same trimming, types, validators and messages.
 
-use crate::datadir::config::{parse_value, ConfigKey, ConfigType, ConfigValue, Validator};
-
-const fn key(
-    name: &'static str,
-    kind: ConfigType,
-    default: &'static str,
-    validator: Validator,
-) -> ConfigKey {
-    ConfigKey {
-        name,
-        kind,
-        default,
-        validator,
-    }
-}
+use crate::datadir::config::{key, parse_value, ConfigKey, ConfigType, ConfigValue, Validator};
 
 /// `batch.size` (also `--batch-size`, `--max-partition-memory-bytes`).
 pub const BATCH_SIZE: ConfigKey = key(

@@ -75,7 +75,9 @@ pub struct ConfigKey {
     pub validator: Validator,
 }
 
-const fn key(
+/// A config definition (ConfigDef's `define`), for the topic configs here and the client ones
+/// (`client::configs`).
+pub const fn key(
     name: &'static str,
     kind: ConfigType,
     default: &'static str,
