@@ -216,9 +216,14 @@ struct Settings {
 /// The logger of Kafka's console consumer, as its log lines name it.
 const CONSOLE_CONSUMER: &str = "org.apache.kafka.tools.consumer.ConsoleConsumer";
 
-/// An ERROR line of Kafka's tool logging on stderr, with the exception's first line under it.
+/// An ERROR line of Kafka's tool logging, with the exception's first line under it.
+fn error_lines(message: &str, logger: &str, exception: &str) -> String {
+    format!("{}\n{exception}", log4j::line("ERROR", message, logger))
+}
+
+/// [`error_lines`] on stderr.
 fn log_error(message: &str, logger: &str, exception: &str) {
-    eprintln!("{}\n{exception}", log4j::line("ERROR", message, logger));
+    eprintln!("{}", error_lines(message, logger, exception));
 }
 
 /// Runs `kafkit consume`.
@@ -573,13 +578,10 @@ fn consume_loop(
                         Err(FormatError::Deserialize(exception)) => {
                             // What the formatter wrote of the record stays; after the count.
                             out.flush()?;
-                            return Err(Exit::failure(format!(
-                                "{}\n{exception}",
-                                log4j::line(
-                                    "ERROR",
-                                    "Unknown error when running consumer: ",
-                                    CONSOLE_CONSUMER
-                                )
+                            return Err(Exit::failure(error_lines(
+                                "Unknown error when running consumer: ",
+                                CONSOLE_CONSUMER,
+                                &exception,
                             ))
                             .into());
                         }
