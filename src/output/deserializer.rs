@@ -3,7 +3,7 @@
 //! `value.deserializer` and `headers.deserializer` (`--key-deserializer`, `--value-deserializer`):
 //! the bytes become a Java object, and what is printed is its `toString()` in UTF-8.
 
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 /// The package of Kafka's deserializers: their class names are taken whole, as `Class.forName`
 /// takes them.
@@ -53,6 +53,21 @@ pub enum DeserializerClass {
 }
 
 impl Deserializer {
+    /// Every deserializer kafkit has.
+    pub const ALL: [Self; 11] = [
+        Self::String,
+        Self::Short,
+        Self::Integer,
+        Self::Long,
+        Self::Float,
+        Self::Double,
+        Self::Boolean,
+        Self::Uuid,
+        Self::Bytes,
+        Self::ByteBuffer,
+        Self::Void,
+    ];
+
     /// The deserializer class `name` (a fully qualified Java class name).
     pub fn for_class(name: &str) -> DeserializerClass {
         let not_found = || DeserializerClass::NotLoaded {
@@ -61,32 +76,23 @@ impl Deserializer {
         let Some(simple) = name.strip_prefix(PACKAGE) else {
             return not_found();
         };
-        let available = match simple {
-            "StringDeserializer" => Self::String,
-            "ShortDeserializer" => Self::Short,
-            "IntegerDeserializer" => Self::Integer,
-            "LongDeserializer" => Self::Long,
-            "FloatDeserializer" => Self::Float,
-            "DoubleDeserializer" => Self::Double,
-            "BooleanDeserializer" => Self::Boolean,
-            "UUIDDeserializer" => Self::Uuid,
-            "BytesDeserializer" => Self::Bytes,
-            "ByteBufferDeserializer" => Self::ByteBuffer,
-            "VoidDeserializer" => Self::Void,
+        if let Some(available) = Self::ALL.into_iter().find(|d| d.name() == simple) {
+            return DeserializerClass::Available(available);
+        }
+        match simple {
             "ByteArrayDeserializer" => {
-                return DeserializerClass::Unavailable(format!(
+                DeserializerClass::Unavailable(format!(
                     "{name} prints a Java array's identity ([B@ and a hash code), which kafkit cannot reproduce; without a deserializer the bytes are printed as they are"
                 ))
             }
             // Configured without its list and inner classes, which kafkit does not take.
             "ListDeserializer" => {
-                return DeserializerClass::NotLoaded {
+                DeserializerClass::NotLoaded {
                     exception: "org.apache.kafka.common.config.ConfigException: Not able to determine the list class because it was neither passed via the constructor nor set in the config.".to_string(),
                 }
             }
-            _ => return not_found(),
-        };
-        DeserializerClass::Available(available)
+            _ => not_found(),
+        }
     }
 
     /// The Java class's simple name.
@@ -119,15 +125,15 @@ impl Deserializer {
             Self::String => out.extend_from_slice(String::from_utf8_lossy(data).as_bytes()),
             Self::Short => {
                 let bytes: [u8; 2] = data.try_into().map_err(|_| size(2, self.name()))?;
-                push(out, format_args!("{}", i16::from_be_bytes(bytes)));
+                write_text(out, format_args!("{}", i16::from_be_bytes(bytes)));
             }
             Self::Integer => {
                 let bytes: [u8; 4] = data.try_into().map_err(|_| size(4, self.name()))?;
-                push(out, format_args!("{}", i32::from_be_bytes(bytes)));
+                write_text(out, format_args!("{}", i32::from_be_bytes(bytes)));
             }
             Self::Long => {
                 let bytes: [u8; 8] = data.try_into().map_err(|_| size(8, self.name()))?;
-                push(out, format_args!("{}", i64::from_be_bytes(bytes)));
+                write_text(out, format_args!("{}", i64::from_be_bytes(bytes)));
             }
             Self::Float => {
                 let bytes: [u8; 4] = data.try_into().map_err(|_| size(4, "Deserializer"))?;
@@ -155,7 +161,7 @@ impl Deserializer {
                 let (most, least) = java_uuid(&text)
                     .ok_or_else(|| serialization("Error parsing data into UUID"))?;
                 let hex = format!("{most:016x}{least:016x}");
-                push(
+                write_text(
                     out,
                     format_args!(
                         "{}-{}-{}-{}-{}",
@@ -172,11 +178,11 @@ impl Deserializer {
                     if (b' '..=b'~').contains(&b) && b != b'\\' {
                         out.push(b);
                     } else {
-                        push(out, format_args!("\\x{b:02X}"));
+                        write_text(out, format_args!("\\x{b:02X}"));
                     }
                 }
             }
-            Self::ByteBuffer => push(
+            Self::ByteBuffer => write_text(
                 out,
                 format_args!("java.nio.HeapByteBuffer[pos=0 lim={0} cap={0}]", data.len()),
             ),
@@ -189,10 +195,9 @@ impl Deserializer {
     }
 }
 
-fn push(out: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
-    let mut text = String::new();
-    let _ = text.write_fmt(args);
-    out.extend_from_slice(text.as_bytes());
+/// Formats straight into `out` (writing to a `Vec` cannot fail).
+fn write_text(out: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
+    let _ = out.write_fmt(args);
 }
 
 /// Java's `Double.toString` / `Float.toString` (JDK 19 and later) of `v`, from Rust's forms of
@@ -498,7 +503,7 @@ mod tests {
             Deserializer::for_class(&full("ByteArrayDeserializer")),
             DeserializerClass::Unavailable(_)
         ));
-        for d in [Deserializer::String, Deserializer::Uuid, Deserializer::Void] {
+        for d in Deserializer::ALL {
             assert_eq!(
                 Deserializer::for_class(&full(d.name())),
                 DeserializerClass::Available(d)
@@ -526,12 +531,7 @@ mod tests {
             if v.is_finite() {
                 proptest::prop_assert_eq!(text.parse::<f32>().ok(), Some(v), "{}", text);
             }
-            for d in [
-                Deserializer::String, Deserializer::Short, Deserializer::Integer,
-                Deserializer::Long, Deserializer::Float, Deserializer::Double,
-                Deserializer::Boolean, Deserializer::Uuid, Deserializer::Bytes,
-                Deserializer::ByteBuffer, Deserializer::Void,
-            ] {
+            for d in Deserializer::ALL {
                 let _ = shown(d, &data);
             }
         }
