@@ -229,39 +229,49 @@ impl InternalFormatter {
         })
     }
 
+    /// The key and value schemas of the records this formatter prints, and the key schema of
+    /// the topic's other record kind, which it leaves out.
+    fn schemas(self) -> (&'static str, &'static str, Option<&'static str>) {
+        match self {
+            Self::Offsets => (
+                "OffsetCommitKey",
+                "OffsetCommitValue",
+                Some("GroupMetadataKey"),
+            ),
+            Self::GroupMetadata => (
+                "GroupMetadataKey",
+                "GroupMetadataValue",
+                Some("OffsetCommitKey"),
+            ),
+            Self::TransactionLog => ("TransactionLogKey", "TransactionLogValue", None),
+        }
+    }
+
     /// The JSON text of a record, `Ok(None)` for a record this formatter leaves out, or why the
-    /// record's bytes could not be read (Kafka's formatter throws then).
+    /// record's bytes could not be read (Kafka's formatter throws then). A key or value is read
+    /// with the schema whose versions hold its 2-byte version prefix, as Kafka's formatters
+    /// check `LOWEST_SUPPORTED_VERSION..=HIGHEST_SUPPORTED_VERSION`.
     pub fn format(
         self,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
     ) -> Result<Option<String>, String> {
+        let (key_schema, value_schema, other_key_schema) = self.schemas();
+        let reads = |name: &str, version: i16| schema(name).is_ok_and(|s| s.supports(version));
         let key_json = match key {
             None => JValue::Null,
             Some(key) => {
                 let (version, rest) =
                     read_i16(key).ok_or("the key is shorter than its 2-byte version")?;
-                let data = match (self, version) {
-                    (Self::Offsets, 0 | 1) => {
-                        read_internal("OffsetCommitKey", rest, version, "key")?
-                    }
-                    (Self::GroupMetadata, 2) => {
-                        read_internal("GroupMetadataKey", rest, version, "key")?
-                    }
-                    (Self::TransactionLog, 0) => {
-                        read_internal("TransactionLogKey", rest, version, "key")?
-                    }
+                let data = if reads(key_schema, version) {
+                    read_internal(key_schema, rest, version, "key")?
+                } else if let Some(other) = other_key_schema.filter(|o| reads(o, version)) {
                     // The other record kind of the topic: read (its bytes may fail, as in
                     // Kafka), then left out.
-                    (Self::Offsets, 2) => {
-                        read_internal("GroupMetadataKey", rest, version, "key")?;
-                        return Ok(None);
-                    }
-                    (Self::GroupMetadata, 0 | 1) => {
-                        read_internal("OffsetCommitKey", rest, version, "key")?;
-                        return Ok(None);
-                    }
-                    _ => JValue::Str("unknown".into()),
+                    read_internal(other, rest, version, "key")?;
+                    return Ok(None);
+                } else {
+                    JValue::Str("unknown".into())
                 };
                 versioned(version, data)
             }
@@ -271,14 +281,8 @@ impl InternalFormatter {
             Some(value) => {
                 let (version, rest) =
                     read_i16(value).ok_or("the value is shorter than its 2-byte version")?;
-                let name = match self {
-                    Self::Offsets => "OffsetCommitValue",
-                    Self::GroupMetadata => "GroupMetadataValue",
-                    Self::TransactionLog => "TransactionLogValue",
-                };
-                let known = schema(name).is_ok_and(|s| s.supports(version));
-                let data = if known {
-                    read_internal(name, rest, version, "value")?
+                let data = if reads(value_schema, version) {
+                    read_internal(value_schema, rest, version, "value")?
                 } else {
                     JValue::Str("unknown".into())
                 };
