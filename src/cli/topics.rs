@@ -520,12 +520,8 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
     if name.is_empty() {
         return fail("The given topic name '' cannot be represented in a request.");
     }
-    // The controller's first checks; made here too so a bad name leaves no data directory.
-    names::validate_topic_name(&name).map_err(|e| Failure::Message(e.to_string()))?;
-    if name == names::CLUSTER_METADATA_TOPIC {
-        let refused = crate::datadir::DataDirError::CreationProhibited(name);
-        return Err(Failure::Message(refused.to_string()));
-    }
+    // The controller's first checks, before the data directory is made: a bad name leaves none.
+    DataDir::check_new_topic_name(&name).map_err(|e| Failure::Message(e.to_string()))?;
     let new = NewTopic {
         name: name.clone(),
         partitions,

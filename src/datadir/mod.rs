@@ -706,16 +706,23 @@ impl DataDir {
         self.place(usize::try_from(partitions).unwrap_or(0), rf, 0)
     }
 
+    /// The controller's first checks of a topic to create, which need no data directory:
+    /// Kafka's name rules, and never `__cluster_metadata` (a KRaft broker's data directory
+    /// holds its `-0` log, which is the controller's).
+    pub fn check_new_topic_name(name: &str) -> Result<()> {
+        names::validate_topic_name(name)?;
+        if name == names::CLUSTER_METADATA_TOPIC {
+            return Err(DataDirError::CreationProhibited(name.to_string()));
+        }
+        Ok(())
+    }
+
     /// Creates a topic: checks name, existence, collisions and placement in the KRaft
     /// controller's order, makes the partition directories with `partition.metadata`, then
     /// commits the topic file. No segment is created (the log does that on first open).
     pub fn create_topic(&self, lock: &DirLock, new: &NewTopic) -> Result<Topic> {
         debug_assert_eq!(lock.dir(), self.path.as_path());
-        names::validate_topic_name(&new.name)?;
-        // A KRaft broker's data directory holds __cluster_metadata-0: never made a topic's.
-        if new.name == names::CLUSTER_METADATA_TOPIC {
-            return Err(DataDirError::CreationProhibited(new.name.clone()));
-        }
+        Self::check_new_topic_name(&new.name)?;
         let existing = self.topics()?;
         if existing.iter().any(|t| t.name == new.name) {
             return Err(DataDirError::TopicExists(new.name.clone()));
