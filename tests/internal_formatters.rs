@@ -9,6 +9,7 @@ use serde_json::Value;
 use kafkit::decode::InternalFormatter;
 
 use crate::common::{copy_dir, fixtures, hex, kafkit, tempdir, vectors};
+use crate::dump::golden::check_transaction_payload;
 
 #[test]
 fn offsets_and_group_metadata_formatters_print_kafkas_strings() {
@@ -172,18 +173,7 @@ fn internal_formatters_agree_with_kafkas_dump_of_broker_data() {
     );
     assert_eq!(printed.len(), records.len());
     assert_eq!(printed.len(), 4);
-    let states = [
-        "Empty",
-        "Ongoing",
-        "PrepareCommit",
-        "PrepareAbort",
-        "CompleteCommit",
-        "CompleteAbort",
-        "Dead",
-        "PrepareEpochFence",
-    ];
     for (out, (key, payload)) in printed.iter().zip(&records) {
-        let data = &out["value"]["data"];
         assert_eq!(
             *key,
             format!(
@@ -191,30 +181,6 @@ fn internal_formatters_agree_with_kafkas_dump_of_broker_data() {
                 out["key"]["data"]["transactionalId"].as_str().expect("id")
             )
         );
-        let partitions: Vec<String> = data["transactionPartitions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|p| {
-                let topic = p["topic"].as_str().expect("topic").to_string();
-                p["partitionIds"]
-                    .as_array()
-                    .expect("ids")
-                    .iter()
-                    .map(move |id| format!("{topic}-{id}"))
-            })
-            .collect();
-        let state = states[data["transactionStatus"].as_u64().expect("status") as usize];
-        assert_eq!(
-            *payload,
-            format!(
-                "producerId:{},producerEpoch:{},state={state},partitions=[{}],txnLastUpdateTimestamp={},txnTimeoutMs={}",
-                data["producerId"],
-                data["producerEpoch"],
-                partitions.join(","),
-                data["transactionLastUpdateTimestampMs"],
-                data["transactionTimeoutMs"]
-            )
-        );
+        check_transaction_payload(payload, &out["value"]["data"]);
     }
 }

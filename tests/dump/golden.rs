@@ -174,7 +174,13 @@ fn check_transaction_line(expected: &str, actual: &str) {
         serde_json::json!({"type": "0", "data": {"transactionalId": id}})
     );
     let v: serde_json::Value = serde_json::from_str(a_payload).expect("json payload");
-    let d = &v["data"];
+    check_transaction_payload(e_payload, &v["data"]);
+}
+
+/// The 3.x text payload of a transaction-log record (`producerId:0,producerEpoch:0,
+/// state=Empty,...`) against the JSON `data` of the same record: every field the text shows is
+/// equal in the JSON.
+pub fn check_transaction_payload(e_payload: &str, d: &serde_json::Value) {
     // producerId:0,producerEpoch:0,state=Empty,partitions=[t-0],txnLastUpdateTimestamp=..,txnTimeoutMs=..
     let fields: BTreeMap<&str, &str> = e_payload
         .split(',')

@@ -1,7 +1,7 @@
 //! `kafkit dump-log-segments`: golden files from Kafka's own tool, every option, JSON output,
 //! robustness against corrupt input, and interop with kafka-python.
 
-mod golden;
+pub mod golden;
 mod json;
 mod options;
 mod robustness;
