@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use kafkit::client::{
     murmur2, partition_for_key, to_positive, Acks, BuiltInPartitioner, Event, IsolationLevel,
-    LineFormat, Lines, Murmur2Partitioner, PartitionConsumer, Partitioner, ProduceError, Producer,
-    ProducerConfig, RandomPartitioner, RecordRef, RoundRobinPartitioner,
+    LineFormat, Lines, Murmur2Partitioner, PartitionConsumer, Partitioner, PartitionerKind,
+    ProduceError, Producer, ProducerConfig, RandomPartitioner, RecordRef, RoundRobinPartitioner,
 };
 use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicPartition};
 use kafkit::log::LogReader;
@@ -937,4 +937,121 @@ fn a_consumer_part_way_through_a_deleted_topic_says_so_not_that_a_file_is_missin
             );
         }
     }
+}
+
+use proptest::strategy::Strategy as _;
+
+/// Where the producer of [`sent_both_ways`] puts records.
+#[derive(Debug, Clone, Copy)]
+enum Placement {
+    Forced(i32),
+    Kind(PartitionerKind),
+}
+
+/// Sends `runs` (each a timestamp and its values) to a fresh topic of `partitions`, with a
+/// `send` per value or a `send_values` per run; returns the events and every partition's
+/// `.log` bytes.
+fn sent_both_ways(
+    runs: &[(i64, Vec<Option<Vec<u8>>>)],
+    by_run: bool,
+    partitions: i32,
+    placement: Placement,
+    config: ProducerConfig,
+) -> (Vec<Event>, Vec<Vec<u8>>) {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", partitions);
+    let topic = datadir.topic("t").expect("topic").expect("exists");
+    let writer = PartitionWriter::new(&datadir).expect("writer");
+    let (forced, kind) = match placement {
+        Placement::Forced(p) => (Some(p), PartitionerKind::Random),
+        Placement::Kind(kind) => (None, kind),
+    };
+    let mut p = Producer::new(writer, topic, kind.build(Some(7)), config).report_written(true);
+    for (timestamp, values) in runs {
+        if by_run {
+            p.send_values(forced, *timestamp, values.iter().map(|v| v.as_deref()))
+                .expect("send_values");
+        } else {
+            for value in values {
+                p.send(forced, *timestamp, None, value.as_deref(), &[])
+                    .expect("send");
+            }
+        }
+    }
+    let events = p.close().expect("close");
+    let logs = (0..partitions)
+        .map(|n| {
+            let tp = TopicPartition::new("t", n);
+            // A partition nothing was sent to has no log yet.
+            fs::read(datadir.partition_dir(&tp).join("00000000000000000000.log"))
+                .unwrap_or_default()
+        })
+        .collect();
+    (events, logs)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// `send_values` writes the very batches a `send` per value writes, and reports the same:
+    /// batch boundaries, partitions (sticky, rotating, random, named), refusals.
+    #[test]
+    fn sending_values_by_run_writes_what_sending_them_one_by_one_writes(
+        runs in proptest::collection::vec(
+            (0i64..3, proptest::collection::vec(
+                proptest::option::weighted(0.9, proptest::collection::vec(proptest::num::u8::ANY, 0..400)),
+                0..40,
+            )),
+            1..6,
+        ),
+        partitions in 1i32..4,
+        placement in proptest::prop_oneof![
+            (0i32..3).prop_map(Placement::Forced),
+            proptest::sample::select(vec![
+                PartitionerKind::Default,
+                PartitionerKind::RoundRobin,
+                PartitionerKind::Random,
+                PartitionerKind::Murmur2,
+            ]).prop_map(Placement::Kind),
+        ],
+        batch_size in 1usize..3000,
+        max_request_size in 100usize..600,
+    ) {
+        let placement = match placement {
+            Placement::Forced(p) => Placement::Forced(p % partitions),
+            other => other,
+        };
+        // Timestamps that go down as well as up between runs.
+        let runs: Vec<_> = runs.into_iter().map(|(t, v)| (1_000 + 7 * t, v)).collect();
+        let config = ProducerConfig {
+            batch_size,
+            max_request_size,
+            acks: Acks::Leader,
+            ..ProducerConfig::default()
+        };
+        let one_by_one = sent_both_ways(&runs, false, partitions, placement, config.clone());
+        let by_run = sent_both_ways(&runs, true, partitions, placement, config);
+        proptest::prop_assert_eq!(&by_run.0, &one_by_one.0);
+        proptest::prop_assert!(by_run.1 == one_by_one.1, "the logs differ");
+    }
+}
+
+#[test]
+fn sending_values_checks_the_timestamp_and_the_partition_first() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 2);
+    let mut p = producer(&datadir, "t", ProducerConfig::default());
+    let values = [Some(&b"v"[..])];
+    assert!(matches!(
+        p.send_values(None, -5, values),
+        Err(ProduceError::InvalidTimestamp(-5))
+    ));
+    assert!(matches!(
+        p.send_values(Some(2), 1, values),
+        Err(ProduceError::InvalidPartition(m)) if m.contains("2")
+    ));
+    p.send_values(Some(1), 1, std::iter::empty())
+        .expect("no values");
+    p.close().expect("close");
+    assert!(batches_of(&datadir, &TopicPartition::new("t", 1)).is_empty());
 }

@@ -1221,6 +1221,52 @@ fn aliases_and_file_input() {
     assert_eq!(run.ok(), "x\n");
 }
 
+/// Several reads' worth of lines of many lengths, with every terminator Java's `readLine`
+/// knows, some at the edge of a read: the lines of each block are sent as one run, and the
+/// lines that end a block or a `\r` one by one. The records are the lines, in order, whichever
+/// way each went (`null.marker` sends every line one by one).
+#[test]
+fn lines_across_many_reads_are_each_one_record() {
+    let dir = tempdir();
+    let file = dir.path().join("input.txt");
+    let terminators = ["\n", "\n", "\r\n", "\r", "\n", "\n\n"];
+    let mut input = String::new();
+    let mut expected = Vec::new();
+    for i in 0..6_000 {
+        let line = format!("line-{i}-{}", "y".repeat(i * 37 % 300));
+        let end = terminators[i % terminators.len()];
+        input.push_str(&line);
+        input.push_str(end);
+        expected.push(line);
+        if end == "\n\n" {
+            expected.push(String::new());
+        }
+    }
+    input.push_str("last");
+    expected.push("last".to_string());
+    assert!(input.len() > 3 * (256 << 10), "more than three reads");
+    fs::write(&file, &input).expect("write");
+    for (topic, extra) in [("by-block", None), ("one-by-one", Some("null.marker=NULL"))] {
+        create_topic(dir.path(), topic, 1, &[]);
+        let mut args = vec!["produce", "--topic", topic, "--acks", "1"];
+        args.extend(["--file", file.to_str().expect("path")]);
+        if let Some(property) = extra {
+            args.extend(["--property", property]);
+        }
+        kafkit(dir.path(), &args).ok();
+        let records = consume_all(dir.path(), topic);
+        assert_eq!(values(&records), expected, "{topic}");
+        let offsets: Vec<i64> = records
+            .iter()
+            .map(|r| r["offset"].as_i64().expect("offset"))
+            .collect();
+        assert!(
+            offsets.iter().copied().eq(0..expected.len() as i64),
+            "{topic}"
+        );
+    }
+}
+
 #[test]
 fn config_files_with_arguments_winning_and_ignored_network_options() {
     let dir = tempdir();

@@ -311,7 +311,36 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // CreateTime of text records: the clock is read when input arrives and every 64 lines,
     // not once per line (a clock read costs as much as parsing a line).
     let mut clock = (u64::MAX, 0i64);
+    // Lines that are whole values, not flushed one by one: the complete lines of each block
+    // read go to the producer in one call, all stamped with one reading of the clock (the
+    // lines of a block are sent within a millisecond); the line that ends a block, or at a
+    // `\r`, takes the path of a single line below, which reads on.
+    let by_block = args.input == InputFormat::Text
+        && format.whole_line_is_value()
+        && !args.sync
+        && !interactive;
     loop {
+        if by_block {
+            let mut taken = 0;
+            let block = lines.buffered().map(|line| {
+                taken += 1;
+                Some(line)
+            });
+            let sent = producer.send_values(args.partition, now_ms(), block);
+            line_number += taken;
+            if let Err(e) = sent {
+                stop = Some(e.to_string());
+                break;
+            }
+            if producer.may_have_events() {
+                for event in producer.take_events() {
+                    reporter.report(&mut out, &event)?;
+                }
+            }
+            if let Some(bar) = &progress {
+                bar.set_position(lines.consumed());
+            }
+        }
         if interactive {
             out.write_all(b">")?;
             out.flush()?;

@@ -190,6 +190,12 @@ impl LineFormat {
         Ok(format)
     }
 
+    /// Whether each line is a record's value as it is: no key, no headers, no null marker (the
+    /// default), so [`Self::parse`] has nothing to do and cannot fail.
+    pub fn whole_line_is_value(&self) -> bool {
+        self.whole_line_is_value
+    }
+
     /// Whether lines carry headers (`parse.headers`).
     pub fn parses_headers(&self) -> bool {
         self.parse_headers
@@ -334,6 +340,38 @@ pub struct Lines<R> {
     next_cr: usize,
 }
 
+/// The complete lines of a [`Lines`] buffer ([`Lines::buffered`]); what it yields is consumed
+/// when it is dropped.
+#[derive(Debug)]
+pub struct BufferedLines<'a> {
+    /// The buffer up to where the lines end (a `\r` or the end of the input read).
+    rest: &'a [u8],
+    /// Where the next line starts in `rest`.
+    from: usize,
+    start: &'a mut usize,
+    consumed: &'a mut u64,
+}
+
+impl<'a> Iterator for BufferedLines<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let unread = self.rest.get(self.from..)?;
+        let len = memchr::memchr(b'\n', unread)?;
+        let line = unread.get(..len);
+        self.from += len + 1;
+        line
+    }
+}
+
+impl Drop for BufferedLines<'_> {
+    fn drop(&mut self) {
+        *self.consumed += (self.from - *self.start) as u64;
+        *self.start = self.from;
+    }
+}
+
 impl<R: Read> Lines<R> {
     /// Lines of `reader`, read `block` bytes at a time (at least 4 KiB).
     pub fn new(reader: R, block: usize) -> Self {
@@ -410,6 +448,22 @@ impl<R: Read> Lines<R> {
             Some(range) => self.buf.get(range),
             None => None,
         })
+    }
+
+    /// The complete lines already read, without reading more: each `\n`-terminated line of
+    /// the buffered input up to its next `\r`, taken as the iterator yields them (lines the
+    /// iterator does not reach stay unread). Empty when the next line is incomplete or ends at
+    /// a `\r`; [`Self::advance`] takes such a line (and reads the input).
+    ///
+    /// A producer sends a whole block's lines this way, without a call per line.
+    pub fn buffered(&mut self) -> BufferedLines<'_> {
+        let limit = self.next_cr.min(self.end);
+        BufferedLines {
+            rest: self.buf.get(..limit).unwrap_or_default(),
+            from: self.start,
+            start: &mut self.start,
+            consumed: &mut self.consumed,
+        }
     }
 
     /// The line at `range`, as returned by [`Self::advance`] (valid until the next advance).
@@ -539,6 +593,22 @@ mod tests {
         out
     }
 
+    /// The lines as the console producer takes them: the buffered ones while there are some
+    /// (at most `take` at a time, as a run may stop early), then one through `advance`.
+    fn lines_by_block(input: &[u8], block: usize, take: usize) -> (Vec<Vec<u8>>, u64) {
+        let mut lines = Lines::new(input, block);
+        lines.block = block;
+        let mut out = Vec::new();
+        loop {
+            out.extend(lines.buffered().take(take).map(<[u8]>::to_vec));
+            match lines.next_line().unwrap() {
+                Some(line) => out.push(line.to_vec()),
+                None => break,
+            }
+        }
+        (out, lines.consumed())
+    }
+
     proptest::proptest! {
         #[test]
         fn lines_match_java_read_line(
@@ -547,6 +617,32 @@ mod tests {
         ) {
             proptest::prop_assert_eq!(lines(&input, block), reference_lines(&input));
         }
+
+        #[test]
+        fn buffered_lines_are_the_lines_read_one_by_one(
+            input in proptest::collection::vec(proptest::sample::select(b"ab\r\n".to_vec()), 0..300),
+            block in 1usize..64,
+            take in 1usize..8,
+        ) {
+            let (by_block, consumed) = lines_by_block(&input, block, take);
+            proptest::prop_assert_eq!(by_block, reference_lines(&input));
+            proptest::prop_assert_eq!(consumed, input.len() as u64);
+        }
+    }
+
+    #[test]
+    fn buffered_lines_stop_before_a_carriage_return_and_an_incomplete_line() {
+        let mut lines = Lines::new(&b"a\nbc\nd\r\ne\nf"[..], 4096);
+        assert!(lines.buffered().next().is_none(), "nothing read yet");
+        assert_eq!(lines.next_line().unwrap(), Some(&b"a"[..]));
+        let run: Vec<&[u8]> = lines.buffered().collect();
+        assert_eq!(run, [&b"bc"[..]], "up to the \\r");
+        assert_eq!(lines.consumed(), 5);
+        assert_eq!(lines.next_line().unwrap(), Some(&b"d"[..]));
+        let run: Vec<&[u8]> = lines.buffered().collect();
+        assert_eq!(run, [&b"e"[..]], "not the unterminated last line");
+        assert_eq!(lines.next_line().unwrap(), Some(&b"f"[..]));
+        assert_eq!(lines.next_line().unwrap(), None);
     }
 
     #[test]

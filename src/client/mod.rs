@@ -17,7 +17,7 @@ pub mod partitioner;
 pub mod producer;
 
 pub use consumer::{ConsumeError, ConsumedRecord, Fetcher, IsolationLevel, PartitionConsumer};
-pub use line_reader::{LineError, LineFormat, Lines, ParsedLine};
+pub use line_reader::{BufferedLines, LineError, LineFormat, Lines, ParsedLine};
 pub use murmur2::{murmur2, partition_for_key, to_positive};
 pub use partitioner::{
     BuiltInPartitioner, Murmur2Partitioner, Partitioner, PartitionerKind, RandomPartitioner,

@@ -36,6 +36,13 @@ pub trait Partitioner {
     /// The batch of `previous` was sealed because the next record did not fit; a new batch
     /// starts. Sticky partitioners switch partitions here (Kafka's `onNewBatch`).
     fn on_new_batch(&mut self, _topic: &str, _partitions: i32, _previous: i32) {}
+
+    /// Whether [`Self::partition`] answers an unkeyed record with the partition it gave the
+    /// previous one, until [`Self::on_new_batch`] (a sticky partitioner, as Kafka's built-in
+    /// one): the producer then fills a batch with unkeyed records without asking for each.
+    fn sticky_for_unkeyed(&self) -> bool {
+        false
+    }
 }
 
 impl<P: Partitioner + ?Sized> Partitioner for Box<P> {
@@ -45,6 +52,10 @@ impl<P: Partitioner + ?Sized> Partitioner for Box<P> {
 
     fn on_new_batch(&mut self, topic: &str, partitions: i32, previous: i32) {
         (**self).on_new_batch(topic, partitions, previous);
+    }
+
+    fn sticky_for_unkeyed(&self) -> bool {
+        (**self).sticky_for_unkeyed()
     }
 }
 
@@ -103,6 +114,10 @@ impl Partitioner for BuiltInPartitioner {
         if self.sticky == Some(previous) {
             self.sticky = Some(random_partition(&mut self.rng, partitions));
         }
+    }
+
+    fn sticky_for_unkeyed(&self) -> bool {
+        true
     }
 }
 

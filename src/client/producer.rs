@@ -169,6 +169,7 @@ struct Open {
 impl Open {
     /// Appends the record, of [`fields_size`] `fields`, if the batch stays within its limit
     /// (an empty batch takes any record).
+    #[inline(always)]
     fn try_append(
         &mut self,
         fields: usize,
@@ -179,7 +180,7 @@ impl Open {
     ) -> bool {
         // Against the room before compression, the record counted at its longest.
         if self.builder.record_count() > 0
-            && self.builder.uncompressed_size_in_bytes() + MAX_RECORD_OVERHEAD + fields > self.room
+            && !self.builder.has_room_before_compression(fields, self.room)
         {
             return false;
         }
@@ -193,6 +194,24 @@ impl Open {
             }
         }
         taken
+    }
+
+    /// [`BatchBuilder::append_values`] within this batch's limits.
+    fn append_values<'a>(
+        &mut self,
+        max_fields: usize,
+        timestamp: i64,
+        values: &mut impl Iterator<Item = Option<&'a [u8]>>,
+    ) -> Option<Option<&'a [u8]>> {
+        let before = self.builder.record_count();
+        let refused = self
+            .builder
+            .append_values(self.limit, self.room, max_fields, timestamp, values);
+        if let Some(timestamps) = &mut self.timestamps {
+            let appended = self.builder.record_count().wrapping_sub(before);
+            timestamps.extend(std::iter::repeat_n(timestamp, appended as usize));
+        }
+        refused
     }
 }
 
@@ -788,37 +807,123 @@ impl Producer {
         }
         // The partitioner is asked only for a record that is sent (as the built-in sticky
         // choice is made in Kafka's accumulator), so a refused record moves no partitioner.
-        let mut p = match forced {
+        let p = match forced {
             Some(p) => p,
             None => self.choose_partition(key, value)?,
         };
+        self.place(
+            p,
+            partition.is_none(),
+            fields,
+            timestamp,
+            key,
+            value,
+            headers,
+        )?;
+        Ok(())
+    }
+
+    /// [`Self::send`] of unkeyed records without headers, all with `timestamp`: the records
+    /// are the same as those of a `send` per value, for less work per record. The checks that
+    /// hold for the whole run are made once, and with a named partition or a sticky
+    /// partitioner ([`Partitioner::sticky_for_unkeyed`]) each batch is filled in one call of
+    /// [`BatchBuilder::append_values`]. The console producer sends the lines of each block it
+    /// reads this way.
+    pub fn send_values<'a>(
+        &mut self,
+        partition: Option<i32>,
+        timestamp: i64,
+        values: impl IntoIterator<Item = Option<&'a [u8]>>,
+    ) -> Result<(), ProduceError> {
+        let mut values = values.into_iter();
+        if timestamp < 0 || self.internal {
+            // Each record refused as `send` refuses it.
+            return values.try_for_each(|value| self.send(partition, timestamp, None, value, &[]));
+        }
+        let forced = partition
+            .map(|p| self.check_partition(p, true))
+            .transpose()?;
+        let fills_batches = forced.is_some() || self.partitioner.sticky_for_unkeyed();
+        // The largest fields a record within max.request.size may have.
+        let max_fields = self
+            .config
+            .max_request_size
+            .saturating_sub(RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD);
+        let mut next = None;
+        while let Some(value) = next.take().or_else(|| values.next()) {
+            let fields = fields_size(None, value, &[]);
+            if fields > max_fields {
+                self.send(partition, timestamp, None, value, &[])?;
+                continue;
+            }
+            let chosen = match forced {
+                Some(p) => p,
+                None => self.choose_partition(None, value)?,
+            };
+            let p = self.place(
+                chosen,
+                forced.is_none(),
+                fields,
+                timestamp,
+                None,
+                value,
+                &[],
+            )?;
+            if fills_batches {
+                // The records after it go to the same batch while they fit; the first that
+                // does not (or is too large to send) takes the way above.
+                if let Some(Some(open)) = self.open.get_mut(p) {
+                    next = open.append_values(max_fields, timestamp, &mut values);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends a record of [`fields_size`] `fields`, that `send` accepted, to partition `p`'s
+    /// batch, sealing the open batch when it is full. `chosen` when the partitioner chose `p`:
+    /// it may then choose again for the new batch. Returns the partition the record went to.
+    #[allow(clippy::too_many_arguments)] // the record's fields, where and how it was placed
+    fn place(
+        &mut self,
+        mut p: usize,
+        chosen: bool,
+        fields: usize,
+        timestamp: i64,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        headers: &[Header],
+    ) -> Result<usize, ProduceError> {
         if self.try_append(p, fields, timestamp, key, value, headers) {
-            return Ok(());
+            return Ok(p);
         }
         if self.open.get(p).is_some_and(Option::is_some) {
             // The open batch is full.
             self.seal(p)?;
-            if partition.is_none() {
+            if chosen {
                 // Kafka's abortOnNewBatch: the sticky partitioner may move on before a new
                 // batch, and the record then goes to the open batch of the partition chosen.
                 self.partitioner
                     .on_new_batch(&self.topic.name, self.partitions, p as i32);
                 p = self.choose_partition(key, value)?;
                 if self.try_append(p, fields, timestamp, key, value, headers) {
-                    return Ok(());
+                    return Ok(p);
                 }
                 self.seal(p)?;
             }
         }
-        // An empty batch takes any record.
+        // An empty batch takes any record; Kafka's estimateSizeInBytesUpperBound sizes its
+        // buffer: a batch of this record alone, its length and deltas counted at their longest.
+        let upper_bound = RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD + fields;
         let taken = self
             .open_batch(p, upper_bound)?
             .try_append(fields, timestamp, key, value, headers);
         debug_assert!(taken, "an empty batch refused a record");
-        Ok(())
+        Ok(p)
     }
 
     /// Appends the record to the open batch of partition `p` if there is one with room for it.
+    #[inline(always)]
     fn try_append(
         &mut self,
         p: usize,

@@ -7,7 +7,7 @@ use super::batch::{
 use super::record::{body_size, fields_size, write_v2_record, Header};
 use super::varint::size_of_varint;
 use super::{
-    codec, Compression, RecordError, TimestampType, LOG_OVERHEAD, MAGIC_V2,
+    codec, Compression, RecordError, TimestampType, LOG_OVERHEAD, MAGIC_V2, MAX_RECORD_OVERHEAD,
     NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, NO_TIMESTAMP,
     RECORD_BATCH_OVERHEAD,
 };
@@ -244,6 +244,7 @@ impl BatchBuilder {
     }
 
     /// [`Self::try_append`] of a record whose [`fields_size`] the caller already has.
+    #[inline(always)]
     pub(crate) fn try_append_sized(
         &mut self,
         limit: usize,
@@ -256,6 +257,69 @@ impl BatchBuilder {
         let offset = self.next_offset();
         self.push(offset, Some(limit), fields, timestamp, key, value, headers)
             .then_some(offset)
+    }
+
+    /// Appends records of a null key, no headers and `timestamp`, one for each value `values`
+    /// yields, at the next offsets, as [`Self::try_append`] would one by one: while each fits
+    /// within `limit` and the records stay within `room` bytes before compression (each counted
+    /// at its longest, [`MAX_RECORD_OVERHEAD`] besides its fields; `usize::MAX` for no such
+    /// bound), and each has at most `max_fields` bytes of fields ([`fields_size`]). Returns the first value that did not fit (not appended), or `None` once `values`
+    /// has run out.
+    ///
+    /// What holds for the whole run (the timestamp delta, the record's size besides the value)
+    /// is worked out once, not per record: the console producer appends its lines this way.
+    pub fn append_values<'a>(
+        &mut self,
+        limit: usize,
+        room: usize,
+        max_fields: usize,
+        timestamp: i64,
+        values: &mut impl Iterator<Item = Option<&'a [u8]>>,
+    ) -> Option<Option<&'a [u8]>> {
+        let base_timestamp = self.base_timestamp.unwrap_or(timestamp);
+        let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
+        let mut offset = self.next_offset();
+        let mut appended = false;
+        let mut refused = None;
+        for value in values {
+            let fields = fields_size(None, value, &[]);
+            let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
+            let body = body_size(fields, offset_delta, timestamp_delta);
+            if fields > max_fields
+                || self.count > 0
+                    && (self.estimated_size_in_bytes() + size_of_varint(body as i32) + body > limit
+                        || !self.has_room_before_compression(fields, room))
+            {
+                refused = Some(value);
+                break;
+            }
+            write_v2_record(
+                &mut self.buf,
+                body,
+                offset_delta,
+                timestamp_delta,
+                None,
+                value,
+                &[],
+            );
+            self.count = self.count.wrapping_add(1);
+            offset = offset.wrapping_add(1);
+            appended = true;
+        }
+        if appended {
+            self.base_timestamp = Some(base_timestamp);
+            self.last_offset = Some(offset.wrapping_sub(1));
+            self.max_timestamp = self.max_timestamp.max(timestamp);
+        }
+        refused
+    }
+
+    /// Whether a record of [`fields_size`] `fields`, counted at its longest
+    /// ([`MAX_RECORD_OVERHEAD`] besides its fields), keeps the records within `room` bytes
+    /// before compression.
+    #[inline]
+    pub(crate) fn has_room_before_compression(&self, fields: usize, room: usize) -> bool {
+        self.buf.len() + MAX_RECORD_OVERHEAD + fields <= room
     }
 
     /// Writes a record of [`fields_size`] `fields` at `offset`, its size computed once for the

@@ -369,3 +369,70 @@ fn a_compressed_batch_is_estimated_as_kafkas_memory_records_builder() {
     assert_eq!(plain.estimated_size_in_bytes(), 61 + 109);
     assert_eq!(plain.seal().unwrap().compression_ratio(), 1.0);
 }
+
+proptest::proptest! {
+    /// `append_values` takes the values `try_append` would take one by one, within the same
+    /// bounds (batch limit with the compression estimate, room before compression, largest
+    /// fields), writes the same bytes and hands back the first value it did not take.
+    #[test]
+    fn append_values_appends_what_try_append_would(
+        values in proptest::collection::vec(
+            proptest::option::weighted(0.9, proptest::collection::vec(proptest::num::u8::ANY, 0..300)),
+            0..30,
+        ),
+        gzip: bool,
+        ratio in 0.05f32..1.5,
+        limit in 0usize..4000,
+        room in 100usize..5000,
+        max_fields in 0usize..400,
+        prior: bool,
+        first_timestamp in 0i64..3,
+        timestamp in 0i64..3,
+    ) {
+        let compression = if gzip { Compression::Gzip } else { Compression::None };
+        let new = || {
+            let mut b = BatchBuilder::new(5, compression, TimestampType::CreateTime);
+            b.set_estimated_compression_ratio(ratio);
+            // An earlier record sets the base timestamp, which the run's delta counts from;
+            // without one, the first value is taken whatever the limit and the room.
+            if prior {
+                b.append(100 * first_timestamp, Some(b"k"), Some(b"v"), &[]);
+            }
+            b
+        };
+        // One by one, the bounds spelled out: the record's fields (null key 1, value, header
+        // count 1) and, before compression, the record counted at its longest (21 bytes).
+        let mut expected = new();
+        let mut expected_refused = None;
+        for value in &values {
+            let value = value.as_deref();
+            let fields = 2 + value.map_or(1, |v| varint_size(v.len() as i32) + v.len());
+            let fits_room = expected.is_empty()
+                || expected.uncompressed_size_in_bytes() + 21 + fields <= room;
+            if fields > max_fields
+                || !fits_room
+                || expected.try_append(limit, 100 * timestamp, None, value, &[]).is_none()
+            {
+                expected_refused = Some(value);
+                break;
+            }
+        }
+        let mut by_run = new();
+        let mut iter = values.iter().map(|v| v.as_deref());
+        let refused = by_run.append_values(limit, room, max_fields, 100 * timestamp, &mut iter);
+        proptest::prop_assert_eq!(refused, expected_refused);
+        proptest::prop_assert_eq!(by_run.next_offset(), expected.next_offset());
+        proptest::prop_assert_eq!(by_run.build().unwrap(), expected.build().unwrap());
+    }
+}
+
+/// The size of a varint of `n` (zigzag).
+fn varint_size(n: i32) -> usize {
+    let mut v = ((n << 1) ^ (n >> 31)) as u32;
+    let mut size = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        size += 1;
+    }
+    size
+}
