@@ -220,9 +220,18 @@ impl Open {
 #[derive(Debug)]
 struct Sealed {
     partition: i32,
-    batch: BatchBuilder,
+    batch: Closing,
     /// Present when the written records are to be reported.
     timestamps: Option<Vec<i64>>,
+}
+
+/// A sealed batch as it goes to the sender: an uncompressed one finished (header and CRC) by
+/// the producer while its bytes are still in the cache of the core that wrote them, a
+/// compressed one still to be compressed by the sender.
+#[derive(Debug)]
+enum Closing {
+    Built(BuiltBatch),
+    ToCompress(BatchBuilder),
 }
 
 /// What the producer asks of its sender thread.
@@ -311,10 +320,12 @@ impl SenderThread {
             for sealed in std::iter::once(first).chain(std::iter::from_fn(|| {
                 group.next_if(|next| next.partition == partition)
             })) {
-                let batch = sealed
-                    .batch
-                    .seal()
-                    .map_err(|source| ProduceError::Compress { tp: tp(), source })?;
+                let batch = match sealed.batch {
+                    Closing::Built(batch) => batch,
+                    Closing::ToCompress(builder) => builder
+                        .seal()
+                        .map_err(|source| ProduceError::Compress { tp: tp(), source })?,
+                };
                 if batch.compression() != Compression::None {
                     let current = f32::from_bits(self.compression_estimate.load(Ordering::Relaxed));
                     let next = updated_compression_estimate(current, batch.compression_ratio());
@@ -1018,9 +1029,20 @@ impl Producer {
         self.check_fatal()?;
         // The buffer as it is held until the sender compresses it.
         self.sealed_bytes += open.builder.uncompressed_size_in_bytes();
+        let batch = if self.config.compression == Compression::None {
+            // Finishing an uncompressed batch fails only in its compressor: it has none.
+            let tp = || TopicPartition::new(self.topic.name.clone(), p as i32);
+            Closing::Built(
+                open.builder
+                    .seal()
+                    .map_err(|source| ProduceError::Compress { tp: tp(), source })?,
+            )
+        } else {
+            Closing::ToCompress(open.builder)
+        };
         self.sealed.push(Sealed {
             partition: p as i32,
-            batch: open.builder,
+            batch,
             timestamps: open.timestamps,
         });
         if self.sealed_bytes >= HANDOFF_BYTES || self.last_hand_off.elapsed() >= HANDOFF_DELAY {
