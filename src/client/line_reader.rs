@@ -344,6 +344,7 @@ pub struct Lines<R> {
 /// when it is dropped.
 #[derive(Debug)]
 pub struct BufferedLines<'a> {
+    newline: NewlineFinder,
     /// The buffer up to where the lines end (a `\r` or the end of the input read).
     rest: &'a [u8],
     /// Where the next line starts in `rest`.
@@ -352,13 +353,42 @@ pub struct BufferedLines<'a> {
     consumed: &'a mut u64,
 }
 
+/// Finds `\n`. `memchr::memchr` picks its implementation on every call, which is a third of
+/// its cost on a 100-byte line; where the CPU has AVX2, memchr's AVX2 searcher is built once
+/// per block instead.
+#[derive(Debug, Clone, Copy)]
+enum NewlineFinder {
+    #[cfg(target_arch = "x86_64")]
+    Avx2(memchr::arch::x86_64::avx2::memchr::One),
+    Generic,
+}
+
+impl NewlineFinder {
+    fn new() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(one) = memchr::arch::x86_64::avx2::memchr::One::new(b'\n') {
+            return NewlineFinder::Avx2(one);
+        }
+        NewlineFinder::Generic
+    }
+
+    #[inline]
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            NewlineFinder::Avx2(one) => one.find(haystack),
+            NewlineFinder::Generic => memchr::memchr(b'\n', haystack),
+        }
+    }
+}
+
 impl<'a> Iterator for BufferedLines<'a> {
     type Item = &'a [u8];
 
     #[inline]
     fn next(&mut self) -> Option<&'a [u8]> {
         let unread = self.rest.get(self.from..)?;
-        let len = memchr::memchr(b'\n', unread)?;
+        let len = self.newline.find(unread)?;
         let line = unread.get(..len);
         self.from += len + 1;
         line
@@ -459,6 +489,7 @@ impl<R: Read> Lines<R> {
     pub fn buffered(&mut self) -> BufferedLines<'_> {
         let limit = self.next_cr.min(self.end);
         BufferedLines {
+            newline: NewlineFinder::new(),
             rest: self.buf.get(..limit).unwrap_or_default(),
             from: self.start,
             start: &mut self.start,
