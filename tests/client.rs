@@ -999,7 +999,10 @@ proptest::proptest! {
     fn sending_values_by_run_writes_what_sending_them_one_by_one_writes(
         runs in proptest::collection::vec(
             (0i64..3, proptest::collection::vec(
-                proptest::option::weighted(0.9, proptest::collection::vec(proptest::num::u8::ANY, 0..400)),
+                proptest::option::weighted(0.9, proptest::prop_oneof![
+                    6 => proptest::collection::vec(proptest::num::u8::ANY, 0..400),
+                    1 => proptest::collection::vec(proptest::num::u8::ANY, 8185..8195),
+                ]),
                 0..40,
             )),
             1..6,
@@ -1014,8 +1017,8 @@ proptest::proptest! {
                 PartitionerKind::Murmur2,
             ]).prop_map(Placement::Kind),
         ],
-        batch_size in 1usize..3000,
-        max_request_size in 100usize..600,
+        batch_size in 1usize..20_000,
+        max_request_size in 100usize..10_000,
     ) {
         let placement = match placement {
             Placement::Forced(p) => Placement::Forced(p % partitions),

@@ -4,7 +4,7 @@ use super::batch::{
     BatchHeader, ATTRIBUTES_OFFSET, CONTROL_FLAG_MASK, CRC_OFFSET, DELETE_HORIZON_FLAG_MASK,
     TIMESTAMP_TYPE_MASK, TRANSACTIONAL_FLAG_MASK,
 };
-use super::record::{body_size, fields_size, write_v2_record, Header};
+use super::record::{body_size, fields_size, write_v2_record, Header, ShortValueHead, ShortVarint};
 use super::varint::size_of_varint;
 use super::{
     codec, Compression, RecordError, TimestampType, LOG_OVERHEAD, MAGIC_V2, MAX_RECORD_OVERHEAD,
@@ -278,30 +278,44 @@ impl BatchBuilder {
     ) -> Option<Option<&'a [u8]>> {
         let base_timestamp = self.base_timestamp.unwrap_or(timestamp);
         let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
+        let short_timestamp = ShortVarint::of(timestamp_delta);
         let mut offset = self.next_offset();
         let mut appended = false;
         let mut refused = None;
         for value in values {
             let fields = fields_size(None, value, &[]);
             let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
-            let body = body_size(fields, offset_delta, timestamp_delta);
+            let short = match (short_timestamp, value) {
+                (Some(t), Some(v)) => ShortValueHead::new(t, offset_delta, v.len()),
+                _ => None,
+            };
+            let size = match &short {
+                Some(head) => head.size,
+                None => {
+                    let body = body_size(fields, offset_delta, timestamp_delta);
+                    size_of_varint(body as i32) + body
+                }
+            };
             if fields > max_fields
                 || self.count > 0
-                    && (self.estimated_size_in_bytes() + size_of_varint(body as i32) + body > limit
+                    && (self.estimated_size_in_bytes() + size > limit
                         || !self.has_room_before_compression(fields, room))
             {
                 refused = Some(value);
                 break;
             }
-            write_v2_record(
-                &mut self.buf,
-                body,
-                offset_delta,
-                timestamp_delta,
-                None,
-                value,
-                &[],
-            );
+            match (short, value) {
+                (Some(head), Some(value)) => head.write(&mut self.buf, value),
+                _ => write_v2_record(
+                    &mut self.buf,
+                    body_size(fields, offset_delta, timestamp_delta),
+                    offset_delta,
+                    timestamp_delta,
+                    None,
+                    value,
+                    &[],
+                ),
+            }
             self.count = self.count.wrapping_add(1);
             offset = offset.wrapping_add(1);
             appended = true;

@@ -280,6 +280,91 @@ pub(crate) fn write_v2_record(
     }
 }
 
+/// A varint of at most two bytes: its bytes as a little-endian word, and how many there are.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShortVarint {
+    bytes: u64,
+    len: usize,
+}
+
+impl ShortVarint {
+    /// The zigzag varint of `value`, if it takes at most two bytes (|value| below 8192).
+    #[inline(always)]
+    pub(crate) fn of(value: i64) -> Option<Self> {
+        let z = zigzag64(value);
+        match z {
+            0..0x80 => Some(Self { bytes: z, len: 1 }),
+            0x80..0x4000 => Some(Self {
+                bytes: (z & 0x7f) | 0x80 | (z >> 7) << 8,
+                len: 2,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// The head of a record with a null key and no headers whose length, offset delta, timestamp
+/// delta and value length each take at most two varint bytes (nearly every record a console
+/// producer writes): the fields before the value, as two words, so that [`write_v2_record`]'s
+/// byte-by-byte head is not needed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ShortValueHead {
+    /// Length, attributes, timestamp delta, offset delta: at most 7 bytes.
+    first: u64,
+    first_len: usize,
+    /// Key length (-1) and value length: at most 3 bytes.
+    second: u64,
+    second_len: usize,
+    /// The record's size after its length prefix ([`body_size`]).
+    pub(crate) body: usize,
+    /// The record's size with its length prefix.
+    pub(crate) size: usize,
+}
+
+impl ShortValueHead {
+    /// The head of a record with `timestamp_delta` (as [`ShortVarint::of`] it) at
+    /// `offset_delta`, of a value of `value_len` bytes; `None` when a field needs a longer
+    /// varint.
+    #[inline(always)]
+    pub(crate) fn new(
+        timestamp_delta: ShortVarint,
+        offset_delta: i32,
+        value_len: usize,
+    ) -> Option<Self> {
+        let offset = ShortVarint::of(i64::from(offset_delta))?;
+        let value = ShortVarint::of(i64::try_from(value_len).ok()?)?;
+        // Attributes, the deltas, the null key, the value length, the value, no headers.
+        let body = 1 + timestamp_delta.len + offset.len + 1 + value.len + value_len + 1;
+        let length = ShortVarint::of(i64::try_from(body).ok()?)?;
+        // The attributes byte is 0: nothing to set between the length and the timestamp delta.
+        let at_timestamp = 8 * (length.len + 1);
+        let at_offset = at_timestamp + 8 * timestamp_delta.len;
+        Some(Self {
+            first: length.bytes | timestamp_delta.bytes << at_timestamp | offset.bytes << at_offset,
+            first_len: length.len + 1 + timestamp_delta.len + offset.len,
+            // The null key's length, -1, is the varint 1.
+            second: 1 | value.bytes << 8,
+            second_len: 1 + value.len,
+            body,
+            size: length.len + body,
+        })
+    }
+
+    /// Appends the record with `value` (of the length the head was made for) to `out`.
+    #[inline(always)]
+    pub(crate) fn write(&self, out: &mut Vec<u8>, value: &[u8]) {
+        let start = out.len();
+        out.reserve(16 + self.body);
+        // Each word is stored whole and the bytes past the field cut off again.
+        out.extend_from_slice(&self.first.to_le_bytes());
+        out.truncate(start + self.first_len);
+        out.extend_from_slice(&self.second.to_le_bytes());
+        out.truncate(start + self.first_len + self.second_len);
+        out.extend_from_slice(value);
+        out.push(0);
+    }
+}
+
 /// Appends the first `len` bytes of `head` to `out`. Most record heads are under 16 bytes: with
 /// room for 16, they are copied as 16 fixed bytes and the excess cut off, cheaper than a copy of
 /// a length known only at run time.

@@ -377,18 +377,25 @@ proptest::proptest! {
     #[test]
     fn append_values_appends_what_try_append_would(
         values in proptest::collection::vec(
-            proptest::option::weighted(0.9, proptest::collection::vec(proptest::num::u8::ANY, 0..300)),
+            proptest::option::weighted(0.9, proptest::prop_oneof![
+                4 => proptest::collection::vec(proptest::num::u8::ANY, 0..300),
+                // Around the largest value whose length and record length still take two
+                // varint bytes.
+                1 => proptest::collection::vec(proptest::num::u8::ANY, 8170..8200),
+            ]),
             0..30,
         ),
         gzip: bool,
         ratio in 0.05f32..1.5,
-        limit in 0usize..4000,
-        room in 100usize..5000,
-        max_fields in 0usize..400,
+        limit in 0usize..20_000,
+        room in 100usize..20_000,
+        max_fields in 0usize..9000,
         prior: bool,
         first_timestamp in 0i64..3,
-        timestamp in 0i64..3,
+        // Timestamp deltas around the one- and two-byte varint limits.
+        delta in proptest::sample::select(vec![0i64, 63, 64, -64, -65, 8191, 8192, -8192, -8193, 1 << 40]),
     ) {
+        let timestamp = 1_000_000 + 100 * first_timestamp + delta;
         let compression = if gzip { Compression::Gzip } else { Compression::None };
         let new = || {
             let mut b = BatchBuilder::new(5, compression, TimestampType::CreateTime);
@@ -396,7 +403,7 @@ proptest::proptest! {
             // An earlier record sets the base timestamp, which the run's delta counts from;
             // without one, the first value is taken whatever the limit and the room.
             if prior {
-                b.append(100 * first_timestamp, Some(b"k"), Some(b"v"), &[]);
+                b.append(1_000_000 + 100 * first_timestamp, Some(b"k"), Some(b"v"), &[]);
             }
             b
         };
@@ -411,7 +418,7 @@ proptest::proptest! {
                 || expected.uncompressed_size_in_bytes() + 21 + fields <= room;
             if fields > max_fields
                 || !fits_room
-                || expected.try_append(limit, 100 * timestamp, None, value, &[]).is_none()
+                || expected.try_append(limit, timestamp, None, value, &[]).is_none()
             {
                 expected_refused = Some(value);
                 break;
@@ -419,7 +426,7 @@ proptest::proptest! {
         }
         let mut by_run = new();
         let mut iter = values.iter().map(|v| v.as_deref());
-        let refused = by_run.append_values(limit, room, max_fields, 100 * timestamp, &mut iter);
+        let refused = by_run.append_values(limit, room, max_fields, timestamp, &mut iter);
         proptest::prop_assert_eq!(refused, expected_refused);
         proptest::prop_assert_eq!(by_run.next_offset(), expected.next_offset());
         proptest::prop_assert_eq!(by_run.build().unwrap(), expected.build().unwrap());
@@ -435,4 +442,22 @@ fn varint_size(n: i32) -> usize {
         size += 1;
     }
     size
+}
+
+#[test]
+fn append_values_writes_offset_deltas_of_any_length() {
+    // Past 8191 records, the offset delta takes three varint bytes.
+    let mut by_run = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+    let mut one_by_one = by_run.clone();
+    let values = [Some(&b""[..]), None, Some(&b"value"[..])];
+    let mut iter = values.iter().copied().cycle().take(9_000);
+    assert_eq!(
+        by_run.append_values(usize::MAX, usize::MAX, usize::MAX, 7, &mut iter),
+        None
+    );
+    for value in values.iter().copied().cycle().take(9_000) {
+        one_by_one.append(7, None, value, &[]);
+    }
+    assert_eq!(by_run.record_count(), 9_000);
+    assert_eq!(by_run.build().unwrap(), one_by_one.build().unwrap());
 }
