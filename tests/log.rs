@@ -598,7 +598,7 @@ fn the_streaming_reader_frames_batches_as_the_byte_decoder_does_across_window_ed
 /// Rewrites bytes of a batch and recomputes its CRC, as a producer that lies would.
 fn patched(mut b: Vec<u8>, at: usize, bytes: &[u8]) -> Vec<u8> {
     b[at..at + bytes.len()].copy_from_slice(bytes);
-    let crc = crc32c::crc32c(&b[21..]);
+    let crc = kafkit::record::crc32c(&b[21..]);
     b[17..21].copy_from_slice(&crc.to_be_bytes());
     b
 }

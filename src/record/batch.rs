@@ -344,7 +344,7 @@ impl<'a> RawBatch<'a> {
     /// the message from its magic byte for legacy.
     pub fn compute_checksum(&self) -> u32 {
         if self.is_v2() {
-            crc32c::crc32c(self.bytes.get(ATTRIBUTES_OFFSET..).unwrap_or_default())
+            super::crc32c(self.bytes.get(ATTRIBUTES_OFFSET..).unwrap_or_default())
         } else {
             crc32fast::hash(self.bytes.get(MAGIC_OFFSET..).unwrap_or_default())
         }
@@ -738,6 +738,6 @@ pub fn set_log_append_time(batch: &mut [u8], now: i64) -> Result<(), RecordError
             remaining: batch.len(),
         });
     };
-    let crc = crc32c::crc32c(covered);
+    let crc = super::crc32c(covered);
     patch(batch, CRC_OFFSET, &crc.to_be_bytes(), "crc")
 }

@@ -474,7 +474,7 @@ impl BatchBuilder {
         if let Some(dst) = bytes.get_mut(..RECORD_BATCH_OVERHEAD) {
             dst.copy_from_slice(&header.to_bytes());
         }
-        let crc = crc32c::crc32c(bytes.get(ATTRIBUTES_OFFSET..).unwrap_or_default());
+        let crc = super::crc32c(bytes.get(ATTRIBUTES_OFFSET..).unwrap_or_default());
         if let Some(dst) = bytes.get_mut(CRC_OFFSET..CRC_OFFSET + 4) {
             dst.copy_from_slice(&crc.to_be_bytes());
         }

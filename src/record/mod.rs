@@ -52,6 +52,17 @@ pub use error::RecordError;
 pub(crate) use record::fields_size;
 pub use record::{Header, Record};
 
+/// CRC-32C (Castagnoli), the checksum of magic 2 batches (and of Kafka's snapshot and
+/// checkpoint-like files that use it).
+///
+/// Computed with `crc-fast`, which folds with carry-less multiplication (VPCLMULQDQ where the
+/// CPU has it) instead of the `crc32` instruction's 8 bytes per cycle: about 4x faster on a
+/// 16 KiB batch here (BENCHMARKS.md).
+#[inline]
+pub fn crc32c(bytes: &[u8]) -> u32 {
+    crc_fast::checksum(crc_fast::CrcAlgorithm::Crc32Iscsi, bytes) as u32
+}
+
 /// Bytes before every log entry's payload: `int64 offset` + `int32 size` (Kafka's `LOG_OVERHEAD`).
 pub const LOG_OVERHEAD: usize = 12;
 /// Size of a magic v2 batch header, records excluded (Kafka's `RECORD_BATCH_OVERHEAD`).

@@ -410,7 +410,7 @@ fn snapshot_bytes(entries: &[[i64; 8]]) -> Vec<u8> {
         body.extend_from_slice(&e[7].to_be_bytes());
     }
     let mut out = 1i16.to_be_bytes().to_vec();
-    out.extend_from_slice(&crc32c::crc32c(&body).to_be_bytes());
+    out.extend_from_slice(&kafkit::record::crc32c(&body).to_be_bytes());
     out.extend_from_slice(&body);
     out
 }

@@ -1405,7 +1405,7 @@ fn parse_producer_snapshot(bytes: &[u8]) -> Result<Vec<ProducerEntry>, String> {
             current_txn_first_offset: read_i64(e, 38).unwrap_or_default(),
         });
     }
-    let computed = crc32c::crc32c(bytes.get(6..).unwrap_or_default());
+    let computed = crate::record::crc32c(bytes.get(6..).unwrap_or_default());
     if crc != computed {
         return Err(format!(
             "Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. Computed crc: {computed}"
