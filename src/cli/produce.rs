@@ -306,7 +306,6 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // Reads of 256 KiB: each block is parsed while it is still in the core's cache.
     let mut lines = Lines::new(input, 256 << 10);
     let mut headers: Vec<Header> = Vec::new();
-    let mut line_number: u64 = 0;
     let mut stop: Option<String> = None;
     // CreateTime of text records: the clock is read when input arrives and every 64 lines,
     // not once per line (a clock read costs as much as parsing a line).
@@ -321,13 +320,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         && !interactive;
     loop {
         if by_block {
-            let mut taken = 0;
-            let block = lines.buffered().map(|line| {
-                taken += 1;
-                Some(line)
-            });
-            let sent = producer.send_values(args.partition, now_ms(), block);
-            line_number += taken;
+            let sent = producer.send_values(args.partition, now_ms(), lines.buffered().map(Some));
             if let Err(e) = sent {
                 stop = Some(e.to_string());
                 break;
@@ -364,7 +357,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 break;
             }
         };
-        line_number += 1;
+        let line_number = lines.line_count();
         if clock.0 != lines.reads() || line_number.is_multiple_of(64) || interactive {
             clock = (lines.reads(), now_ms());
         }

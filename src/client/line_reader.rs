@@ -335,6 +335,8 @@ pub struct Lines<R> {
     block: usize,
     consumed: u64,
     reads: u64,
+    /// Lines taken so far.
+    lines: u64,
     /// Where the next `\r` of the unread input is (`end` if none): most input has none, and
     /// looking for `\n` alone up to it is cheaper than looking for both on every line.
     next_cr: usize,
@@ -349,8 +351,11 @@ pub struct BufferedLines<'a> {
     rest: &'a [u8],
     /// Where the next line starts in `rest`.
     from: usize,
+    /// Lines yielded.
+    taken: u64,
     start: &'a mut usize,
     consumed: &'a mut u64,
+    lines: &'a mut u64,
 }
 
 /// Finds `\n`. `memchr::memchr` picks its implementation on every call, which is a third of
@@ -391,6 +396,7 @@ impl<'a> Iterator for BufferedLines<'a> {
         let len = self.newline.find(unread)?;
         let line = unread.get(..len);
         self.from += len + 1;
+        self.taken += 1;
         line
     }
 }
@@ -399,6 +405,7 @@ impl Drop for BufferedLines<'_> {
     fn drop(&mut self) {
         *self.consumed += (self.from - *self.start) as u64;
         *self.start = self.from;
+        *self.lines += self.taken;
     }
 }
 
@@ -414,6 +421,7 @@ impl<R: Read> Lines<R> {
             block: block.max(4096),
             consumed: 0,
             reads: 0,
+            lines: 0,
             next_cr: 0,
         }
     }
@@ -421,6 +429,11 @@ impl<R: Read> Lines<R> {
     /// Bytes consumed so far, terminators included (for progress bars).
     pub fn consumed(&self) -> u64 {
         self.consumed
+    }
+
+    /// Lines taken so far: the number of the last line taken, counting from 1.
+    pub fn line_count(&self) -> u64 {
+        self.lines
     }
 
     /// How many reads returned input so far: a change means new input arrived (the producer
@@ -492,8 +505,10 @@ impl<R: Read> Lines<R> {
             newline: NewlineFinder::new(),
             rest: self.buf.get(..limit).unwrap_or_default(),
             from: self.start,
+            taken: 0,
             start: &mut self.start,
             consumed: &mut self.consumed,
+            lines: &mut self.lines,
         }
     }
 
@@ -547,6 +562,7 @@ impl<R: Read> Lines<R> {
                     self.next_cr = self.find_cr(self.start);
                 }
                 self.consumed += (self.start - line_start) as u64;
+                self.lines += 1;
                 return Ok(Some(line_start..at));
             }
             searched = self.end - self.start;
@@ -560,6 +576,7 @@ impl<R: Read> Lines<R> {
                 let line_start = self.start;
                 self.consumed += (self.end - line_start) as u64;
                 self.start = self.end;
+                self.lines += 1;
                 return Ok(Some(line_start..self.end));
             }
         }
@@ -637,6 +654,7 @@ mod tests {
                 None => break,
             }
         }
+        assert_eq!(lines.line_count(), out.len() as u64, "lines counted");
         (out, lines.consumed())
     }
 
