@@ -261,13 +261,15 @@ impl BatchBuilder {
 
     /// Appends records of a null key, no headers and `timestamp`, one for each value `values`
     /// yields, at the next offsets, as [`Self::try_append`] would one by one: while each fits
-    /// within `limit` and the records stay within `room` bytes before compression (each counted
+    /// within `limit`, the records stay within `room` bytes before compression (each counted
     /// at its longest, [`MAX_RECORD_OVERHEAD`] besides its fields; `usize::MAX` for no such
-    /// bound), and each has at most `max_fields` bytes of fields ([`fields_size`]). Returns the first value that did not fit (not appended), or `None` once `values`
-    /// has run out.
+    /// bound), and each record's key, value and headers fields, with their lengths, take at
+    /// most `max_fields` bytes. Returns the first value that did not fit (not appended), or
+    /// `None` once `values` has run out.
     ///
-    /// What holds for the whole run (the timestamp delta, the record's size besides the value)
-    /// is worked out once, not per record: the console producer appends its lines this way.
+    /// What holds for the whole run (the timestamp delta) is worked out once, not per record,
+    /// and a record whose varints take at most two bytes is written from two words: the
+    /// console producer appends its lines this way.
     pub fn append_values<'a>(
         &mut self,
         limit: usize,
