@@ -668,6 +668,20 @@ mod tests {
         }
 
         #[test]
+        fn buffered_lines_over_many_64_byte_chunks(
+            input in proptest::collection::vec(
+                proptest::prop_oneof![90 => proptest::strategy::Just(b'a'), 9 => proptest::strategy::Just(b'\n'), 1 => proptest::strategy::Just(b'\r')],
+                0..3000,
+            ),
+            block in 1usize..700,
+            take in 1usize..50,
+        ) {
+            let (by_block, consumed) = lines_by_block(&input, block, take);
+            proptest::prop_assert_eq!(by_block, reference_lines(&input));
+            proptest::prop_assert_eq!(consumed, input.len() as u64);
+        }
+
+        #[test]
         fn buffered_lines_are_the_lines_read_one_by_one(
             input in proptest::collection::vec(proptest::sample::select(b"ab\r\n".to_vec()), 0..300),
             block in 1usize..64,
