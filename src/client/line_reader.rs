@@ -668,7 +668,7 @@ mod tests {
         }
 
         #[test]
-        fn buffered_lines_over_many_64_byte_chunks(
+        fn buffered_lines_of_long_lines_and_few_carriage_returns(
             input in proptest::collection::vec(
                 proptest::prop_oneof![90 => proptest::strategy::Just(b'a'), 9 => proptest::strategy::Just(b'\n'), 1 => proptest::strategy::Just(b'\r')],
                 0..3000,
