@@ -205,7 +205,8 @@ fn producer_configuration_errors_have_kafkas_messages() {
         );
     }
     // A partition that does not exist, named by the option or by a JSON record: the first
-    // line of what the Java client throws (the metadata check, ProducerRecord's check).
+    // line of what the Java client throws (the metadata check, ProducerRecord's check), after
+    // the line number for a JSON record.
     let out_of_range = "org.apache.kafka.common.KafkaException: Invalid partition given with record: 2 is not in the range [0...2).";
     let negative = "java.lang.IllegalArgumentException: Invalid partition: -1. Partition number should always be non-negative or null.";
     let too_large = format!("{{\"value\":\"{}\",\"partition\":2}}\n", "x".repeat(300));
@@ -238,7 +239,13 @@ fn producer_configuration_errors_have_kafkas_messages() {
         let mut all = vec!["produce", "--topic", "t"];
         all.extend_from_slice(args);
         let run = kafkit_stdin(dir.path(), &all, input.as_bytes());
-        assert_eq!(run.fails().trim_end(), message, "{args:?}");
+        // A JSON record's own partition: the error says which line it is.
+        let expected = if args.contains(&"json") {
+            format!("Invalid JSON record on line number 1: {message}")
+        } else {
+            message.to_string()
+        };
+        assert_eq!(run.fails().trim_end(), expected, "{args:?}");
     }
     let err = kafkit(dir.path(), &["produce", "--topic", "nope"])
         .fails()
@@ -937,7 +944,8 @@ fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
             err.lines().next(),
             Some(
                 format!(
-                    "java.lang.IllegalArgumentException: Invalid timestamp: {shown}. \
+                    "Invalid JSON record on line number 2: \
+                     java.lang.IllegalArgumentException: Invalid timestamp: {shown}. \
                      Timestamp should always be non-negative or null."
                 )
                 .as_str()

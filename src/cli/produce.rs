@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use super::{properties, usage_error, Exit, GlobalArgs};
 use crate::client::producer::kafka_exception;
 use crate::client::{
-    configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, Producer,
-    ProducerConfig,
+    configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, ProduceError,
+    Producer, ProducerConfig,
 };
 use crate::datadir::config::ConfigKey;
 use crate::datadir::names::CLUSTER_METADATA_TOPIC;
@@ -378,13 +378,25 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                     continue;
                 }
                 match json_record(line, line_number) {
-                    Ok(r) => producer.send(
+                    Ok(r) => match producer.send(
                         args.partition.or(r.partition),
                         r.timestamp.unwrap_or(now),
                         r.key.as_deref(),
                         r.value.as_deref(),
                         &r.headers,
-                    ),
+                    ) {
+                        // The record's own timestamp or partition: say which line it is.
+                        Err(
+                            e @ (ProduceError::InvalidTimestamp(_)
+                            | ProduceError::InvalidPartition(_)),
+                        ) => {
+                            stop = Some(format!(
+                                "Invalid JSON record on line number {line_number}: {e}"
+                            ));
+                            break;
+                        }
+                        sent => sent,
+                    },
                     Err(message) => {
                         stop = Some(message);
                         break;
