@@ -6,6 +6,7 @@
 
 use std::io::{self, Read};
 
+use crate::datadir::meta::property_is_true;
 use crate::record::Header;
 
 /// Reader properties (`--property name=value`) after Kafka's parsing and checks.
@@ -100,11 +101,6 @@ pub struct ParsedLine<'a> {
     pub value: Option<&'a [u8]>,
 }
 
-/// Kafka's boolean properties: true only for `true`, trimmed, any case.
-fn is_true(value: &str) -> bool {
-    value.trim().eq_ignore_ascii_case("true")
-}
-
 fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     let rest = haystack.get(from..)?;
     if needle.is_empty() {
@@ -147,13 +143,13 @@ impl LineFormat {
         let mut format = LineFormat::default();
         for (name, value) in props {
             match name {
-                "parse.key" => format.parse_key = is_true(value),
+                "parse.key" => format.parse_key = property_is_true(value),
                 "key.separator" => key_separator = value,
-                "parse.headers" => format.parse_headers = is_true(value),
+                "parse.headers" => format.parse_headers = property_is_true(value),
                 "headers.delimiter" => headers_delimiter = value,
                 "headers.separator" => headers_separator = value,
                 "headers.key.separator" => headers_key_separator = value,
-                "ignore.error" => format.ignore_error = is_true(value),
+                "ignore.error" => format.ignore_error = property_is_true(value),
                 "null.marker" => null_marker = Some(value),
                 _ => {}
             }

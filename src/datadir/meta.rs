@@ -133,6 +133,13 @@ impl MetaProperties {
     }
 }
 
+/// A boolean property of Kafka's tools (the console producer's reader, the console consumer's
+/// formatter): true only for `true`, trimmed, in any case (`getProperty(k).trim()
+/// .equalsIgnoreCase("true")`); anything else is false, never an error.
+pub fn property_is_true(value: &str) -> bool {
+    value.trim().eq_ignore_ascii_case("true")
+}
+
 /// Parses Java `Properties` text: `#`/`!` comments, `key=value`, `key:value` or `key value`,
 /// backslash escapes and line continuations.
 pub fn parse_properties(text: &str) -> BTreeMap<String, String> {

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::deserializer::{Deserializer, DeserializerClass};
 use super::json::{bytes_value, headers_value};
+use crate::datadir::meta::property_is_true;
 use crate::decode::InternalFormatter;
 use crate::record::{Header, TimestampType};
 
@@ -109,10 +110,6 @@ impl Default for MessageFormatter {
     }
 }
 
-fn is_true(value: &str) -> bool {
-    value.trim().eq_ignore_ascii_case("true")
-}
-
 impl MessageFormatter {
     /// The formatter the properties describe; unknown properties are ignored, as Kafka does. A
     /// deserializer class it does not apply is listed in [`Self::deserializer_issues`].
@@ -121,14 +118,14 @@ impl MessageFormatter {
         let mut deserializers: [Option<&str>; 3] = [None; 3];
         for (name, value) in props {
             match name {
-                "print.timestamp" => f.print_timestamp = is_true(value),
-                "print.key" => f.print_key = is_true(value),
-                "print.value" => f.print_value = is_true(value),
-                "print.partition" => f.print_partition = is_true(value),
-                "print.offset" => f.print_offset = is_true(value),
-                "print.headers" => f.print_headers = is_true(value),
-                "print.epoch" => f.print_epoch = is_true(value),
-                "print.delivery" => f.print_delivery = is_true(value),
+                "print.timestamp" => f.print_timestamp = property_is_true(value),
+                "print.key" => f.print_key = property_is_true(value),
+                "print.value" => f.print_value = property_is_true(value),
+                "print.partition" => f.print_partition = property_is_true(value),
+                "print.offset" => f.print_offset = property_is_true(value),
+                "print.headers" => f.print_headers = property_is_true(value),
+                "print.epoch" => f.print_epoch = property_is_true(value),
+                "print.delivery" => f.print_delivery = property_is_true(value),
                 "key.separator" => f.key_separator = value.as_bytes().to_vec(),
                 "line.separator" => f.line_separator = value.as_bytes().to_vec(),
                 "headers.separator" => f.headers_separator = value.as_bytes().to_vec(),
