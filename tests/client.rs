@@ -969,7 +969,7 @@ fn sent_both_ways(
     let mut p = Producer::new(writer, topic, kind.build(Some(7)), config).report_written(true);
     for (timestamp, values) in runs {
         if by_run {
-            p.send_values(forced, *timestamp, values.iter().map(|v| v.as_deref()))
+            p.send_values(forced, || *timestamp, values.iter().map(|v| v.as_deref()))
                 .expect("send_values");
         } else {
             for value in values {
@@ -1019,9 +1019,14 @@ proptest::proptest! {
         ],
         batch_size in 1usize..20_000,
         max_request_size in 100usize..10_000,
+        lz4: bool,
     ) {
         let placement = match placement {
             Placement::Forced(p) => Placement::Forced(p % partitions),
+            // A compressed batch ends where the sender's running compression estimate says,
+            // which depends on timing (as in Kafka): with a named partition the records are
+            // the same whatever the batches.
+            _ if lz4 => Placement::Forced(0),
             other => other,
         };
         // Timestamps that go down as well as up between runs.
@@ -1030,31 +1035,87 @@ proptest::proptest! {
             batch_size,
             max_request_size,
             acks: Acks::Leader,
+            compression: if lz4 { Compression::Lz4 } else { Compression::None },
             ..ProducerConfig::default()
         };
         let one_by_one = sent_both_ways(&runs, false, partitions, placement, config.clone());
         let by_run = sent_both_ways(&runs, true, partitions, placement, config);
         proptest::prop_assert_eq!(&by_run.0, &one_by_one.0);
-        proptest::prop_assert!(by_run.1 == one_by_one.1, "the logs differ");
+        if !lz4 {
+            proptest::prop_assert!(by_run.1 == one_by_one.1, "the logs differ");
+        }
     }
 }
 
 #[test]
-fn sending_values_checks_the_timestamp_and_the_partition_first() {
+fn sending_values_checks_each_record_as_send_does() {
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 2);
     let mut p = producer(&datadir, "t", ProducerConfig::default());
     let values = [Some(&b"v"[..])];
+    // The timestamp first, then the partition, as `send` (and the Java client) checks them.
     assert!(matches!(
-        p.send_values(None, -5, values),
+        p.send_values(Some(2), || -5, values),
         Err(ProduceError::InvalidTimestamp(-5))
     ));
     assert!(matches!(
-        p.send_values(Some(2), 1, values),
+        p.send_values(Some(2), || 1, values),
         Err(ProduceError::InvalidPartition(m)) if m.contains("2")
     ));
-    p.send_values(Some(1), 1, std::iter::empty())
+    // No values, no checks: as no `send` at all.
+    p.send_values(Some(7), || -1, std::iter::empty())
         .expect("no values");
     p.close().expect("close");
     assert!(batches_of(&datadir, &TopicPartition::new("t", 1)).is_empty());
+
+    // Records for an internal topic are each refused, as the broker refuses a client's.
+    let datadir = topic(&dir.path().join("internal"), "__consumer_offsets", 1);
+    let mut p = producer(&datadir, "__consumer_offsets", ProducerConfig::default());
+    p.send_values(None, || 1, [Some(&b"a"[..]), None])
+        .expect("refused, not failed");
+    let events = p.close().expect("close");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events.iter().all(|e| matches!(e, Event::Failed(f)
+        if f.error.ends_with("Cannot append to internal topic __consumer_offsets"))));
+}
+
+/// The clock is read for each batch the values start: records of one batch share a reading,
+/// a later batch has a later one.
+#[test]
+fn sending_values_reads_the_clock_for_each_batch() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 1);
+    let config = ProducerConfig {
+        batch_size: 1000,
+        acks: Acks::Leader,
+        ..ProducerConfig::default()
+    };
+    let mut p = producer(&datadir, "t", config).report_written(true);
+    let mut readings = 0;
+    let value = [b'x'; 100];
+    p.send_values(
+        Some(0),
+        || {
+            readings += 1;
+            1_000 * readings
+        },
+        std::iter::repeat_n(Some(&value[..]), 20),
+    )
+    .expect("send");
+    let events = p.close().expect("close");
+    // 8 records of 109 bytes fill a 1000-byte batch (as producer_seals_batches_at_batch_size):
+    // 20 records make batches of 8, 8 and 4, stamped at the first, second and third reading.
+    let stamps: Vec<i64> = events
+        .iter()
+        .map(|e| match e {
+            Event::Written(m) => m.timestamp,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let expected: Vec<i64> = [1_000; 8]
+        .into_iter()
+        .chain([2_000; 8])
+        .chain([3_000; 4])
+        .collect();
+    assert_eq!(stamps, expected);
 }

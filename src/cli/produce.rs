@@ -308,30 +308,43 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let mut headers: Vec<Header> = Vec::new();
     let mut stop: Option<String> = None;
     // CreateTime of text records: the clock is read when input arrives and every 64 lines,
-    // not once per line (a clock read costs as much as parsing a line).
+    // not once per line (a clock read costs as much as parsing a line). With the read count
+    // it was taken at.
     let mut clock = (u64::MAX, 0i64);
     // Lines that are whole values, not flushed one by one: the complete lines of each block
-    // read go to the producer in one call, all stamped with one reading of the clock (the
-    // lines of a block are sent within a millisecond); the line that ends a block, or at a
-    // `\r`, takes the path of a single line below, which reads on.
+    // read go to the producer in one call, which reads the clock for each batch it starts;
+    // the line that ends a block, or a lone `\r`, takes the path of a single line below, which
+    // reads on.
     let by_block = args.input == InputFormat::Text
         && format.whole_line_is_value()
         && !args.sync
         && !interactive;
     loop {
         if by_block {
-            let sent = producer.send_values(args.partition, now_ms(), lines.buffered().map(Some));
-            if let Err(e) = sent {
-                stop = Some(e.to_string());
-                break;
-            }
-            if producer.may_have_events() {
-                for event in producer.take_events() {
-                    reporter.report(&mut out, &event)?;
+            let mut block = lines.buffered().peekable();
+            // A call only when there is a line for it (not before each line of input whose lines
+            // end with a lone `\r`).
+            if block.peek().is_some() {
+                let mut stamped = clock.1;
+                let stamp = || {
+                    stamped = now_ms();
+                    stamped
+                };
+                let sent = producer.send_values(args.partition, stamp, block.map(Some));
+                // The lines after these are stamped no earlier than these were.
+                clock = (lines.reads(), stamped);
+                if let Err(e) = sent {
+                    stop = Some(e.to_string());
+                    break;
                 }
-            }
-            if let Some(bar) = &progress {
-                bar.set_position(lines.consumed());
+                if producer.may_have_events() {
+                    for event in producer.take_events() {
+                        reporter.report(&mut out, &event)?;
+                    }
+                }
+                if let Some(bar) = &progress {
+                    bar.set_position(lines.consumed());
+                }
             }
         }
         if interactive {

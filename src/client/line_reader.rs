@@ -343,15 +343,18 @@ pub struct Lines<R> {
 #[derive(Debug)]
 pub struct BufferedLines<'a> {
     newline: NewlineFinder,
-    /// The buffer up to where the lines end (a `\r` or the end of the input read).
+    /// The buffer up to the end of the input read.
     rest: &'a [u8],
     /// Where the next line starts in `rest`.
     from: usize,
+    /// Where the next `\r` at or after `from` is (the length of `rest` if none).
+    cr: usize,
     /// Lines yielded.
     taken: u64,
     start: &'a mut usize,
     consumed: &'a mut u64,
     lines: &'a mut u64,
+    next_cr: &'a mut usize,
 }
 
 /// Finds `\n`. `memchr::memchr` picks its implementation on every call, which is a third of
@@ -388,10 +391,22 @@ impl<'a> Iterator for BufferedLines<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<&'a [u8]> {
-        let unread = self.rest.get(self.from..)?;
-        let len = self.newline.find(unread)?;
-        let line = unread.get(..len);
-        self.from += len + 1;
+        // `\n` is looked for alone up to the next `\r`.
+        let unread = self.rest.get(self.from..self.cr)?;
+        let (end, next) = match self.newline.find(unread) {
+            Some(len) => (self.from + len, self.from + len + 1),
+            // A line that ends at the `\r` is taken here only as `\r\n`: a lone `\r`, or one
+            // at the end of the input read so far, is left to `Lines::advance`.
+            None if self.rest.get(self.cr + 1) == Some(&b'\n') => {
+                let end = self.cr;
+                let after = self.rest.get(end + 2..).unwrap_or_default();
+                self.cr = memchr::memchr(b'\r', after).map_or(self.rest.len(), |i| end + 2 + i);
+                (end, end + 2)
+            }
+            None => return None,
+        };
+        let line = self.rest.get(self.from..end);
+        self.from = next;
         self.taken += 1;
         line
     }
@@ -402,6 +417,7 @@ impl Drop for BufferedLines<'_> {
         *self.consumed += (self.from - *self.start) as u64;
         *self.start = self.from;
         *self.lines += self.taken;
+        *self.next_cr = self.cr;
     }
 }
 
@@ -489,22 +505,24 @@ impl<R: Read> Lines<R> {
         })
     }
 
-    /// The complete lines already read, without reading more: each `\n`-terminated line of
-    /// the buffered input up to its next `\r`, taken as the iterator yields them (lines the
-    /// iterator does not reach stay unread). Empty when the next line is incomplete or ends at
-    /// a `\r`; [`Self::advance`] takes such a line (and reads the input).
+    /// The complete lines already read, without reading more: each line of the buffered input
+    /// that ends with `\n` or `\r\n`, taken as the iterator yields them (lines the iterator
+    /// does not reach stay unread). It stops before a line that is incomplete, ends with a
+    /// lone `\r`, or ends with the last byte read being `\r`; [`Self::advance`] takes such a
+    /// line (and reads the input).
     ///
     /// A producer sends a whole block's lines this way, without a call per line.
     pub fn buffered(&mut self) -> BufferedLines<'_> {
-        let limit = self.next_cr.min(self.end);
         BufferedLines {
             newline: NewlineFinder::new(),
-            rest: self.buf.get(..limit).unwrap_or_default(),
+            rest: self.buf.get(..self.end).unwrap_or_default(),
             from: self.start,
+            cr: self.next_cr.min(self.end),
             taken: 0,
             start: &mut self.start,
             consumed: &mut self.consumed,
             lines: &mut self.lines,
+            next_cr: &mut self.next_cr,
         }
     }
 
@@ -690,17 +708,53 @@ mod tests {
     }
 
     #[test]
-    fn buffered_lines_stop_before_a_carriage_return_and_an_incomplete_line() {
-        let mut lines = Lines::new(&b"a\nbc\nd\r\ne\nf"[..], 4096);
+    fn buffered_lines_stop_before_a_lone_carriage_return_and_an_incomplete_line() {
+        let mut lines = Lines::new(&b"a\nbc\nd\r\ne\rf\ng\r\nh"[..], 4096);
         assert!(lines.buffered().next().is_none(), "nothing read yet");
         assert_eq!(lines.next_line().unwrap(), Some(&b"a"[..]));
         let run: Vec<&[u8]> = lines.buffered().collect();
-        assert_eq!(run, [&b"bc"[..]], "up to the \\r");
-        assert_eq!(lines.consumed(), 5);
-        assert_eq!(lines.next_line().unwrap(), Some(&b"d"[..]));
+        assert_eq!(
+            run,
+            [&b"bc"[..], &b"d"[..]],
+            "\\r\\n ends a line, a lone \\r stops"
+        );
+        assert_eq!(lines.consumed(), 8);
+        assert_eq!(lines.next_line().unwrap(), Some(&b"e"[..]));
         let run: Vec<&[u8]> = lines.buffered().collect();
-        assert_eq!(run, [&b"e"[..]], "not the unterminated last line");
-        assert_eq!(lines.next_line().unwrap(), Some(&b"f"[..]));
+        assert_eq!(
+            run,
+            [&b"f"[..], &b"g"[..]],
+            "not the unterminated last line"
+        );
+        assert_eq!(lines.next_line().unwrap(), Some(&b"h"[..]));
+        assert_eq!(lines.next_line().unwrap(), None);
+        assert_eq!(lines.line_count(), 7);
+    }
+
+    #[test]
+    fn buffered_lines_leave_a_carriage_return_at_the_end_of_the_input_read() {
+        // Is the `\r` that ends what was read the start of `\r\n`? Only a read can tell.
+        struct Chunks(Vec<&'static [u8]>);
+        impl Read for Chunks {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Ok(0);
+                }
+                let chunk = self.0.remove(0);
+                buf[..chunk.len()].copy_from_slice(chunk);
+                Ok(chunk.len())
+            }
+        }
+        let mut lines = Lines::new(Chunks(vec![b"a\r\nb\r", b"\nc\n"]), 4096);
+        assert_eq!(lines.next_line().unwrap(), Some(&b"a"[..]));
+        assert!(lines.buffered().next().is_none());
+        assert_eq!(lines.next_line().unwrap(), Some(&b"b"[..]));
+        let run: Vec<&[u8]> = lines.buffered().collect();
+        assert_eq!(
+            run,
+            [&b"c"[..]],
+            "the \\n after it was not a line of its own"
+        );
         assert_eq!(lines.next_line().unwrap(), None);
     }
 

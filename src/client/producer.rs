@@ -834,27 +834,21 @@ impl Producer {
         Ok(())
     }
 
-    /// [`Self::send`] of unkeyed records without headers, all with `timestamp`: the records
-    /// are the same as those of a `send` per value, for less work per record. The checks that
-    /// hold for the whole run are made once, and with a named partition or a sticky
-    /// partitioner ([`Partitioner::sticky_for_unkeyed`]) each batch is filled in one call of
+    /// [`Self::send`] of unkeyed records without headers: the records are the same as those of
+    /// a `send` per value (with the timestamps `clock` gives), for less work per record. The
+    /// clock is read once for each batch the values start, not for each record (the Java
+    /// producer reads it at each `send`), and with a named partition or a sticky partitioner
+    /// ([`Partitioner::sticky_for_unkeyed`]) each batch is filled in one call of
     /// [`BatchBuilder::append_values`]. The console producer sends the lines of each block it
     /// reads this way.
     pub fn send_values<'a>(
         &mut self,
         partition: Option<i32>,
-        timestamp: i64,
+        mut clock: impl FnMut() -> i64,
         values: impl IntoIterator<Item = Option<&'a [u8]>>,
     ) -> Result<(), ProduceError> {
         let mut values = values.into_iter();
-        if timestamp < 0 || self.internal {
-            // Each record refused as `send` refuses it.
-            return values.try_for_each(|value| self.send(partition, timestamp, None, value, &[]));
-        }
-        let forced = partition
-            .map(|p| self.check_partition(p, true))
-            .transpose()?;
-        let fills_batches = forced.is_some() || self.partitioner.sticky_for_unkeyed();
+        let fills_batches = partition.is_some() || self.partitioner.sticky_for_unkeyed();
         // The largest fields a record within max.request.size may have.
         let max_fields = self
             .config
@@ -862,18 +856,20 @@ impl Producer {
             .saturating_sub(RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD);
         let mut next = None;
         while let Some(value) = next.take().or_else(|| values.next()) {
+            let timestamp = clock();
             let fields = fields_size(None, value, &[]);
-            if fields > max_fields {
+            if timestamp < 0 || self.internal || fields > max_fields {
+                // Refused, or failed, as `send` refuses it.
                 self.send(partition, timestamp, None, value, &[])?;
                 continue;
             }
-            let chosen = match forced {
-                Some(p) => p,
+            let chosen = match partition {
+                Some(p) => self.check_partition(p, true)?,
                 None => self.choose_partition(None, value)?,
             };
             let p = self.place(
                 chosen,
-                forced.is_none(),
+                partition.is_none(),
                 fields,
                 timestamp,
                 None,
