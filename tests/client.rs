@@ -287,6 +287,15 @@ fn producer(datadir: &DataDir, name: &str, config: ProducerConfig) -> Producer {
     )
 }
 
+/// `acks=1` (each batch not fsynced) and `batch.size` of `batch_size`.
+fn acks_1_with_batch_size(batch_size: usize) -> ProducerConfig {
+    ProducerConfig {
+        batch_size,
+        acks: Acks::Leader,
+        ..ProducerConfig::default()
+    }
+}
+
 /// (record count, size) of every batch of a partition.
 fn batches_of(datadir: &DataDir, tp: &TopicPartition) -> Vec<(i32, usize)> {
     let mut log = LogReader::open(&datadir.partition_dir(tp)).expect("open");
@@ -306,11 +315,7 @@ fn batches_of(datadir: &DataDir, tp: &TopicPartition) -> Vec<(i32, usize)> {
 fn producer_seals_batches_at_batch_size_like_the_record_accumulator() {
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 1);
-    let config = ProducerConfig {
-        batch_size: 1000,
-        acks: Acks::Leader,
-        ..ProducerConfig::default()
-    };
+    let config = acks_1_with_batch_size(1000);
     let mut p = producer(&datadir, "t", config);
     let value = [b'x'; 100];
     for _ in 0..50 {
@@ -337,11 +342,7 @@ fn a_batch_holds_what_its_first_records_buffer_holds_like_the_record_accumulator
     // takes 61 + 3 * 8 = 85 bytes and a fourth record would not fit.
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 1);
-    let config = ProducerConfig {
-        batch_size: 1,
-        acks: Acks::Leader,
-        ..ProducerConfig::default()
-    };
+    let config = acks_1_with_batch_size(1);
     let mut p = producer(&datadir, "t", config);
     for _ in 0..7 {
         p.send(None, 1_000, None, Some(b"v"), &[]).expect("send");
@@ -662,11 +663,7 @@ fn the_topics_flush_policy_is_honoured_with_acks_1() {
         let dir = tempdir();
         crate::produce::create_topic(dir.path(), "f", 1, configs);
         let datadir = DataDir::open(dir.path()).expect("datadir");
-        let config = ProducerConfig {
-            batch_size: 1,
-            acks: Acks::Leader,
-            ..ProducerConfig::default()
-        };
+        let config = acks_1_with_batch_size(1);
         let mut p = producer(&datadir, "f", config);
         for _ in 0..5 {
             p.send(None, 1, None, Some(b"one-record-batch"), &[])
@@ -751,11 +748,7 @@ fn a_sealed_batch_is_written_without_waiting_for_a_flush() {
     // not wait for more input or the end of it.
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 1);
-    let config = ProducerConfig {
-        batch_size: 500,
-        acks: Acks::Leader,
-        ..ProducerConfig::default()
-    };
+    let config = acks_1_with_batch_size(500);
     let mut p = producer(&datadir, "t", config);
     // Four 109-byte records fill a 500-byte batch; the fifth seals it.
     for _ in 0..5 {
@@ -1085,11 +1078,7 @@ fn sending_values_checks_each_record_as_send_does() {
 fn sending_values_reads_the_clock_for_each_batch() {
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 1);
-    let config = ProducerConfig {
-        batch_size: 1000,
-        acks: Acks::Leader,
-        ..ProducerConfig::default()
-    };
+    let config = acks_1_with_batch_size(1000);
     let mut p = producer(&datadir, "t", config).report_written(true);
     let mut readings = 0;
     let value = [b'x'; 100];

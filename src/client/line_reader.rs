@@ -631,6 +631,20 @@ mod tests {
         }
     }
 
+    /// A reader whose reads return the given chunks, one each.
+    struct Chunks(Vec<&'static [u8]>);
+
+    impl Read for Chunks {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Ok(0);
+            }
+            let chunk = self.0.remove(0);
+            buf[..chunk.len()].copy_from_slice(chunk);
+            Ok(chunk.len())
+        }
+    }
+
     /// Java's `readLine` spelled out one byte at a time, to check the searches against.
     fn reference_lines(input: &[u8]) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
@@ -734,17 +748,6 @@ mod tests {
     #[test]
     fn buffered_lines_leave_a_carriage_return_at_the_end_of_the_input_read() {
         // Is the `\r` that ends what was read the start of `\r\n`? Only a read can tell.
-        struct Chunks(Vec<&'static [u8]>);
-        impl Read for Chunks {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                if self.0.is_empty() {
-                    return Ok(0);
-                }
-                let chunk = self.0.remove(0);
-                buf[..chunk.len()].copy_from_slice(chunk);
-                Ok(chunk.len())
-            }
-        }
         let mut lines = Lines::new(Chunks(vec![b"a\r\nb\r", b"\nc\n"]), 4096);
         assert_eq!(lines.next_line().unwrap(), Some(&b"a"[..]));
         assert!(lines.buffered().next().is_none());
@@ -762,17 +765,6 @@ mod tests {
     fn before_read_runs_only_when_no_buffered_line_is_left() {
         // Two reads of a chunked reader: the hook runs before each read, never while buffered
         // lines remain.
-        struct Chunks(Vec<&'static [u8]>);
-        impl Read for Chunks {
-            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                if self.0.is_empty() {
-                    return Ok(0);
-                }
-                let chunk = self.0.remove(0);
-                buf[..chunk.len()].copy_from_slice(chunk);
-                Ok(chunk.len())
-            }
-        }
         let mut lines = Lines::new(Chunks(vec![b"a\nb\nc", b"\nd\n"]), 4096);
         let mut log = Vec::new();
         let mut hooks = 0;
