@@ -215,8 +215,7 @@ impl Open {
     }
 }
 
-/// A full batch on its way to the sender thread, which finishes it (header, compression, CRC)
-/// as Kafka's sender closes a `ProducerBatch` when it drains it.
+/// A full batch on its way to the sender thread ([`Closing`] says who finishes it).
 #[derive(Debug)]
 struct Sealed {
     partition: i32,
@@ -227,7 +226,8 @@ struct Sealed {
 
 /// A sealed batch as it goes to the sender: an uncompressed one finished (header and CRC) by
 /// the producer while its bytes are still in the cache of the core that wrote them, a
-/// compressed one still to be compressed by the sender.
+/// compressed one still to be finished by the sender, which compresses it as Kafka's sender
+/// closes a `ProducerBatch` when it drains it.
 #[derive(Debug)]
 enum Closing {
     Built(BuiltBatch),
@@ -835,12 +835,12 @@ impl Producer {
     }
 
     /// [`Self::send`] of unkeyed records without headers: the records are the same as those of
-    /// a `send` per value (with the timestamps `clock` gives), for less work per record. The
-    /// clock is read once for each batch the values start, not for each record (the Java
-    /// producer reads it at each `send`), and with a named partition or a sticky partitioner
-    /// ([`Partitioner::sticky_for_unkeyed`]) each batch is filled in one call of
-    /// [`BatchBuilder::append_values`]. The console producer sends the lines of each block it
-    /// reads this way.
+    /// a `send` per value (with the timestamps `clock` gives), for less work per record. With a
+    /// named partition or a sticky partitioner ([`Partitioner::sticky_for_unkeyed`]) each batch
+    /// is filled in one call of [`BatchBuilder::append_values`], and the clock is read once for
+    /// each batch the values start (the Java producer reads it at each `send`); a partitioner
+    /// asked for each record gets a reading for each. The console producer sends the lines of
+    /// each block it reads this way.
     pub fn send_values<'a>(
         &mut self,
         partition: Option<i32>,
