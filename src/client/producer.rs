@@ -167,8 +167,8 @@ struct Open {
 }
 
 impl Open {
-    /// Appends the record, of [`fields_size`] `fields`, if the batch stays within its limit
-    /// (an empty batch takes any record).
+    /// Appends the record, of [`fields_size`] `fields`, if the batch stays within its limit and
+    /// its room before compression (an empty batch takes any record).
     #[inline(always)]
     fn try_append(
         &mut self,
@@ -178,15 +178,11 @@ impl Open {
         value: Option<&[u8]>,
         headers: &[Header],
     ) -> bool {
-        // Against the room before compression, the record counted at its longest.
-        if self.builder.record_count() > 0
-            && !self.builder.has_room_before_compression(fields, self.room)
-        {
-            return false;
-        }
         let taken = self
             .builder
-            .try_append_sized(self.limit, fields, timestamp, key, value, headers)
+            .try_append_sized(
+                self.limit, self.room, fields, timestamp, key, value, headers,
+            )
             .is_some();
         if taken {
             if let Some(timestamps) = &mut self.timestamps {

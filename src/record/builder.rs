@@ -240,14 +240,17 @@ impl BatchBuilder {
         headers: &[Header],
     ) -> Option<i64> {
         let fields = fields_size(key, value, headers);
-        self.try_append_sized(limit, fields, timestamp, key, value, headers)
+        self.try_append_sized(limit, usize::MAX, fields, timestamp, key, value, headers)
     }
 
-    /// [`Self::try_append`] of a record whose [`fields_size`] the caller already has.
+    /// [`Self::try_append`] of a record whose [`fields_size`] the caller already has, which
+    /// also keeps the records within `room` bytes before compression ([`Self::has_room_for`]).
+    #[allow(clippy::too_many_arguments)] // the record's four fields, its size and the bounds
     #[inline(always)]
     pub(crate) fn try_append_sized(
         &mut self,
         limit: usize,
+        room: usize,
         fields: usize,
         timestamp: i64,
         key: Option<&[u8]>,
@@ -255,8 +258,16 @@ impl BatchBuilder {
         headers: &[Header],
     ) -> Option<i64> {
         let offset = self.next_offset();
-        self.push(offset, Some(limit), fields, timestamp, key, value, headers)
-            .then_some(offset)
+        self.push(
+            offset,
+            Some((limit, room)),
+            fields,
+            timestamp,
+            key,
+            value,
+            headers,
+        )
+        .then_some(offset)
     }
 
     /// Appends records of a null key, no headers and `timestamp`, one for each value `values`
@@ -298,11 +309,7 @@ impl BatchBuilder {
                     size_of_varint(body as i32) + body
                 }
             };
-            if fields > max_fields
-                || self.count > 0
-                    && (self.estimated_size_in_bytes() + size > limit
-                        || !self.has_room_before_compression(fields, room))
-            {
+            if fields > max_fields || !self.has_room_for(size, fields, limit, room) {
                 refused = Some(value);
                 break;
             }
@@ -330,25 +337,28 @@ impl BatchBuilder {
         refused
     }
 
-    /// Whether a record of [`fields_size`] `fields`, counted at its longest
-    /// ([`MAX_RECORD_OVERHEAD`] besides its fields), keeps the records within `room` bytes
-    /// before compression.
-    #[inline]
-    pub(crate) fn has_room_before_compression(&self, fields: usize, room: usize) -> bool {
-        self.buf.len() + MAX_RECORD_OVERHEAD + fields <= room
+    /// Kafka's `hasRoomFor`, with the room before compression the producer keeps: whether a
+    /// record of `size` bytes (its length prefix included) and [`fields_size`] `fields` keeps
+    /// the batch's estimated size ([`Self::estimated_size_in_bytes`], the record counted
+    /// uncompressed: "be conservative") within `limit`, and the records within `room` bytes
+    /// before compression, each counted at its longest ([`MAX_RECORD_OVERHEAD`] besides its
+    /// fields). An empty batch takes any record.
+    #[inline(always)]
+    fn has_room_for(&self, size: usize, fields: usize, limit: usize, room: usize) -> bool {
+        self.count == 0
+            || (self.estimated_size_in_bytes() + size <= limit
+                && self.buf.len() + MAX_RECORD_OVERHEAD + fields <= room)
     }
 
     /// Writes a record of [`fields_size`] `fields` at `offset`, its size computed once for the
-    /// check and the writer. With a `limit`, Kafka's `hasRoomFor`: a batch that already holds
-    /// a record takes this one only if its estimated size, the new record counted
-    /// uncompressed ("be conservative"), stays within it; false when it does not (nothing
-    /// written).
+    /// check and the writer. With `bounds` (limit, room), only if [`Self::has_room_for`] says
+    /// it fits; false when it does not (nothing written).
     #[allow(clippy::too_many_arguments)] // the record's four fields, where and against what
     #[inline(always)]
     fn push(
         &mut self,
         offset: i64,
-        limit: Option<usize>,
+        bounds: Option<(usize, usize)>,
         fields: usize,
         timestamp: i64,
         key: Option<&[u8]>,
@@ -359,10 +369,8 @@ impl BatchBuilder {
         let base_timestamp = self.base_timestamp.unwrap_or(timestamp);
         let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
         let body = body_size(fields, offset_delta, timestamp_delta);
-        if let Some(limit) = limit {
-            if self.count > 0
-                && self.estimated_size_in_bytes() + size_of_varint(body as i32) + body > limit
-            {
+        if let Some((limit, room)) = bounds {
+            if !self.has_room_for(size_of_varint(body as i32) + body, fields, limit, room) {
                 return false;
             }
         }
