@@ -1,5 +1,7 @@
 //! The console producer's and consumer's hot paths (`cargo bench --bench client`): murmur2,
-//! line parsing, the formatter, the producer's batching into a partition, the consumer's reads.
+//! line parsing, the formatter, splitting a block into lines and encoding them into batches
+//! (the console producer's calling thread, without the disk), the producer's batching into a
+//! partition (a `send` per record and a `send_values` per run), the consumer's reads.
 //!
 //! End-to-end figures (the binary against `cp`, seeks in a 10-segment partition) come from
 //! `scripts/bench-client.sh`; both are quoted in BENCHMARKS.md.
@@ -8,12 +10,12 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kafkit::client::{
-    murmur2, Acks, IsolationLevel, LineFormat, PartitionConsumer, Producer, ProducerConfig,
-    RoundRobinPartitioner,
+    murmur2, Acks, BuiltInPartitioner, IsolationLevel, LineFormat, Lines, PartitionConsumer,
+    Partitioner, Producer, ProducerConfig, RoundRobinPartitioner,
 };
 use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicPartition};
 use kafkit::output::message::{MessageFormatter, MessageView};
-use kafkit::record::TimestampType;
+use kafkit::record::{BatchBuilder, Compression, TimestampType};
 
 const RECORDS: usize = 200_000;
 
@@ -69,6 +71,55 @@ fn pure(c: &mut Criterion) {
             black_box(out.len())
         })
     });
+    // The lines as the console producer reads them: one input, 256 KiB reads.
+    let input: Vec<u8> = lines
+        .iter()
+        .flat_map(|l| l.iter().copied().chain([b'\n']))
+        .collect();
+    group.bench_function("split 200k lines of 100 bytes (Lines::buffered)", |b| {
+        b.iter(|| {
+            let mut lines = Lines::new(&input[..], 256 << 10);
+            let mut count = lines.buffered().count();
+            while lines.next_line().expect("line").is_some() {
+                count += 1 + lines.buffered().count();
+            }
+            assert_eq!(count, RECORDS);
+        })
+    });
+    group.bench_function(
+        "batch 200k values (append_values, 16 KiB batches, sealed)",
+        |b| {
+            let mut free: Vec<Vec<u8>> = Vec::new();
+            b.iter(|| {
+                let mut values = lines.iter().map(|l| Some(&l[..]));
+                let mut next = None;
+                loop {
+                    let buffer = free.pop().unwrap_or_default();
+                    let mut batch = BatchBuilder::with_buffer(
+                        0,
+                        Compression::None,
+                        TimestampType::CreateTime,
+                        buffer,
+                    );
+                    let Some(value) = next.take().or_else(|| values.next()) else {
+                        break;
+                    };
+                    batch.append(1_700_000_000_000, None, value, &[]);
+                    next = batch.append_values(
+                        16_384,
+                        usize::MAX,
+                        usize::MAX,
+                        1_700_000_000_000,
+                        &mut values,
+                    );
+                    free.push(batch.seal().expect("seal").into_bytes());
+                    if next.is_none() {
+                        break;
+                    }
+                }
+            })
+        },
+    );
     group.finish();
 }
 
@@ -79,38 +130,48 @@ fn produce_consume(c: &mut Criterion) {
     let lines = lines();
     let dir = tempfile::tempdir().expect("tempdir");
     let datadir = DataDir::create(dir.path()).expect("datadir");
+    // A producer of a new one-partition topic (p1, p2, ...) of `datadir`.
     let mut n = 0;
+    let mut new_producer = |partitioner: Box<dyn Partitioner>| {
+        n += 1;
+        let lock = datadir.lock().expect("lock");
+        let topic = datadir
+            .create_topic(
+                &lock,
+                &NewTopic {
+                    name: format!("p{n}"),
+                    partitions: Some(1),
+                    ..NewTopic::default()
+                },
+            )
+            .expect("topic");
+        drop(lock);
+        let writer = PartitionWriter::new(&datadir).expect("writer");
+        let config = ProducerConfig {
+            acks: Acks::Leader,
+            ..ProducerConfig::default()
+        };
+        Producer::new(writer, topic, partitioner, config)
+    };
     group.bench_function("produce 200k records of 100 bytes (acks=1)", |b| {
         b.iter(|| {
-            n += 1;
-            let name = format!("p{n}");
-            let lock = datadir.lock().expect("lock");
-            let topic = datadir
-                .create_topic(
-                    &lock,
-                    &NewTopic {
-                        name,
-                        partitions: Some(1),
-                        ..NewTopic::default()
-                    },
-                )
-                .expect("topic");
-            drop(lock);
-            let writer = PartitionWriter::new(&datadir).expect("writer");
-            let config = ProducerConfig {
-                acks: Acks::Leader,
-                ..ProducerConfig::default()
-            };
-            let mut p = Producer::new(
-                writer,
-                topic,
-                Box::new(RoundRobinPartitioner::new()),
-                config,
-            );
+            let mut p = new_producer(Box::new(RoundRobinPartitioner::new()));
             for line in &lines {
                 p.send(None, 1_700_000_000_000, None, Some(line), &[])
                     .expect("send");
             }
+            p.close().expect("close");
+        })
+    });
+    group.bench_function("produce 200k values by run (send_values, acks=1)", |b| {
+        b.iter(|| {
+            let mut p = new_producer(Box::new(BuiltInPartitioner::new(Some(1))));
+            p.send_values(
+                None,
+                || 1_700_000_000_000,
+                lines.iter().map(|l| Some(&l[..])),
+            )
+            .expect("send");
             p.close().expect("close");
         })
     });
