@@ -296,17 +296,17 @@ impl BatchBuilder {
         let mut appended = false;
         let mut refused = None;
         for value in values {
-            let fields = fields_size(None, value, &[]);
             let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
             let short = match (short_timestamp, value) {
                 (Some(t), Some(v)) => ShortValueHead::new(t, offset_delta, v.len()),
                 _ => None,
             };
-            let size = match &short {
-                Some(head) => head.size,
+            let (size, fields) = match &short {
+                Some(head) => (head.size, head.fields),
                 None => {
+                    let fields = fields_size(None, value, &[]);
                     let body = body_size(fields, offset_delta, timestamp_delta);
-                    size_of_varint(body as i32) + body
+                    (size_of_varint(body as i32) + body, fields)
                 }
             };
             if fields > max_fields || !self.has_room_for(size, fields, limit, room) {

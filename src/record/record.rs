@@ -319,6 +319,8 @@ pub(crate) struct ShortValueHead {
     pub(crate) body: usize,
     /// The record's size with its length prefix.
     pub(crate) size: usize,
+    /// Its key, value and headers fields with their lengths ([`fields_size`]).
+    pub(crate) fields: usize,
 }
 
 impl ShortValueHead {
@@ -333,8 +335,10 @@ impl ShortValueHead {
     ) -> Option<Self> {
         let offset = ShortVarint::of(i64::from(offset_delta))?;
         let value = ShortVarint::of(i64::try_from(value_len).ok()?)?;
-        // Attributes, the deltas, the null key, the value length, the value, no headers.
-        let body = 1 + timestamp_delta.len + offset.len + 1 + value.len + value_len + 1;
+        // The null key, the value length, the value, no headers.
+        let fields = 1 + value.len + value_len + 1;
+        // Attributes, the deltas, the fields.
+        let body = 1 + timestamp_delta.len + offset.len + fields;
         let length = ShortVarint::of(i64::try_from(body).ok()?)?;
         // The attributes byte is 0: nothing to set between the length and the timestamp delta.
         let at_timestamp = 8 * (length.len + 1);
@@ -347,6 +351,7 @@ impl ShortValueHead {
             second_len: 1 + value.len,
             body,
             size: length.len + body,
+            fields,
         })
     }
 
