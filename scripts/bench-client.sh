@@ -4,8 +4,8 @@
 #   scripts/bench-client.sh [WORK_DIR]      (default: a fresh directory under /tmp)
 #
 # Builds the release binary, writes 2,000,000 lines of 100 bytes (+ newline), then times (medians
-# printed): 7 rounds of cp of the file, cp + sync, and produce of the file with --acks 1, in
-# alternation; produce with the default --acks all (each 16 KiB batch fsynced and checkpointed:
+# printed): ROUNDS (default 7) rounds of cp of the file, cp + sync, and produce of the file with
+# --acks 1, in alternation; produce with the default --acks all (each 16 KiB batch fsynced and checkpointed:
 # one run, it is slow on purpose); 5 runs of consume of the partition to /dev/null; a seek to the
 # middle of a 10-segment partition, for two partition sizes.
 set -euo pipefail
@@ -41,10 +41,10 @@ produce() { # $1 = extra args
   rm -rf d && "$K" --data-dir d topics --create --topic b >/dev/null
   t "$K" --data-dir d produce --topic b --file lines.txt $1
 }
-# The machine's speed drifts over minutes: cp and produce --acks 1 run in alternation, 7 pairs,
-# and the ratio is the median of the pairs' ratios.
+# The machine's speed drifts over minutes: cp and produce --acks 1 run in alternation, ROUNDS
+# pairs, and the ratio is the median of the pairs' ratios.
 : > pairs.txt
-for i in 1 2 3 4 5 6 7; do
+for i in $(seq "${ROUNDS:-7}"); do
   rm -f copy.txt; c=$(t cp lines.txt copy.txt); rm -f copy.txt
   cs=$(t sh -c 'cp lines.txt copy.txt && sync copy.txt'); rm -f copy.txt
   p=$(produce "--acks 1")
