@@ -9,6 +9,23 @@ use std::io::Write as _;
 /// takes them.
 const PACKAGE: &str = "org.apache.kafka.common.serialization.";
 
+/// The serializers of [`PACKAGE`] (Kafka 4.x), which a user may name by mistake.
+const SERIALIZERS: [&str; 13] = [
+    "BooleanSerializer",
+    "ByteArraySerializer",
+    "ByteBufferSerializer",
+    "BytesSerializer",
+    "DoubleSerializer",
+    "FloatSerializer",
+    "IntegerSerializer",
+    "ListSerializer",
+    "LongSerializer",
+    "ShortSerializer",
+    "StringSerializer",
+    "UUIDSerializer",
+    "VoidSerializer",
+];
+
 /// One of Kafka's built-in deserializers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Deserializer {
@@ -47,7 +64,8 @@ pub enum DeserializerClass {
     /// A class Kafka's formatter cannot make a deserializer of: it logs `Unable to instantiate
     /// a deserializer from <class>` with the exception, and prints the raw bytes.
     NotLoaded {
-        /// The first line of the exception (`java.lang.ClassNotFoundException: <class>`).
+        /// The first line of the exception (`java.lang.ClassNotFoundException: <class>`, or the
+        /// `ClassCastException` of a serializer named by mistake).
         exception: String,
     },
 }
@@ -89,6 +107,20 @@ impl Deserializer {
             "ListDeserializer" => {
                 DeserializerClass::NotLoaded {
                     exception: "org.apache.kafka.common.config.ConfigException: Not able to determine the list class because it was neither passed via the constructor nor set in the config.".to_string(),
+                }
+            }
+            // The package's interfaces have no constructor for `newInstance`.
+            "Deserializer" | "Serializer" | "Serde" => DeserializerClass::NotLoaded {
+                exception: format!("java.lang.NoSuchMethodException: {name}.<init>()"),
+            },
+            // Its other classes are made, then refused by the cast to `Deserializer`, with the
+            // JVM's message for classes of Kafka's jars (the application loader's unnamed
+            // module).
+            _ if SERIALIZERS.contains(&simple) || simple == "Serdes" => {
+                DeserializerClass::NotLoaded {
+                    exception: format!(
+                        "java.lang.ClassCastException: class {name} cannot be cast to class {PACKAGE}Deserializer ({name} and {PACKAGE}Deserializer are in unnamed module of loader 'app')"
+                    ),
                 }
             }
             _ => not_found(),
@@ -509,6 +541,30 @@ mod tests {
                 DeserializerClass::Available(d)
             );
         }
+        // A serializer named by mistake: Kafka makes it, then its cast fails.
+        assert_eq!(
+            Deserializer::for_class(&full("StringSerializer")),
+            DeserializerClass::NotLoaded {
+                exception: "java.lang.ClassCastException: class org.apache.kafka.common.serialization.StringSerializer cannot be cast to class org.apache.kafka.common.serialization.Deserializer (org.apache.kafka.common.serialization.StringSerializer and org.apache.kafka.common.serialization.Deserializer are in unnamed module of loader 'app')".into()
+            }
+        );
+        for s in SERIALIZERS.into_iter().chain(["Serdes"]) {
+            assert!(
+                matches!(
+                    Deserializer::for_class(&full(s)),
+                    DeserializerClass::NotLoaded { exception } if exception.starts_with("java.lang.ClassCastException: ")
+                ),
+                "{s}"
+            );
+        }
+        assert_eq!(
+            Deserializer::for_class(&full("Deserializer")),
+            DeserializerClass::NotLoaded {
+                exception: format!(
+                    "java.lang.NoSuchMethodException: {PACKAGE}Deserializer.<init>()"
+                )
+            }
+        );
     }
 
     proptest::proptest! {
