@@ -257,40 +257,53 @@ impl InternalFormatter {
         value: Option<&[u8]>,
     ) -> Result<Option<String>, String> {
         let (key_schema, value_schema, other_key_schema) = self.schemas();
-        let reads = |name: &str, version: i16| schema(name).is_ok_and(|s| s.supports(version));
-        let key_json = match key {
-            None => JValue::Null,
-            Some(key) => {
-                let (version, rest) =
-                    read_i16(key).ok_or("the key is shorter than its 2-byte version")?;
-                let data = if reads(key_schema, version) {
-                    read_internal(key_schema, rest, version, "key")?
-                } else if let Some(other) = other_key_schema.filter(|o| reads(o, version)) {
-                    // The other record kind of the topic: read (its bytes may fail, as in
-                    // Kafka), then left out.
-                    read_internal(other, rest, version, "key")?;
-                    return Ok(None);
-                } else {
-                    JValue::Str("unknown".into())
-                };
-                versioned(version, data)
-            }
+        let key_schemas: &[&str] = match other_key_schema {
+            Some(other) => &[key_schema, other],
+            None => &[key_schema],
         };
-        let value_json = match value {
+        let key_json = match key
+            .map(|k| read_versioned(k, key_schemas, "key"))
+            .transpose()?
+        {
             None => JValue::Null,
-            Some(value) => {
-                let (version, rest) =
-                    read_i16(value).ok_or("the value is shorter than its 2-byte version")?;
-                let data = if reads(value_schema, version) {
-                    read_internal(value_schema, rest, version, "value")?
-                } else {
-                    JValue::Str("unknown".into())
-                };
-                versioned(version, data)
-            }
+            Some((version, Some((0, data)))) => versioned(version, data),
+            // The other record kind of the topic: read (its bytes may fail, as in Kafka), then
+            // left out.
+            Some((_, Some(_))) => return Ok(None),
+            Some((version, None)) => versioned(version, JValue::Str("unknown".into())),
+        };
+        let value_json = match value
+            .map(|v| read_versioned(v, &[value_schema], "value"))
+            .transpose()?
+        {
+            None => JValue::Null,
+            Some((version, Some((_, data)))) => versioned(version, data),
+            Some((version, None)) => versioned(version, JValue::Str("unknown".into())),
         };
         let record = JValue::Obj(vec![("key".into(), key_json), ("value".into(), value_json)]);
         Ok(Some(record.to_kafka_string()))
+    }
+}
+
+/// The 2-byte version at the start of a key or value (`what`), and the rest read with the first
+/// of `schemas` that holds that version (its index and the data), or `None` when none does.
+fn read_versioned(
+    bytes: &[u8],
+    schemas: &[&str],
+    what: &str,
+) -> Result<(i16, Option<(usize, JValue)>), String> {
+    let (version, rest) =
+        read_i16(bytes).ok_or_else(|| format!("the {what} is shorter than its 2-byte version"))?;
+    let found = schemas
+        .iter()
+        .enumerate()
+        .find(|(_, name)| schema(name).is_ok_and(|s| s.supports(version)));
+    match found {
+        Some((i, name)) => Ok((
+            version,
+            Some((i, read_internal(name, rest, version, what)?)),
+        )),
+        None => Ok((version, None)),
     }
 }
 
@@ -629,10 +642,14 @@ mod tests {
         );
         // Shorter than the version, or a group key cut short: errors, as Kafka's reads throw;
         // the group key is read before it is left out.
-        assert!(InternalFormatter::Offsets.format(Some(&[0]), None).is_err());
-        assert!(InternalFormatter::GroupMetadata
-            .format(None, Some(&[0]))
-            .is_err());
+        assert_eq!(
+            InternalFormatter::Offsets.format(Some(&[0]), None),
+            Err("the key is shorter than its 2-byte version".to_string())
+        );
+        assert_eq!(
+            InternalFormatter::GroupMetadata.format(None, Some(&[0])),
+            Err("the value is shorter than its 2-byte version".to_string())
+        );
         assert!(InternalFormatter::Offsets
             .format(Some(&[0, 2, 0, 9, b'g']), None)
             .is_err());
