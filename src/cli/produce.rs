@@ -337,11 +337,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                     stop = Some(e.to_string());
                     break;
                 }
-                if producer.may_have_events() {
-                    for event in producer.take_events() {
-                        reporter.report(&mut out, &event)?;
-                    }
-                }
+                reporter.report_new(&mut out, &mut producer)?;
                 if let Some(bar) = &progress {
                     bar.set_position(lines.consumed());
                 }
@@ -427,11 +423,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 break;
             }
         }
-        if producer.may_have_events() {
-            for event in producer.take_events() {
-                reporter.report(&mut out, &event)?;
-            }
-        }
+        reporter.report_new(&mut out, &mut producer)?;
         if reporter.failed && args.sync {
             break;
         }
@@ -499,6 +491,16 @@ struct Reporter<'a> {
 }
 
 impl Reporter<'_> {
+    /// Reports what the producer learnt since the last call: cheap after every record.
+    fn report_new(&mut self, out: &mut impl Write, producer: &mut Producer) -> io::Result<()> {
+        if producer.may_have_events() {
+            for event in producer.take_events() {
+                self.report(out, &event)?;
+            }
+        }
+        Ok(())
+    }
+
     fn report(&mut self, out: &mut impl Write, event: &Event) -> io::Result<()> {
         match event {
             Event::Written(m) => write_typed_line(
