@@ -66,6 +66,7 @@ pub mod assign;
 pub mod client;
 pub mod datadir;
 pub mod decode;
+mod java;
 pub mod log;
 pub mod output;
 pub mod record;

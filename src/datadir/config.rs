@@ -244,7 +244,7 @@ impl ConfigValue {
         match self {
             ConfigValue::Int(v) => v.to_string(),
             ConfigValue::Long(v) => v.to_string(),
-            ConfigValue::Double(v) => java_double(*v),
+            ConfigValue::Double(v) => crate::java::double_to_string(*v),
             ConfigValue::Boolean(v) => v.to_string(),
             ConfigValue::String(v) => v.clone(),
             ConfigValue::List(v) => format!("[{}]", v.join(", ")),
@@ -266,34 +266,6 @@ impl ConfigValue {
             ConfigValue::Long(v) => Some(*v),
             _ => None,
         }
-    }
-}
-
-/// Java's `Double.toString`, close enough for error messages.
-fn java_double(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    let a = v.abs();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        let s = format!("{v}");
-        if s.contains('.') {
-            s
-        } else {
-            format!("{s}.0")
-        }
-    } else {
-        let s = format!("{v:e}");
-        let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
-        let mantissa = if mantissa.contains('.') {
-            mantissa.to_string()
-        } else {
-            format!("{mantissa}.0")
-        };
-        format!("{mantissa}E{exponent}")
     }
 }
 
@@ -645,14 +617,6 @@ mod tests {
         assert!(TopicConfigs::new([("leader.replication.throttled.replicas", "*")]).is_ok());
         assert!(TopicConfigs::new([("leader.replication.throttled.replicas", "0:1,1:2")]).is_ok());
         assert!(TopicConfigs::new([("leader.replication.throttled.replicas", "0-1")]).is_err());
-    }
-
-    #[test]
-    fn java_doubles() {
-        assert_eq!(java_double(2.0), "2.0");
-        assert_eq!(java_double(0.5), "0.5");
-        assert_eq!(java_double(1e10), "1.0E10");
-        assert_eq!(java_double(-1.5e-5), "-1.5E-5");
     }
 
     #[test]

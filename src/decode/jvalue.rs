@@ -66,7 +66,7 @@ impl JValue {
             JValue::Int(n) => {
                 let _ = write!(out, "{n}");
             }
-            JValue::Float(f) => out.push_str(&java_double(*f)),
+            JValue::Float(f) => out.push_str(&crate::java::double_to_string(*f)),
             JValue::Str(s) => write_string(s, out),
             JValue::Bytes(b) => {
                 out.push('"');
@@ -137,35 +137,6 @@ fn write_string(s: &str, out: &mut String) {
         }
     }
     out.push('"');
-}
-
-/// Java's `Double.toString` for the common cases (plain notation in [1e-3, 1e7), else `E`).
-fn java_double(f: f64) -> String {
-    if !f.is_finite() {
-        return if f.is_nan() {
-            "NaN".into()
-        } else if f > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        };
-    }
-    let a = f.abs();
-    if a == 0.0 || (1e-3..1e7).contains(&a) {
-        let s = format!("{f}");
-        if s.contains('.') {
-            s
-        } else {
-            format!("{s}.0")
-        }
-    } else {
-        let s = format!("{f:e}");
-        match s.split_once('e') {
-            Some((m, e)) if m.contains('.') => format!("{m}E{e}"),
-            Some((m, e)) => format!("{m}.0E{e}"),
-            None => s,
-        }
-    }
 }
 
 #[cfg(test)]
