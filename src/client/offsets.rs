@@ -24,38 +24,46 @@ pub enum OffsetSpec {
 /// checkpoint), or `None` when there is no answer (an empty log for `-3`, a timestamp newer
 /// than every record). A partition without a directory is an empty log.
 pub fn list_offset(dir: &Path, spec: OffsetSpec, log_start: i64) -> Result<Option<i64>, LogError> {
-    if !dir.is_dir() {
-        return Ok(match spec {
-            OffsetSpec::Latest | OffsetSpec::Earliest => Some(log_start),
-            _ => None,
-        });
-    }
-    let mut log = LogReader::open(dir)?;
-    Ok(match spec {
-        OffsetSpec::Latest => Some(log.log_end_offset()?),
-        OffsetSpec::Earliest => Some(log.log_start_offset().max(log_start)),
-        OffsetSpec::LatestTiered => None,
-        OffsetSpec::Timestamp(ts) => log.offset_for_timestamp(ts)?.map(|(offset, _)| offset),
-        OffsetSpec::MaxTimestamp => max_timestamp_offset(&mut log)?,
+    let empty = match spec {
+        OffsetSpec::Latest | OffsetSpec::Earliest => Some(log_start),
+        _ => None,
+    };
+    read_or_empty(dir, empty, |log| {
+        Ok(match spec {
+            OffsetSpec::Latest => Some(log.log_end_offset()?),
+            OffsetSpec::Earliest => Some(log.log_start_offset().max(log_start)),
+            OffsetSpec::LatestTiered => None,
+            OffsetSpec::Timestamp(ts) => log.offset_for_timestamp(ts)?.map(|(offset, _)| offset),
+            OffsetSpec::MaxTimestamp => max_timestamp_offset(log)?,
+        })
     })
 }
 
 /// The offsets a consumer may start at in the partition at `dir`: (log start, log end). The log
 /// start is the first segment's base or the checkpointed log start offset, whichever is higher;
-/// a partition without a directory is empty, also one whose directory is removed while it is
-/// read (its topic being deleted).
+/// a partition without a directory is empty.
 pub fn offset_range(dir: &Path, checkpointed_start: i64) -> Result<(i64, i64), LogError> {
     let empty = (checkpointed_start, checkpointed_start);
+    read_or_empty(dir, empty, |log| {
+        let end = log.log_end_offset()?;
+        Ok((log.log_start_offset().max(checkpointed_start).min(end), end))
+    })
+}
+
+/// What `read` finds in the partition at `dir`, or `empty` when it has no directory: none at
+/// all, or one removed while it was read (its topic deleted), whose files vanished under the
+/// reader.
+fn read_or_empty<T>(
+    dir: &Path,
+    empty: T,
+    read: impl FnOnce(&mut LogReader) -> Result<T, LogError>,
+) -> Result<T, LogError> {
     if !dir.is_dir() {
         return Ok(empty);
     }
-    let range = LogReader::open(dir).and_then(|mut log| {
-        let end = log.log_end_offset()?;
-        Ok((log.log_start_offset().max(checkpointed_start).min(end), end))
-    });
-    match range {
+    match LogReader::open(dir).and_then(|mut log| read(&mut log)) {
         Err(_) if !dir.is_dir() => Ok(empty),
-        range => range,
+        found => found,
     }
 }
 
