@@ -58,11 +58,8 @@ fn parse(key: &ConfigKey, raw: &str) -> Result<ConfigValue, String> {
 
 /// An `INT` or `LONG` config's value.
 pub fn number(key: &ConfigKey, raw: &str) -> Result<i64, String> {
-    match parse(key, raw)? {
-        ConfigValue::Int(n) => Ok(n.into()),
-        ConfigValue::Long(n) => Ok(n),
-        other => Err(mistyped(key, &other)),
-    }
+    let value = parse(key, raw)?;
+    value.as_i64().ok_or_else(|| mistyped(key, &value))
 }
 
 /// A `BOOLEAN` config's value.

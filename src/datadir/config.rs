@@ -260,7 +260,8 @@ impl ConfigValue {
         }
     }
 
-    fn as_i64(&self) -> Option<i64> {
+    /// The value of an `INT` or `LONG` config.
+    pub(crate) fn as_i64(&self) -> Option<i64> {
         match self {
             ConfigValue::Int(v) => Some(i64::from(*v)),
             ConfigValue::Long(v) => Some(*v),
