@@ -788,7 +788,10 @@ fn formatter_config_file_and_formatter_class() {
         )
         .fails()
         .to_string();
-        assert!(err.contains("is not available"), "{err}");
+        assert!(
+            err.contains(&format!("The formatter {class} is not available: kafkit consume has Kafka's DefaultMessageFormatter, LoggingMessageFormatter, NoOpMessageFormatter, OffsetsMessageFormatter, GroupMetadataMessageFormatter and TransactionLogMessageFormatter (and --output json).")),
+            "{err}"
+        );
     }
 }
 

@@ -356,7 +356,11 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
     ) else {
         return Err(usage_error(
             "consume",
-            format!("The formatter {class} is not available: kafkit consume has Kafka's DefaultMessageFormatter, LoggingMessageFormatter, NoOpMessageFormatter, OffsetsMessageFormatter, GroupMetadataMessageFormatter and TransactionLogMessageFormatter (and --output json)."),
+            format!(
+                "The formatter {class} is not available: kafkit consume has Kafka's {} and {} (and --output json).",
+                Formatter::CLASSES[..Formatter::CLASSES.len() - 1].join(", "),
+                Formatter::CLASSES[Formatter::CLASSES.len() - 1],
+            ),
         ));
     };
     // The formatter shapes the text output only; --output json does not load it.

@@ -275,6 +275,17 @@ pub enum Formatter {
 }
 
 impl Formatter {
+    /// The formatter classes kafkit has, by their simple names (in
+    /// `org.apache.kafka.tools.consumer`).
+    pub const CLASSES: [&'static str; 6] = [
+        "DefaultMessageFormatter",
+        "LoggingMessageFormatter",
+        "NoOpMessageFormatter",
+        "OffsetsMessageFormatter",
+        "GroupMetadataMessageFormatter",
+        "TransactionLogMessageFormatter",
+    ];
+
     /// The formatter of class `class` (a full name, as Kafka's `Class.forName` takes it) with
     /// the properties, or `None` for a class kafkit does not have.
     pub fn new<'p>(
@@ -335,4 +346,21 @@ pub fn record_json(m: &MessageView<'_>) -> Value {
         "value": bytes_value(m.value),
         "headers": headers_value(m.headers),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The classes the usage error lists are the classes `Formatter::new` makes, and no other.
+    #[test]
+    fn the_listed_formatter_classes_are_the_ones_made() {
+        for class in Formatter::CLASSES {
+            let full = format!("org.apache.kafka.tools.consumer.{class}");
+            assert!(Formatter::new(&full, []).is_some(), "{class}");
+        }
+        assert!(
+            Formatter::new("org.apache.kafka.tools.consumer.XmlMessageFormatter", []).is_none()
+        );
+    }
 }
