@@ -28,6 +28,23 @@ fn config() -> LogConfig {
     LogConfig::default()
 }
 
+/// A log in `dir` opened with `config` and given `n` batches of 5 records of 100 bytes.
+fn log_of_batches(dir: &Path, config: LogConfig, n: i64) -> Log {
+    let mut log = Log::open(dir, config, 0, 0, 0).expect("open");
+    for i in 0..n {
+        log.append(&batch(5, 100, i * 10), 0).expect("append");
+    }
+    log
+}
+
+/// Flips one bit of the byte in the middle of a file, keeping its size.
+fn flip_middle_byte(path: &Path) {
+    let mut bytes = fs::read(path).expect("read");
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    fs::write(path, &bytes).expect("write");
+}
+
 /// (position, size, last offset, max timestamp) of every batch in a `.log`.
 fn scan(path: &Path) -> Vec<(u64, u64, i64, i64)> {
     let bytes = fs::read(path).expect("read log");
@@ -190,10 +207,7 @@ fn active_indexes_are_preallocated_and_trimmed_on_close() {
 fn a_torn_tail_is_truncated_on_reopen_and_nothing_before_it_is_lost() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
-    for i in 0..200 {
-        log.append(&batch(5, 100, i * 10), 0).expect("append");
-    }
+    let log = log_of_batches(&dir, config(), 200);
     let leo = log.log_end_offset();
     let rp = log.close().expect("close");
     assert_eq!(rp, leo);
@@ -470,6 +484,53 @@ fn reopening_between_appends_keeps_the_index_kafkas_recovery_would_build() {
     assert_eq!(index_entries(&dir, 0), want);
 }
 
+#[test]
+fn an_intact_tail_is_not_validated_again_unless_it_shares_the_recovery_points_segment() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let log = log_of_batches(&dir, config(), 200);
+    let leo = log.log_end_offset();
+    assert_eq!(log.close_unflushed().expect("close"), 0, "nothing flushed");
+    // A byte flipped in the middle stands for what validation would find: a writer trusting
+    // the tail up to `leo` does not look there, one starting at the recovery point does.
+    flip_middle_byte(&dir.join("00000000000000000000.log"));
+
+    let log = Log::open_intact(&dir, config(), 0, leo, 0, 0).expect("open intact");
+    assert_eq!(log.log_end_offset(), leo);
+    assert_eq!(log.recovery().truncated_bytes, 0);
+    assert_eq!(log.recovery_point(), 0, "not flushed on open");
+    assert_eq!(log.close_unflushed().expect("close"), 0);
+
+    let log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    assert!(log.log_end_offset() < leo);
+    assert!(log.recovery().truncated_bytes > 0);
+    assert_eq!(
+        log.recovery_point(),
+        log.log_end_offset(),
+        "flushed on open"
+    );
+    log.close().expect("close");
+
+    // A recovery point in an earlier segment than the intact end: segments in between were
+    // not written by the writer that closed there, so everything is validated from the
+    // recovery point.
+    let dir = tmp.path().join("t-1");
+    let rolled = LogConfig {
+        segment_bytes: 10_000,
+        ..config()
+    };
+    let log = log_of_batches(&dir, rolled.clone(), 60);
+    let leo = log.log_end_offset();
+    assert!(log.segment_base_offsets().len() > 2);
+    log.close_unflushed().expect("close");
+    flip_middle_byte(&dir.join("00000000000000000000.log"));
+    let log = Log::open_intact(&dir, rolled, 0, leo, 0, 0).expect("open intact");
+    assert!(log.recovery().truncated_bytes > 0);
+    assert!(log.recovery().deleted_segments > 0);
+    assert!(log.log_end_offset() < leo);
+    log.close().expect("close");
+}
+
 mod writer {
     use std::fs;
 
@@ -541,6 +602,118 @@ mod writer {
         w.close().expect("close");
         let text = fs::read_to_string(tmp.path().join("log-start-offset-checkpoint")).unwrap();
         assert_eq!(text, "0\n1\norders 1 3\n");
+    }
+
+    /// The unflushed tails file's entries, as (topic, partition, end offset).
+    fn tails(root: &std::path::Path) -> Vec<(String, i64, i64)> {
+        let text = fs::read_to_string(root.join(".kafkit-unflushed.json")).expect("tails");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+        json["tails"]
+            .as_array()
+            .expect("tails")
+            .iter()
+            .map(|t| {
+                let field = |name: &str| t[name].as_i64().expect(name);
+                let topic = t["topic"].as_str().expect("topic").to_string();
+                (topic, field("partition"), field("end_offset"))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_writer_closed_unflushed_keeps_recovery_points_and_the_next_trusts_its_tail_until_a_restart(
+    ) {
+        let tmp = tempdir();
+        let root = tmp.path();
+        let dd = DataDir::create(root).expect("create");
+        let t = topic(&dd, "orders", 2);
+        let checkpoint = || fs::read_to_string(root.join("recovery-point-offset-checkpoint"));
+        let append = |w: &mut PartitionWriter, partition: i32| {
+            w.log(&t, partition)
+                .expect("log")
+                .append(&batch(2, 10, 0), 0)
+                .expect("append");
+        };
+
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        for _ in 0..3 {
+            append(&mut w, 0);
+        }
+        // Partition 1 gets offset-index entries (one per 4 KiB), so that a writer trusting its
+        // tail would resume validation past the middle of the segment.
+        for i in 0..100 {
+            w.log(&t, 1)
+                .expect("log")
+                .append(&batch(5, 100, i), 0)
+                .expect("append");
+        }
+        w.close_unflushed().expect("close");
+        assert_eq!(checkpoint().unwrap(), "0\n2\norders 0 0\norders 1 0\n");
+        assert_eq!(
+            tails(root),
+            [("orders".into(), 0, 6), ("orders".into(), 1, 500)]
+        );
+
+        // The next writer of this boot starts from where the last one closed: nothing to
+        // validate, nothing flushed on open. Closing with a flush makes the tail durable.
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        let log = w.log(&t, 0).expect("log");
+        assert_eq!((log.log_end_offset(), log.recovery_point()), (6, 0));
+        append(&mut w, 0);
+        w.close().expect("close");
+        assert_eq!(checkpoint().unwrap(), "0\n2\norders 0 8\norders 1 0\n");
+        assert_eq!(
+            tails(root),
+            [("orders".into(), 1, 500)],
+            "partition 0 is flushed"
+        );
+
+        // Anything that changed the segment since (here a byte flipped in its middle) voids the
+        // trust: the writer validates from the recovery point and cuts from the bad batch on.
+        super::flip_middle_byte(&root.join("orders-1/00000000000000000000.log"));
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        let log = w.log(&t, 1).expect("log");
+        assert!(log.recovery().truncated_bytes > 0);
+        let end = log.log_end_offset();
+        assert!(end < 500);
+        assert_eq!(log.recovery_point(), end);
+        append(&mut w, 1);
+        w.close_unflushed().expect("close");
+        assert_eq!(tails(root), [("orders".into(), 1, end + 2)]);
+
+        // After a restart (another boot id) nothing is trusted: the log is validated from the
+        // recovery point and flushed, as after any unclean shutdown.
+        let path = root.join(".kafkit-unflushed.json");
+        let text = fs::read_to_string(&path).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json["boot_id"] = "00000000-0000-0000-0000-000000000000".into();
+        fs::write(&path, json.to_string()).unwrap();
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        let log = w.log(&t, 1).expect("log");
+        assert_eq!(
+            (log.log_end_offset(), log.recovery_point()),
+            (end + 2, end + 2)
+        );
+        w.close_unflushed().expect("close");
+        assert_eq!(
+            checkpoint().unwrap(),
+            format!("0\n2\norders 0 8\norders 1 {}\n", end + 2)
+        );
+
+        // A malformed file is ignored (it only costs a longer recovery) and replaced.
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        append(&mut w, 1);
+        w.close_unflushed().expect("close");
+        fs::write(&path, "{").unwrap();
+        let mut w = PartitionWriter::new(&dd).expect("writer");
+        let log = w.log(&t, 1).expect("log");
+        assert_eq!(
+            (log.log_end_offset(), log.recovery_point()),
+            (end + 4, end + 4)
+        );
+        append(&mut w, 1);
+        w.close_unflushed().expect("close");
+        assert_eq!(tails(root), [("orders".into(), 1, end + 6)]);
     }
 }
 

@@ -1150,19 +1150,52 @@ fn sync_writes_one_record_per_batch() {
     )
     .ok();
     assert_eq!(batches(dir.path(), "s", 0).len(), 4);
-    let checkpoint = fs::read_to_string(dir.path().join("recovery-point-offset-checkpoint"))
-        .expect("checkpoint");
-    assert!(checkpoint.lines().any(|l| l == "s 0 5"), "{checkpoint}");
+    // `--acks 1` leaves flushing to the operating system, at the end of the run too: the
+    // recovery point stays after the `--sync` records, and the unflushed tails say where the
+    // run closed the log, for the next writer of this boot.
+    let checkpoint = || {
+        fs::read_to_string(dir.path().join("recovery-point-offset-checkpoint")).expect("checkpoint")
+    };
+    assert!(
+        checkpoint().lines().any(|l| l == "s 0 3"),
+        "{}",
+        checkpoint()
+    );
+    let tails = || -> serde_json::Value {
+        let text = fs::read_to_string(dir.path().join(".kafkit-unflushed.json")).expect("tails");
+        serde_json::from_str(&text).expect("json")
+    };
+    assert_eq!(tails()["tails"][0]["end_offset"], 5, "{}", tails());
+    assert_eq!(
+        values(&consume_all(dir.path(), "s")),
+        ["a", "b", "c", "d", "e"]
+    );
+    // The default, `--acks all`, fsyncs each batch: everything is flushed.
+    kafkit_stdin(dir.path(), &["produce", "--topic", "s"], b"f\n").ok();
+    assert!(
+        checkpoint().lines().any(|l| l == "s 0 6"),
+        "{}",
+        checkpoint()
+    );
+    assert_eq!(tails()["tails"], serde_json::json!([]));
 }
 
 #[test]
 fn a_torn_tail_is_truncated_by_the_next_produce_and_nothing_before_is_lost() {
+    // After a flushed run (`--acks all`) and after one that left flushing to the system
+    // (`--acks 1`, whose tail the next writer would trust had nothing touched it).
+    for acks in ["all", "1"] {
+        a_torn_tail_is_truncated_by_the_next_produce_after(acks);
+    }
+}
+
+fn a_torn_tail_is_truncated_by_the_next_produce_after(acks: &str) {
     let dir = tempdir();
     create_topic(dir.path(), "torn", 1, &[]);
     let first: String = (0..10).map(|i| format!("first-{i}\n")).collect();
     kafkit_stdin(
         dir.path(),
-        &["produce", "--topic", "torn"],
+        &["produce", "--topic", "torn", "--acks", acks],
         first.as_bytes(),
     )
     .ok();

@@ -68,8 +68,10 @@ pub struct Args {
     pub compression_codec: Option<String>,
     /// The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka's default). With
     /// all, each batch is fsynced and checkpointed before the next is appended, which makes bulk
-    /// loads disk-latency bound: use 1 for them (the topic's flush.messages / flush.ms still
-    /// apply, and everything is fsynced when the run ends).
+    /// loads disk-latency bound: use 1 for them. With 0 or 1, as on a broker, flushing is left
+    /// to the topic's flush.messages / flush.ms, segment rolls and the operating system, also
+    /// when the run ends: a crash of the machine can lose what was written since the last
+    /// flush (the next writer then cuts any torn tail).
     #[arg(
         long,
         visible_alias = "acks",

@@ -295,7 +295,13 @@ impl SenderThread {
                 break;
             }
         }
-        self.writer.close()?;
+        // With acks 0 or 1 flushing is left to the topic's flush policy and to the operating
+        // system, at the end of the run too (`PartitionWriter::close_unflushed`).
+        if self.durable_each_batch {
+            self.writer.close()?;
+        } else {
+            self.writer.close_unflushed()?;
+        }
         Ok(())
     }
 
@@ -1065,8 +1071,9 @@ impl Producer {
         self.wait_for(|reply| matches!(reply, Reply::Synced).then_some(()))
     }
 
-    /// Writes every open batch, then stops the sender thread, which closes the logs (flushed,
-    /// indexes trimmed) and checkpoints their recovery points.
+    /// Writes every open batch, then stops the sender thread, which closes the logs (indexes
+    /// trimmed; fsynced with `acks=all` or `--sync`, left to the operating system with `acks` 0
+    /// and 1 as a broker leaves them) and checkpoints their recovery points.
     /// Returns the events not taken yet; on an error they are dropped, so a caller that must
     /// report every record calls [`Self::flush`] and [`Self::take_events`] first. When both the
     /// last writes and the closing fail, the error says both.

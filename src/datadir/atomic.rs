@@ -21,6 +21,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Replaces `path` with `bytes` atomically and durably, through the temporary file `tmp`
 /// (which must be on the same file system).
 pub fn write_atomic_via(path: &Path, tmp: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace_via(path, tmp, bytes, true)
+}
+
+/// Replaces `path` with `bytes` through `<path>.tmp` without syncing anything: readers see the
+/// old file or the new one, but a crash may leave neither (for files only worth having until
+/// the machine restarts).
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace_via(path, &temp_path(path), bytes, false)
+}
+
+fn replace_via(path: &Path, tmp: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     let result = (|| {
         let mut file = OpenOptions::new()
             .write(true)
@@ -28,10 +39,15 @@ pub fn write_atomic_via(path: &Path, tmp: &Path, bytes: &[u8]) -> io::Result<()>
             .truncate(true)
             .open(tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         drop(file);
         fs::rename(tmp, path)?;
-        sync_parent(path)
+        if durable {
+            sync_parent(path)?;
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = fs::remove_file(tmp);

@@ -7,6 +7,7 @@
 //!   meta.properties  .lock  recovery-point-offset-checkpoint  log-start-offset-checkpoint ...
 //!   <topic>-<partition>/     partition.metadata, segments (the log's business)
 //!   .kafkit-topics.json      kafkit's topic metadata (see below)
+//!   .kafkit-unflushed.json   where logs were closed unflushed, trusted until a restart (`tails`)
 //! ```
 //!
 //! A broker keeps topic metadata in its controller; kafkit keeps it in one JSON file at the
@@ -57,6 +58,7 @@ pub mod lock;
 pub mod meta;
 pub mod names;
 pub mod placement;
+mod tails;
 pub mod uuid;
 mod writer;
 
@@ -67,6 +69,7 @@ pub use config::{ConfigError, TopicConfigs};
 pub use lock::{DirLock, LockError, DEFAULT_LOCK_WAIT};
 pub use meta::{MetaError, MetaProperties};
 pub use names::{InvalidTopicFilter, InvalidTopicName, TopicFilter};
+pub use tails::UNFLUSHED_TAILS;
 pub use uuid::Uuid;
 pub use writer::{now_ms, PartitionWriter};
 

@@ -6,12 +6,15 @@
 //! partition opened here recovers from its checkpointed recovery point, and closing the writer
 //! flushes every log and checkpoints the new recovery points. A writer that dies in between
 //! leaves the old recovery points, so the next one validates (and if torn, truncates) what the
-//! dead one wrote after them.
+//! dead one wrote after them. A writer closed without flushing ([`PartitionWriter::close_unflushed`])
+//! keeps the old recovery points too, and records where it left each log in the unflushed tails
+//! (`tails`), so that the next writer of the same boot validates only what comes after.
 
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::checkpoint::{LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT};
+use super::tails::{UnflushedTails, UNFLUSHED_TAILS};
 use super::{DataDir, DataDirError, DirLock, OffsetCheckpoint, Result, Topic, TopicPartition};
 use crate::log::Log;
 
@@ -30,6 +33,7 @@ pub struct PartitionWriter {
     logs: BTreeMap<TopicPartition, Log>,
     recovery_points: BTreeMap<TopicPartition, i64>,
     log_start_offsets: BTreeMap<TopicPartition, i64>,
+    tails: UnflushedTails,
 }
 
 impl PartitionWriter {
@@ -46,12 +50,14 @@ impl PartitionWriter {
             OffsetCheckpoint::read(&datadir.root_file(RECOVERY_POINT_CHECKPOINT))?;
         let log_start_offsets =
             OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))?;
+        let tails = UnflushedTails::read(&datadir.root_file(UNFLUSHED_TAILS));
         Ok(PartitionWriter {
             datadir: datadir.clone(),
             lock,
             logs: BTreeMap::new(),
             recovery_points,
             log_start_offsets,
+            tails,
         })
     }
 
@@ -70,10 +76,12 @@ impl PartitionWriter {
             let dir = self.datadir.partition_dir(&tp);
             let recovery_point = self.recovery_points.get(&tp).copied().unwrap_or(0);
             let log_start = self.log_start_offsets.get(&tp).copied().unwrap_or(0);
-            let log = Log::open(
+            let intact_to = self.tails.intact_to(&tp, &dir).unwrap_or(recovery_point);
+            let log = Log::open_intact(
                 &dir,
                 topic.log_config(),
                 recovery_point,
+                intact_to,
                 log_start,
                 now_ms(),
             )
@@ -111,7 +119,20 @@ impl PartitionWriter {
     }
 
     /// Closes every log (flushed, indexes trimmed) and checkpoints their recovery points.
-    pub fn close(mut self) -> Result<()> {
+    pub fn close(self) -> Result<()> {
+        self.close_logs(true)
+    }
+
+    /// Closes every log without flushing it (indexes trimmed), as `acks` 0 and 1 leave flushing
+    /// to the topic's flush policy and to the operating system: the recovery points stay where
+    /// the last flushes left them, so after a crash of the machine the next writer validates
+    /// (and if torn, truncates) what was written since. Until the machine restarts, the next
+    /// writer trusts each log up to where this one closed it (the unflushed tails).
+    pub fn close_unflushed(self) -> Result<()> {
+        self.close_logs(false)
+    }
+
+    fn close_logs(mut self, flush: bool) -> Result<()> {
         let logs = std::mem::take(&mut self.logs);
         let mut first_error: Option<DataDirError> = None;
         for (tp, log) in logs {
@@ -124,16 +145,32 @@ impl PartitionWriter {
             } else {
                 self.log_start_offsets.remove(&tp);
             }
-            match log.close() {
+            let end = log.log_end_offset();
+            let segment = log.segment_base_offsets().last().copied().unwrap_or(end);
+            let dir = log.dir().to_path_buf();
+            let closed = if flush {
+                log.close()
+            } else {
+                log.close_unflushed()
+            };
+            match closed {
                 Ok(recovery_point) => {
+                    if recovery_point < end {
+                        self.tails.closed_unflushed(&tp, &dir, end, segment);
+                    } else {
+                        self.tails.forget(&tp);
+                    }
                     self.recovery_points.insert(tp, recovery_point);
                 }
                 Err(source) => {
+                    self.tails.forget(&tp);
                     first_error.get_or_insert(DataDirError::Log { tp, source });
                 }
             }
         }
         self.write_recovery_points()?;
+        let tails = self.datadir.root_file(UNFLUSHED_TAILS);
+        self.tails.write(&tails).map_err(super::io_err(&tails))?;
         OffsetCheckpoint::write(
             &self.datadir.root_file(LOG_START_OFFSET_CHECKPOINT),
             &self.log_start_offsets,

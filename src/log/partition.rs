@@ -122,6 +122,31 @@ impl Log {
         log_start_offset: i64,
         now_ms: i64,
     ) -> Result<Self> {
+        Self::open_intact(
+            dir,
+            config,
+            recovery_point,
+            recovery_point,
+            log_start_offset,
+            now_ms,
+        )
+    }
+
+    /// Opens a partition as [`Log::open`] does, when the log is known to be intact up to
+    /// `intact_to` although it is flushed only up to `recovery_point`: a writer of this boot
+    /// closed it there without flushing and nothing touched it since (the data directory's
+    /// unflushed tails, `datadir::PartitionWriter`). If both offsets are in the same segment,
+    /// recovery starts at `intact_to` instead, nothing is flushed on open and the recovery point
+    /// stays where it is on disk, as in a broker that never stopped. Otherwise this is
+    /// [`Log::open`].
+    pub fn open_intact(
+        dir: &Path,
+        config: LogConfig,
+        recovery_point: i64,
+        intact_to: i64,
+        log_start_offset: i64,
+        now_ms: i64,
+    ) -> Result<Self> {
         if !dir.is_dir() {
             fs::create_dir_all(dir).map_err(LogError::io("creating", dir))?;
             if let Some(parent) = dir.parent() {
@@ -135,15 +160,15 @@ impl Log {
             segments.push(log_start_offset.max(0));
         }
         // Recover from the segment holding the recovery point to the end.
-        let first = segments
-            .iter()
-            .rposition(|&base| base <= recovery_point)
-            .unwrap_or(0);
+        let holding = |offset: i64| segments.iter().rposition(|&base| base <= offset);
+        let first = holding(recovery_point).unwrap_or(0);
+        let mut trusted = intact_to > recovery_point && holding(intact_to) == Some(first);
+        let from_offset = if trusted { intact_to } else { recovery_point };
         let mut i = first;
         let active = loop {
             let base = segments.get(i).copied().unwrap_or_default();
             let mut seg = LogSegment::open_writable(dir, base, &config, now_ms)?;
-            let from = (i == first).then_some(recovery_point);
+            let from = (i == first).then_some(from_offset);
             let cut = seg.recover(from)?;
             recovery.truncated_bytes += cut;
             if cut > 0 {
@@ -174,6 +199,7 @@ impl Log {
             }
             let fresh = LogSegment::open_writable(dir, log_start_offset, &config, now_ms)?;
             sync_dir(dir)?;
+            trusted = false;
             (vec![log_start_offset], fresh, log_start_offset)
         } else {
             (segments, active, log_end_offset)
@@ -192,7 +218,12 @@ impl Log {
             partition_leader_epoch: 0,
             recovery,
         };
-        log.flush()?;
+        if trusted && recovery == RecoveryReport::default() {
+            // Kafka's unflushed messages: what lies between the recovery point and the end.
+            log.unflushed_messages = log_end_offset - log.recovery_point;
+        } else {
+            log.flush()?;
+        }
         Ok(log)
     }
 
@@ -612,6 +643,16 @@ impl Log {
         if let Some(mut active) = self.active.take() {
             active.trim()?;
             active.flush()?;
+        }
+        Ok(self.recovery_point)
+    }
+
+    /// Closes without flushing, as `acks` 0 and 1 leave flushing to the topic's flush policy
+    /// and to the operating system: writes the active segment's final time-index entry and
+    /// trims its indexes. The recovery point stays where the last flush left it.
+    pub fn close_unflushed(mut self) -> Result<i64> {
+        if let Some(mut active) = self.active.take() {
+            active.trim()?;
         }
         Ok(self.recovery_point)
     }
