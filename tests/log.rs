@@ -521,8 +521,10 @@ fn an_intact_tail_is_not_validated_again_unless_it_shares_the_recovery_points_se
     };
     let log = log_of_batches(&dir, rolled.clone(), 60);
     let leo = log.log_end_offset();
+    let last_base = *log.segment_base_offsets().last().unwrap();
     assert!(log.segment_base_offsets().len() > 2);
-    log.close_unflushed().expect("close");
+    // Rolls flush the segments they close (on another thread; closing waits for it).
+    assert_eq!(log.close_unflushed().expect("close"), last_base);
     flip_middle_byte(&dir.join("00000000000000000000.log"));
     let log = Log::open_intact(&dir, rolled, 0, leo, 0, 0).expect("open intact");
     assert!(log.recovery().truncated_bytes > 0);

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::thread;
 
 use super::config::{CompressionPolicy, LogConfig};
 use super::error::{LogError, Result};
@@ -61,6 +62,9 @@ pub struct Log {
     last_flush_ms: i64,
     partition_leader_epoch: i32,
     recovery: RecoveryReport,
+    /// The last rolled segment's flush, on its own thread as Kafka's `flush-log` task after a
+    /// roll, and the offset the recovery point reaches when it is done.
+    rolled_flush: Option<(i64, thread::JoinHandle<Result<()>>)>,
 }
 
 /// Makes a directory's entries (files created, renamed or removed in it) durable.
@@ -217,6 +221,7 @@ impl Log {
             last_flush_ms: now_ms,
             partition_leader_epoch: 0,
             recovery,
+            rolled_flush: None,
         };
         if trusted && recovery == RecoveryReport::default() {
             // Kafka's unflushed messages: what lies between the recovery point and the end.
@@ -607,13 +612,20 @@ impl Log {
         self.roll(now_ms)
     }
 
-    /// Closes the active segment (final time-index entry, trimmed indexes, flushed) and starts a
-    /// new one at the log end offset.
+    /// Closes the active segment (final time-index entry, trimmed indexes) and starts a new one
+    /// at the log end offset. The closed segment is flushed on another thread, as Kafka
+    /// schedules it after a roll: appends go on meanwhile, and the recovery point moves to the
+    /// new segment once that flush is done (at the next roll, flush or close at the latest).
     pub fn roll(&mut self, now_ms: i64) -> Result<()> {
         let base = self.log_end_offset;
+        self.finish_rolled_flush()?;
         if let Some(mut old) = self.active.take() {
             old.trim()?;
-            old.flush()?;
+            let flush = thread::Builder::new()
+                .name("kafkit-flush".to_string())
+                .spawn(move || old.flush())
+                .map_err(LogError::io("starting the flush of", &self.dir))?;
+            self.rolled_flush = Some((base, flush));
         }
         let segment = LogSegment::open_writable(&self.dir, base, &self.config, now_ms)?;
         // The new files must survive a power loss before the recovery point moves past them.
@@ -622,12 +634,25 @@ impl Log {
             self.segments.push(base);
         }
         self.active = Some(segment);
-        self.recovery_point = base;
+        Ok(())
+    }
+
+    /// Waits for the last rolled segment's flush and moves the recovery point past it.
+    fn finish_rolled_flush(&mut self) -> Result<()> {
+        if let Some((flushed_to, flush)) = self.rolled_flush.take() {
+            flush.join().map_err(|_| LogError::Io {
+                action: "flushing a rolled segment of",
+                path: self.dir.clone(),
+                source: std::io::Error::other("the flushing thread panicked"),
+            })??;
+            self.recovery_point = self.recovery_point.max(flushed_to);
+        }
         Ok(())
     }
 
     /// Makes every appended batch durable and moves the recovery point to the log end.
     pub fn flush(&mut self) -> Result<()> {
+        self.finish_rolled_flush()?;
         if let Some(active) = &mut self.active {
             active.flush()?;
         }
@@ -649,8 +674,10 @@ impl Log {
 
     /// Closes without flushing, as `acks` 0 and 1 leave flushing to the topic's flush policy
     /// and to the operating system: writes the active segment's final time-index entry and
-    /// trims its indexes. The recovery point stays where the last flush left it.
+    /// trims its indexes, and waits for the last rolled segment's flush. The recovery point
+    /// stays where the last flush left it.
     pub fn close_unflushed(mut self) -> Result<i64> {
+        self.finish_rolled_flush()?;
         if let Some(mut active) = self.active.take() {
             active.trim()?;
         }

@@ -27,8 +27,8 @@ pub struct SegmentAppend<'a> {
 }
 
 /// Appended bytes after which the kernel is asked to start writing them to disk (as RocksDB's
-/// `bytes_per_sync`): a long run of appends then reaches its closing fsync with little left to
-/// write, instead of the whole run, and dirty pages do not pile up.
+/// `bytes_per_sync`): a long run of appends then reaches its next fsync with little left to
+/// write.
 const WRITEBACK_BYTES: u64 = 8 << 20;
 
 /// File name of a segment file: the base offset as 20 zero-padded digits plus the suffix.
@@ -68,6 +68,12 @@ pub struct LogSegment {
     bytes_since_last_index_entry: u64,
     /// The `.log` below this position is synced, or its writeback has been started.
     written_back: u64,
+    /// How far behind the end writeback is started, every [`WRITEBACK_BYTES`]. None when the
+    /// topic's `flush.messages` or `flush.ms` will fsync the data anyway; otherwise only the
+    /// roll will, and a quarter of `segment.bytes`: the roll's fsync waits for at most that
+    /// much, and a run smaller than that leaves writeback to the kernel (as `acks` 0 and 1
+    /// leave it at the end of the run), as any program writing a file does.
+    writeback_lag: u64,
     /// Largest batch max-timestamp in the segment and the last offset of that batch.
     max_timestamp_so_far: i64,
     offset_of_max_timestamp_so_far: i64,
@@ -175,6 +181,11 @@ impl LogSegment {
             index_interval_bytes: u64::from(config.index_interval_bytes),
             bytes_since_last_index_entry: 0,
             written_back: size,
+            writeback_lag: if config.flush_messages < i64::MAX || config.flush_ms < i64::MAX {
+                0
+            } else {
+                u64::from(config.segment_bytes / 4)
+            },
             max_timestamp_so_far: last_time.timestamp,
             offset_of_max_timestamp_so_far: last_time.offset,
             rolling_based_timestamp: None,
@@ -335,9 +346,10 @@ impl LogSegment {
         }
         self.bytes_since_last_index_entry += batch.bytes.len() as u64;
         let unsynced = self.size.saturating_sub(self.written_back);
-        if unsynced >= WRITEBACK_BYTES {
-            os::start_writeback(&self.log, self.written_back, unsynced);
-            self.written_back = self.size;
+        if unsynced >= self.writeback_lag + WRITEBACK_BYTES {
+            let len = unsynced - self.writeback_lag;
+            os::start_writeback(&self.log, self.written_back, len);
+            self.written_back += len;
         }
         Ok(())
     }
@@ -598,5 +610,45 @@ impl LogSegment {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where writeback has been started after appending `chunks` MiB to a new segment.
+    fn written_back_after(config: &LogConfig, chunks: i64) -> u64 {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut segment = LogSegment::open_writable(dir.path(), 0, config, 0).expect("open");
+        let chunk = vec![0u8; 1 << 20];
+        for offset in 0..chunks {
+            segment.append(&chunk, offset, 0, offset).expect("append");
+        }
+        segment.written_back
+    }
+
+    #[test]
+    fn writeback_starts_a_quarter_segment_behind_the_end_unless_a_flush_policy_is_set() {
+        const MIB: u64 = 1 << 20;
+        let rolled = LogConfig {
+            segment_bytes: 64 << 20,
+            ..LogConfig::default()
+        };
+        assert_eq!(written_back_after(&rolled, 23), 0);
+        assert_eq!(written_back_after(&rolled, 24), 8 * MIB);
+        assert_eq!(written_back_after(&rolled, 31), 8 * MIB);
+        assert_eq!(written_back_after(&rolled, 32), 16 * MIB);
+        let policy = LogConfig {
+            flush_messages: 1_000_000,
+            ..rolled.clone()
+        };
+        assert_eq!(written_back_after(&policy, 7), 0);
+        assert_eq!(written_back_after(&policy, 8), 8 * MIB);
+        let timed = LogConfig {
+            flush_ms: 60_000,
+            ..rolled
+        };
+        assert_eq!(written_back_after(&timed, 8), 8 * MIB);
     }
 }
