@@ -525,6 +525,14 @@ fn an_intact_tail_is_not_validated_again_unless_it_shares_the_recovery_points_se
     assert!(log.segment_base_offsets().len() > 2);
     // Rolls flush the segments they close (on another thread; closing waits for it).
     assert_eq!(log.close_unflushed().expect("close"), last_base);
+    // With `flush.ms`, no process is left to flush when that time has passed: closing flushes.
+    let timed = LogConfig {
+        flush_ms: 60_000,
+        ..config()
+    };
+    let log = log_of_batches(&tmp.path().join("t-2"), timed, 3);
+    let end = log.log_end_offset();
+    assert_eq!(log.close_unflushed().expect("close"), end);
     flip_middle_byte(&dir.join("00000000000000000000.log"));
     let log = Log::open_intact(&dir, rolled, 0, leo, 0, 0).expect("open intact");
     assert!(log.recovery().truncated_bytes > 0);

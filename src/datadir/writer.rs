@@ -4,7 +4,7 @@
 //! A broker keeps `recovery-point-offset-checkpoint` (everything below each offset is flushed)
 //! and `log-start-offset-checkpoint` at the root of each log dir. kafkit does the same: a
 //! partition opened here recovers from its checkpointed recovery point, and closing the writer
-//! flushes every log and checkpoints the new recovery points. A writer that dies in between
+//! ([`PartitionWriter::close`]) flushes every log and checkpoints the new recovery points. A writer that dies in between
 //! leaves the old recovery points, so the next one validates (and if torn, truncates) what the
 //! dead one wrote after them. A writer closed without flushing ([`PartitionWriter::close_unflushed`])
 //! keeps the old recovery points too, and records where it left each log in the unflushed tails
@@ -169,12 +169,12 @@ impl PartitionWriter {
             }
         }
         self.write_recovery_points()?;
-        let tails = self.datadir.root_file(UNFLUSHED_TAILS);
-        self.tails.write(&tails).map_err(super::io_err(&tails))?;
         OffsetCheckpoint::write(
             &self.datadir.root_file(LOG_START_OFFSET_CHECKPOINT),
             &self.log_start_offsets,
         )?;
+        // A cache: failing to write it only costs the next writer a longer recovery.
+        let _ = self.tails.write(&self.datadir.root_file(UNFLUSHED_TAILS));
         match first_error {
             Some(err) => Err(err),
             None => Ok(()),

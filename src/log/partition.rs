@@ -65,6 +65,9 @@ pub struct Log {
     /// The last rolled segment's flush, on its own thread as Kafka's `flush-log` task after a
     /// roll, and the offset the recovery point reaches when it is done.
     rolled_flush: Option<(i64, thread::JoinHandle<Result<()>>)>,
+    /// A flush failed: what it should have synced may not be on disk, so the recovery point
+    /// never moves again in this log's life (Kafka takes the log dir offline).
+    flush_failed: bool,
 }
 
 /// Makes a directory's entries (files created, renamed or removed in it) durable.
@@ -222,6 +225,7 @@ impl Log {
             partition_leader_epoch: 0,
             recovery,
             rolled_flush: None,
+            flush_failed: false,
         };
         if trusted && recovery == RecoveryReport::default() {
             // Kafka's unflushed messages: what lies between the recovery point and the end.
@@ -623,9 +627,15 @@ impl Log {
             old.trim()?;
             let flush = thread::Builder::new()
                 .name("kafkit-flush".to_string())
-                .spawn(move || old.flush())
-                .map_err(LogError::io("starting the flush of", &self.dir))?;
-            self.rolled_flush = Some((base, flush));
+                .spawn(move || old.flush());
+            match flush {
+                Ok(flush) => self.rolled_flush = Some((base, flush)),
+                Err(e) => {
+                    // The segment went with the closure, unsynced.
+                    self.flush_failed = true;
+                    return Err(LogError::io("starting the flush of", &self.dir)(e));
+                }
+            }
         }
         let segment = LogSegment::open_writable(&self.dir, base, &self.config, now_ms)?;
         // The new files must survive a power loss before the recovery point moves past them.
@@ -639,12 +649,25 @@ impl Log {
 
     /// Waits for the last rolled segment's flush and moves the recovery point past it.
     fn finish_rolled_flush(&mut self) -> Result<()> {
-        if let Some((flushed_to, flush)) = self.rolled_flush.take() {
-            flush.join().map_err(|_| LogError::Io {
-                action: "flushing a rolled segment of",
+        if self.flush_failed {
+            return Err(LogError::Io {
+                action: "flushing",
                 path: self.dir.clone(),
-                source: std::io::Error::other("the flushing thread panicked"),
-            })??;
+                source: std::io::Error::other("an earlier flush of this log failed"),
+            });
+        }
+        if let Some((flushed_to, flush)) = self.rolled_flush.take() {
+            let flushed = flush.join().unwrap_or_else(|_| {
+                Err(LogError::Io {
+                    action: "flushing a rolled segment of",
+                    path: self.dir.clone(),
+                    source: std::io::Error::other("the flushing thread panicked"),
+                })
+            });
+            if flushed.is_err() {
+                self.flush_failed = true;
+            }
+            flushed?;
             self.recovery_point = self.recovery_point.max(flushed_to);
         }
         Ok(())
@@ -654,7 +677,10 @@ impl Log {
     pub fn flush(&mut self) -> Result<()> {
         self.finish_rolled_flush()?;
         if let Some(active) = &mut self.active {
-            active.flush()?;
+            if let Err(e) = active.flush() {
+                self.flush_failed = true;
+                return Err(e);
+            }
         }
         self.recovery_point = self.log_end_offset;
         self.unflushed_messages = 0;
@@ -675,12 +701,16 @@ impl Log {
     /// Closes without flushing, as `acks` 0 and 1 leave flushing to the topic's flush policy
     /// and to the operating system: writes the active segment's final time-index entry and
     /// trims its indexes, and waits for the last rolled segment's flush. The recovery point
-    /// stays where the last flush left it.
+    /// stays where the last flush left it. A topic with `flush.ms` is flushed as by
+    /// [`Log::close`]: no process is left to flush it when that time has passed.
     pub fn close_unflushed(mut self) -> Result<i64> {
-        self.finish_rolled_flush()?;
+        if self.config.flush_ms < i64::MAX {
+            return self.close();
+        }
         if let Some(mut active) = self.active.take() {
             active.trim()?;
         }
+        self.finish_rolled_flush()?;
         Ok(self.recovery_point)
     }
 }
