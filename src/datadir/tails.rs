@@ -41,6 +41,11 @@ struct FileStamp {
 }
 
 impl FileStamp {
+    /// The stamp of the `.log` file of the segment at `base` in `dir`.
+    fn of_segment(dir: &Path, base: i64) -> Option<FileStamp> {
+        Self::of(&dir.join(segment::file_name(base, ".log")))
+    }
+
     #[cfg(unix)]
     fn of(path: &Path) -> Option<FileStamp> {
         use std::os::unix::fs::MetadataExt;
@@ -130,8 +135,7 @@ impl UnflushedTails {
     /// there unflushed and its segment file has not changed since.
     pub(crate) fn intact_to(&self, tp: &TopicPartition, dir: &Path) -> Option<i64> {
         let tail = self.tails.get(tp)?;
-        let path = dir.join(segment::file_name(tail.segment, ".log"));
-        (FileStamp::of(&path)? == tail.stamp).then_some(tail.end_offset)
+        (FileStamp::of_segment(dir, tail.segment)? == tail.stamp).then_some(tail.end_offset)
     }
 
     /// Records that the log in `dir` was closed unflushed at `end_offset`, its active segment
@@ -146,7 +150,7 @@ impl UnflushedTails {
         let stamp = self
             .boot_id
             .as_ref()
-            .and_then(|_| FileStamp::of(&dir.join(segment::file_name(segment, ".log"))));
+            .and_then(|_| FileStamp::of_segment(dir, segment));
         match stamp {
             Some(stamp) => {
                 let tail = Tail {

@@ -4,11 +4,12 @@
 //! A broker keeps `recovery-point-offset-checkpoint` (everything below each offset is flushed)
 //! and `log-start-offset-checkpoint` at the root of each log dir. kafkit does the same: a
 //! partition opened here recovers from its checkpointed recovery point, and closing the writer
-//! ([`PartitionWriter::close`]) flushes every log and checkpoints the new recovery points. A writer that dies in between
-//! leaves the old recovery points, so the next one validates (and if torn, truncates) what the
-//! dead one wrote after them. A writer closed without flushing ([`PartitionWriter::close_unflushed`])
-//! keeps the old recovery points too, and records where it left each log in the unflushed tails
-//! (`tails`), so that the next writer of the same boot validates only what comes after.
+//! ([`PartitionWriter::close`]) flushes every log and checkpoints the new recovery points. A
+//! writer that dies in between leaves the old recovery points, so the next one validates (and
+//! if torn, truncates) what the dead one wrote after them. A writer closed without flushing
+//! ([`PartitionWriter::close_unflushed`]) keeps the old recovery points too, and records where
+//! it left each log in the unflushed tails (`tails`), so that the next writer of the same boot
+//! validates only what comes after.
 
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
