@@ -211,6 +211,8 @@ struct Settings {
     /// exclude.internal.topics: --include leaves out `__consumer_offsets` and the other internal
     /// topics (Kafka's default), unless this is false.
     exclude_internal: bool,
+    /// check.crcs: a batch whose checksum does not match ends the run.
+    check_crcs: bool,
 }
 
 /// The logger of Kafka's console consumer, as its log lines name it.
@@ -332,6 +334,9 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
     let key = &configs::EXCLUDE_INTERNAL_TOPICS;
     let exclude_internal =
         configs::boolean(key, prop(key.name).unwrap_or(key.default)).map_err(Exit::failure)?;
+    let key = &configs::CHECK_CRCS;
+    let check_crcs =
+        configs::boolean(key, prop(key.name).unwrap_or(key.default)).map_err(Exit::failure)?;
     // The formatter's properties: the file, then --key-deserializer and --value-deserializer,
     // then --property (Kafka's formatterArgs).
     let mut formatter_props = properties(args.formatter_config.as_deref(), &[])?;
@@ -388,6 +393,7 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
         formatter,
         metadata_max_age,
         exclude_internal,
+        check_crcs,
     })
 }
 
@@ -442,20 +448,25 @@ fn open_partitions(
     for tp in partitions {
         let dir = datadir.partition_dir(&tp);
         let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
-        let (earliest, latest) = offset_range(&dir, checkpointed)?;
+        let range = offset_range(&dir, checkpointed)?;
+        let earliest = range.start;
+        // An end that cannot be read (a corrupt last batch) is needed only to start there: a
+        // read from before it serves the records up to the damage, then reports it.
+        let in_range = |n: i64| n >= earliest && range.end.as_ref().map_or(true, |&end| n <= end);
         let offset = match (settings.start, settings.reset) {
             (Start::Earliest, _) => earliest,
-            (Start::Latest, _) => latest,
-            (Start::At(n), _) if (earliest..=latest).contains(&n) => n,
-            // Out of range: auto.offset.reset.
+            (Start::At(n), _) if in_range(n) => n,
             (Start::At(_), Some(Start::Earliest)) => earliest,
-            (Start::At(_), Some(_)) => latest,
+            // Latest, or out of range with auto.offset.reset latest.
+            (Start::Latest, _) | (Start::At(_), Some(_)) => range.end?,
             (Start::At(_), None) => {
                 undefined.push(tp.to_string());
                 continue;
             }
         };
-        consumers.push((tp, PartitionConsumer::new(dir, offset, settings.isolation)));
+        let consumer = PartitionConsumer::new(dir, offset, settings.isolation)
+            .with_check_crcs(settings.check_crcs);
+        consumers.push((tp, consumer));
     }
     if !undefined.is_empty() {
         return Err(Exit::failure(format!(
@@ -543,6 +554,19 @@ fn consume_loop(
                         gone.push(tp.clone());
                         break;
                     }
+                    // Kafka's consumer throws these from poll(), and the console consumer
+                    // logs them as it ends.
+                    Err(
+                        e @ (ConsumeError::Corrupt { .. } | ConsumeError::CorruptRecord { .. }),
+                    ) => {
+                        out.flush()?;
+                        return Err(Exit::failure(error_lines(
+                            "Unknown error when running consumer: ",
+                            CONSOLE_CONSUMER,
+                            &format!("org.apache.kafka.common.KafkaException: {e}"),
+                        ))
+                        .into());
+                    }
                     Err(e) => return Err(e.into()),
                 };
                 let r = &record.record;
@@ -595,6 +619,15 @@ fn consume_loop(
         }
         if !gone.is_empty() {
             consumers.retain(|(tp, _)| !gone.contains(tp));
+        }
+        for (_, consumer) in consumers.iter_mut() {
+            if let Some(tail) = consumer.take_skipped() {
+                out.flush()?;
+                eprintln!(
+                    "{}",
+                    log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
+                );
+            }
         }
         if got > 0 {
             last_record = Instant::now();

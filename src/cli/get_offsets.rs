@@ -12,7 +12,7 @@ use crate::client::offsets::{list_offset, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
 use crate::output::json::write_typed_line;
-use crate::output::OutputFormat;
+use crate::output::{log4j, OutputFormat};
 
 /// Print the offsets of a topic's partitions (Kafka's kafka-get-offsets.sh).
 ///
@@ -195,17 +195,30 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
+    let mut failed = 0usize;
     for tp in &selected {
         let dir = datadir.partition_dir(tp);
         let log_start = log_starts.get(tp).copied().unwrap_or(0);
-        let offset = match list_offset(&dir, spec, log_start) {
-            Ok(offset) => offset,
+        let listed = match list_offset(&dir, spec, log_start) {
+            Ok(listed) => listed,
             Err(e) => {
+                // Kafka's tool goes on with the other partitions; the exit status tells.
+                out.flush()?;
                 eprintln!("Skip getting offsets for topic-partition {tp} due to error: {e}");
+                failed += 1;
                 continue;
             }
         };
-        let Some(offset) = offset else { continue };
+        if let Some(tail) = listed.skipped {
+            out.flush()?;
+            eprintln!(
+                "{}",
+                log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
+            );
+        }
+        let Some(offset) = listed.offset else {
+            continue;
+        };
         match global.output {
             OutputFormat::Text => writeln!(out, "{}:{}:{offset}", tp.topic, tp.partition)?,
             OutputFormat::Json => write_typed_line(
@@ -215,5 +228,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         }
     }
     out.flush()?;
+    if failed > 0 {
+        return Err(Exit::failure(format!(
+            "Could not get offsets for {failed} of {} topic-partitions",
+            selected.len()
+        ))
+        .into());
+    }
     Ok(())
 }

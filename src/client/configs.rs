@@ -40,6 +40,8 @@ pub const ISOLATION_LEVEL: ConfigKey = key(
     "read_uncommitted",
     Validator::OneOf(&["read_committed", "read_uncommitted"]),
 );
+/// `check.crcs`: the consumer verifies every batch's checksum.
+pub const CHECK_CRCS: ConfigKey = key("check.crcs", ConfigType::Boolean, "true", Validator::None);
 /// `auto.offset.reset`.
 pub const AUTO_OFFSET_RESET: ConfigKey = key(
     "auto.offset.reset",

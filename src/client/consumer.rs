@@ -18,8 +18,8 @@ use std::path::PathBuf;
 
 use crate::datadir::meta::read_partition_metadata;
 use crate::datadir::Uuid;
-use crate::log::{LogError, LogReader, SegmentReader};
-use crate::record::{ControlRecordType, RawBatch, Record};
+use crate::log::{LogError, LogReader, SegmentReader, SkippedTail, Stop};
+use crate::record::{ControlRecordType, RawBatch, Record, RecordError, RecordIter, MAGIC_V2};
 
 /// Which records a consumer sees (`isolation.level`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -43,6 +43,11 @@ pub struct Fetcher {
     /// The partition's topic id (`partition.metadata`) when it was first opened: `None` before
     /// that, `Some(None)` for a partition without one.
     topic_id: Option<Option<Uuid>>,
+    /// `check.crcs`: every batch handed out has its checksum verified.
+    check_crcs: bool,
+    /// The unread tail of the active segment last found, and whether it was handed to
+    /// [`Self::take_skipped`] already (a follower finds it at every poll; it is told once).
+    skipped: Option<(SkippedTail, bool)>,
 }
 
 #[derive(Debug)]
@@ -60,6 +65,88 @@ impl Fetcher {
             next: offset,
             open: None,
             topic_id: None,
+            check_crcs: true,
+            skipped: None,
+        }
+    }
+
+    /// Sets `check.crcs` (true by default, as in Kafka's consumer).
+    pub fn with_check_crcs(mut self, check_crcs: bool) -> Self {
+        self.check_crcs = check_crcs;
+        self
+    }
+
+    /// Bytes at the end of the active segment that the reading stopped before (they do not
+    /// frame a batch: a torn or zero-filled tail), once for each place found.
+    pub fn take_skipped(&mut self) -> Option<SkippedTail> {
+        match &mut self.skipped {
+            Some((tail, told @ false)) => {
+                *told = true;
+                Some(tail.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The partition's name as Kafka prints it (`topic-partition`: the directory's name).
+    fn partition(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// Kafka's consumer error for a batch it cannot hand out.
+    fn invalid(&self, offset: i64, cause: String) -> ConsumeError {
+        ConsumeError::Corrupt {
+            partition: self.partition(),
+            offset,
+            cause,
+        }
+    }
+
+    /// A corruption the log reader found, as the consumer reports it; other errors unchanged.
+    fn corruption(&self, error: LogError) -> ConsumeError {
+        match error {
+            LogError::Corrupt {
+                path,
+                position,
+                source,
+            } => self.invalid(
+                self.next,
+                format!("{source} of {} (batch at byte {position})", path.display()),
+            ),
+            // Named by the offset the read had reached: the batch's own may be the damage.
+            LogError::OffsetDisorder { .. } => self.invalid(self.next, error.to_string()),
+            error => ConsumeError::Log(error),
+        }
+    }
+
+    /// `check.crcs`: Kafka's `CompletedFetch.maybeEnsureValid` for a batch about to be handed
+    /// out.
+    fn ensure_valid(&self, batch: &RawBatch<'_>) -> Result<(), ConsumeError> {
+        if !self.check_crcs {
+            return Ok(());
+        }
+        match batch.ensure_valid() {
+            Ok(()) => Ok(()),
+            Err(RecordError::CrcMismatch {
+                stored, computed, ..
+            }) => {
+                let cause =
+                    format!("Record is corrupt (stored crc = {stored}, computed crc = {computed})");
+                Err(if batch.magic() >= MAGIC_V2 {
+                    self.invalid(batch.base_offset(), cause)
+                } else {
+                    // Kafka checks a legacy entry as a record.
+                    ConsumeError::CorruptRecord {
+                        partition: self.partition(),
+                        offset: batch.base_offset(),
+                        cause,
+                    }
+                })
+            }
+            Err(other) => Err(self.invalid(batch.base_offset(), other.to_string())),
         }
     }
 
@@ -105,14 +192,19 @@ impl Fetcher {
 
     /// An error reading the partition, unless the partition went away meanwhile: its topic
     /// deleted (or deleted and created again), its segment files vanish under the reader, and
-    /// that is what to report rather than the file that was missing.
+    /// that is what to report rather than the file that was missing. Corruption the log reader
+    /// found is reported as Kafka's consumer reports it ([`ConsumeError::Corrupt`]).
     #[cold]
     fn unless_gone(&mut self, error: ConsumeError) -> ConsumeError {
         self.open = None;
-        match error {
+        let error = match error {
             ConsumeError::Log(_) if self.topic_id.is_some() => {
                 self.check_identity().err().unwrap_or(error)
             }
+            error => error,
+        };
+        match error {
+            ConsumeError::Log(error) => self.corruption(error),
             error => error,
         }
     }
@@ -128,25 +220,55 @@ impl Fetcher {
                 let reader = log.reader(base, found.position)?;
                 self.open = Some(Open { log, base, reader });
             }
-            let Some(open) = self.open.as_mut() else {
+            let Some(mut open) = self.open.take() else {
                 return Ok(None);
             };
             if let Some((_, batch)) = open.reader.next_batch()? {
                 if batch.next_offset() <= self.next {
+                    self.open = Some(open);
                     continue;
                 }
+                self.ensure_valid(&batch)?;
                 self.next = batch.next_offset();
-                return Ok(Some(batch.as_bytes().to_vec()));
+                let bytes = batch.as_bytes().to_vec();
+                self.open = Some(open);
+                return Ok(Some(bytes));
             }
             // The end of this segment: the next one if the reader knows it, else let go and
             // look again (with a fresh view of the directory) on the next call.
-            match open.log.next_segment(open.base) {
-                Some(base) if open.reader.position() >= open.reader.end() => {
+            match (open.log.next_segment(open.base), open.reader.stop()) {
+                (Some(base), Stop::Clean) => {
                     open.reader = open.log.reader(base, 0)?;
                     open.base = base;
+                    self.open = Some(open);
                 }
-                _ => {
-                    self.open = None;
+                // A closed segment is whole: bytes after its last batch are corruption (the
+                // active one's are a batch being written, or a torn tail).
+                (
+                    Some(_),
+                    Stop::Trailing { position, bytes }
+                    | Stop::Invalid {
+                        position, bytes, ..
+                    },
+                ) => {
+                    return Err(self.invalid(
+                        self.next,
+                        format!(
+                            "{} ends with {bytes} bytes at byte {position} that do not form a record batch",
+                            open.reader.path().display()
+                        ),
+                    ));
+                }
+                (None, stop) => {
+                    if let Some(tail) = SkippedTail::from_stop(open.reader.path(), stop) {
+                        if self
+                            .skipped
+                            .as_ref()
+                            .is_none_or(|(known, _)| *known != tail)
+                        {
+                            self.skipped = Some((tail, false));
+                        }
+                    }
                     return Ok(None);
                 }
             }
@@ -185,6 +307,29 @@ pub enum ConsumeError {
         /// The topic id now.
         now: Uuid,
     },
+    /// A batch fails its checksum (`check.crcs`) or breaks the log's framing or offset order:
+    /// Kafka's consumer error for it.
+    #[error(
+        "Record batch for partition {partition} at offset {offset} is invalid, cause: {cause}"
+    )]
+    Corrupt {
+        /// `topic-partition`.
+        partition: String,
+        /// The batch's base offset, or the offset the read had reached.
+        offset: i64,
+        /// What is wrong with it.
+        cause: String,
+    },
+    /// A legacy (magic 0 or 1) entry fails its checksum: Kafka checks those as records.
+    #[error("Record for partition {partition} at offset {offset} is invalid, cause: {cause}")]
+    CorruptRecord {
+        /// `topic-partition`.
+        partition: String,
+        /// The entry's offset.
+        offset: i64,
+        /// What is wrong with it.
+        cause: String,
+    },
     /// A batch did not decode.
     #[error("{dir} at offset {offset}: {source}")]
     Record {
@@ -196,6 +341,15 @@ pub enum ConsumeError {
         #[source]
         source: crate::record::RecordError,
     },
+}
+
+/// The batch a consumer is handing out.
+#[derive(Debug)]
+struct Current {
+    records: RecordIter<'static>,
+    leader_epoch: i32,
+    base_offset: i64,
+    next_offset: i64,
 }
 
 /// One partition read as a consumer sees it.
@@ -210,8 +364,8 @@ pub struct PartitionConsumer {
     pending: VecDeque<Vec<u8>>,
     /// Transaction markers seen ahead, per producer id: (marker offset, committed).
     markers: HashMap<i64, VecDeque<(i64, bool)>>,
-    /// Records of the front batch not handed out yet.
-    ready: VecDeque<ConsumedRecord>,
+    /// The batch being handed out, its records decoded (and decompressed) one at a time.
+    current: Option<Current>,
 }
 
 impl PartitionConsumer {
@@ -224,8 +378,20 @@ impl PartitionConsumer {
             position: offset,
             pending: VecDeque::new(),
             markers: HashMap::new(),
-            ready: VecDeque::new(),
+            current: None,
         }
+    }
+
+    /// Sets `check.crcs` (true by default, as in Kafka's consumer): a batch whose checksum
+    /// does not match ends the read with [`ConsumeError::Corrupt`].
+    pub fn with_check_crcs(mut self, check_crcs: bool) -> Self {
+        self.fetcher = self.fetcher.with_check_crcs(check_crcs);
+        self
+    }
+
+    /// See [`Fetcher::take_skipped`].
+    pub fn take_skipped(&mut self) -> Option<SkippedTail> {
+        self.fetcher.take_skipped()
     }
 
     /// The offset of the next record this consumer will hand out.
@@ -270,9 +436,26 @@ impl PartitionConsumer {
     /// The next record, or `None` when there is nothing more to hand out yet.
     pub fn next_record(&mut self) -> Result<Option<ConsumedRecord>, ConsumeError> {
         loop {
-            if let Some(record) = self.ready.pop_front() {
-                self.position = record.record.offset + 1;
-                return Ok(Some(record));
+            if let Some(current) = self.current.as_mut() {
+                match current.records.next() {
+                    Some(Ok(record)) if record.offset < self.position => continue,
+                    Some(Ok(record)) => {
+                        self.position = record.offset + 1;
+                        return Ok(Some(ConsumedRecord {
+                            record,
+                            leader_epoch: current.leader_epoch,
+                        }));
+                    }
+                    Some(Err(source)) => {
+                        let base = current.base_offset;
+                        self.current = None;
+                        return Err(self.corrupt(base, source));
+                    }
+                    None => {
+                        self.position = self.position.max(current.next_offset);
+                        self.current = None;
+                    }
+                }
             }
             if self.pending.is_empty() && !self.read_ahead()? {
                 return Ok(None);
@@ -321,23 +504,20 @@ impl PartitionConsumer {
                     }
                 }
             }
+            let leader_epoch = batch.partition_leader_epoch();
+            let Some(bytes) = self.pending.pop_front() else {
+                continue;
+            };
             if deliver {
-                let epoch = batch.partition_leader_epoch();
-                let records = batch
-                    .record_iter()
-                    .map_err(|source| self.corrupt(base, source))?;
-                for record in records {
-                    let record = record.map_err(|source| self.corrupt(base, source))?;
-                    if record.offset >= self.position {
-                        self.ready.push_back(ConsumedRecord {
-                            record,
-                            leader_epoch: epoch,
-                        });
-                    }
-                }
-            }
-            self.pending.pop_front();
-            if self.ready.is_empty() {
+                let records =
+                    RecordIter::owned(bytes).map_err(|source| self.corrupt(base, source))?;
+                self.current = Some(Current {
+                    records,
+                    leader_epoch,
+                    base_offset: base,
+                    next_offset: next,
+                });
+            } else {
                 self.position = self.position.max(next);
             }
         }

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::log::{LogError, LogReader};
+use crate::log::{LogError, LogReader, SkippedTail};
 
 /// Which offset to look up (`--time`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,33 +20,73 @@ pub enum OffsetSpec {
     Timestamp(i64),
 }
 
+/// What [`list_offset`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedOffset {
+    /// The offset, or `None` when there is no answer.
+    pub offset: Option<i64>,
+    /// Bytes at the end of the active segment that do not frame a batch and were not read: the
+    /// answer is what the log holds before them (what Kafka's recovery would leave).
+    pub skipped: Option<SkippedTail>,
+}
+
 /// The offset `spec` names in the partition at `dir` (`log_start` from the log-start-offset
 /// checkpoint), or `None` when there is no answer (an empty log for `-3`, a timestamp newer
 /// than every record). A partition without a directory is an empty log.
-pub fn list_offset(dir: &Path, spec: OffsetSpec, log_start: i64) -> Result<Option<i64>, LogError> {
-    let empty = match spec {
-        OffsetSpec::Latest | OffsetSpec::Earliest => Some(log_start),
-        _ => None,
+pub fn list_offset(dir: &Path, spec: OffsetSpec, log_start: i64) -> Result<ListedOffset, LogError> {
+    let empty = ListedOffset {
+        offset: match spec {
+            OffsetSpec::Latest | OffsetSpec::Earliest => Some(log_start),
+            _ => None,
+        },
+        skipped: None,
     };
     read_or_empty(dir, empty, |log| {
-        Ok(match spec {
-            OffsetSpec::Latest => Some(log.log_end_offset()?),
+        let end = log.log_end()?;
+        let offset = match spec {
+            OffsetSpec::Latest => Some(end.offset),
             OffsetSpec::Earliest => Some(log.log_start_offset().max(log_start)),
             OffsetSpec::LatestTiered => None,
             OffsetSpec::Timestamp(ts) => log.offset_for_timestamp(ts)?.map(|(offset, _)| offset),
             OffsetSpec::MaxTimestamp => max_timestamp_offset(log)?,
+        };
+        Ok(ListedOffset {
+            offset,
+            skipped: end.skipped,
         })
     })
 }
 
-/// The offsets a consumer may start at in the partition at `dir`: (log start, log end). The log
-/// start is the first segment's base or the checkpointed log start offset, whichever is higher;
-/// a partition without a directory is empty.
-pub fn offset_range(dir: &Path, checkpointed_start: i64) -> Result<(i64, i64), LogError> {
-    let empty = (checkpointed_start, checkpointed_start);
+/// The offsets a consumer may start at in a partition ([`offset_range`]).
+#[derive(Debug)]
+pub struct OffsetRange {
+    /// The log start: the first segment's base or the checkpointed log start offset,
+    /// whichever is higher (and not past the end, when the end is known).
+    pub start: i64,
+    /// The log end, or why it could not be found (a corrupt last batch): a consumer that
+    /// starts before it reads the records up to the damage and reports the damage there.
+    pub end: Result<i64, LogError>,
+}
+
+/// The offsets a consumer may start at in the partition at `dir`; a partition without a
+/// directory is empty.
+pub fn offset_range(dir: &Path, checkpointed_start: i64) -> Result<OffsetRange, LogError> {
+    let empty = OffsetRange {
+        start: checkpointed_start,
+        end: Ok(checkpointed_start),
+    };
     read_or_empty(dir, empty, |log| {
-        let end = log.log_end_offset()?;
-        Ok((log.log_start_offset().max(checkpointed_start).min(end), end))
+        let start = log.log_start_offset().max(checkpointed_start);
+        Ok(match log.log_end_offset() {
+            Ok(end) => OffsetRange {
+                start: start.min(end),
+                end: Ok(end),
+            },
+            Err(error) => OffsetRange {
+                start,
+                end: Err(error),
+            },
+        })
     })
 }
 

@@ -45,6 +45,21 @@ pub enum LogError {
         #[source]
         source: RecordError,
     },
+    /// A batch whose offsets break the log's order: corruption the CRC does not cover (a
+    /// batch's base offset is outside it), found by a consumer's checked read.
+    #[error("{path} at byte {position}: the batch of offsets {first} to {last} {disorder}")]
+    OffsetDisorder {
+        /// The `.log` file.
+        path: PathBuf,
+        /// Byte position of the batch in the file.
+        position: u64,
+        /// The batch's first offset (for a legacy entry, its own offset).
+        first: i64,
+        /// The batch's last offset.
+        last: i64,
+        /// Which rule it breaks.
+        disorder: OffsetDisorder,
+    },
     /// An offset that is not in the log.
     #[error("Offset {offset} is out of range for {dir}: the log holds [{log_start}, {log_end})")]
     OffsetOutOfRange {
@@ -81,3 +96,30 @@ impl LogError {
 
 /// The storage layer's result type.
 pub type Result<T, E = LogError> = std::result::Result<T, E>;
+
+/// How a batch's offsets break the order of a log (see [`LogError::OffsetDisorder`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum OffsetDisorder {
+    /// Its last offset is below its base offset.
+    #[error("ends before it starts")]
+    Reversed,
+    /// It starts at or below the previous batch's last offset.
+    #[error("does not follow the previous batch, which ended at offset {previous}")]
+    Backwards {
+        /// The previous batch's last offset.
+        previous: i64,
+    },
+    /// It is below the segment's base offset, or more than an int above it (Kafka's
+    /// `IndexOffsetOverflowException`).
+    #[error("is outside its segment, whose offsets run from {base_offset} to {}", base_offset.saturating_add(i64::from(i32::MAX)))]
+    OutsideSegment {
+        /// The segment's base offset.
+        base_offset: i64,
+    },
+    /// It reaches the next segment's base offset.
+    #[error("reaches the next segment, which starts at offset {next}")]
+    PastNextSegment {
+        /// The next segment's base offset.
+        next: i64,
+    },
+}

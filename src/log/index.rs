@@ -320,6 +320,35 @@ impl<E: IndexEntry> IndexFile<E> {
         }
     }
 
+    /// Keeps the leading entries for which `keep` holds (it must hold for a prefix of them, as
+    /// for positions or offsets below a bound), found by binary search; a reader's view only.
+    pub fn keep_entries_while(&mut self, keep: impl Fn(&E) -> bool) -> Result<()> {
+        // Invariant: every entry below `lo` is kept, none at or past `hi` is.
+        let (mut lo, mut hi) = (0usize, self.entries);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if keep(&self.entry(mid)?) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        self.entries = lo;
+        Ok(())
+    }
+
+    /// Leaves out entries from the end, one at a time, while `drop` holds for the last one
+    /// (for damage at the end of what the entries name); a reader's view only.
+    pub fn drop_last_entries_while(&mut self, drop: impl Fn(&E) -> bool) -> Result<()> {
+        while let Some(last) = self.entries.checked_sub(1) {
+            if !drop(&self.entry(last)?) {
+                break;
+            }
+            self.entries = last;
+        }
+        Ok(())
+    }
+
     /// The last entry, or the empty answer when there is none.
     pub fn last_entry(&self) -> Result<E> {
         match self.entries.checked_sub(1) {

@@ -16,8 +16,8 @@ pub mod reader;
 pub mod segment;
 
 pub use config::{CompressionPolicy, LogConfig};
-pub use error::LogError;
+pub use error::{LogError, OffsetDisorder};
 pub use index::{OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
-pub use partition::{AppendInfo, Log, LogReader, RecoveryReport};
-pub use reader::{SegmentReader, Stop};
+pub use partition::{AppendInfo, Log, LogEnd, LogReader, RecoveryReport, SkippedTail};
+pub use reader::{ReadChecks, SegmentReader, Stop};
 pub use segment::{LogSegment, SegmentAppend};

@@ -9,7 +9,7 @@ use std::thread;
 
 use super::config::{CompressionPolicy, LogConfig};
 use super::error::{LogError, Result};
-use super::reader::SegmentReader;
+use super::reader::{SegmentReader, Stop};
 use super::segment::{self, BatchPosition, LogSegment, SegmentAppend};
 use crate::record::{self, BatchBuilder, BuiltBatch, RawBatch, TimestampType};
 
@@ -728,6 +728,50 @@ fn first_batch(bytes: &[u8]) -> std::result::Result<RawBatch<'_>, record::Record
     }
 }
 
+/// Where a partition's log ends, as a reader finds it ([`LogReader::log_end`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEnd {
+    /// The offset after the last batch.
+    pub offset: i64,
+    /// Bytes at the end of the active segment that were not read.
+    pub skipped: Option<SkippedTail>,
+}
+
+/// Bytes at the end of the active segment that do not frame a batch, which a reader stops
+/// before: what Kafka's log recovery truncates after a crash. Its text is the warning readers
+/// print.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Found invalid messages in log segment {} at byte offset {position}: {reason}. The {bytes} bytes from there to the end of the active segment are not read, as Kafka's log recovery would truncate them", path.display())]
+pub struct SkippedTail {
+    /// The segment's `.log`.
+    pub path: PathBuf,
+    /// Where the unread bytes start.
+    pub position: u64,
+    /// How many bytes were not read.
+    pub bytes: u64,
+    /// What the bytes there are.
+    pub reason: crate::record::RecordError,
+}
+
+impl SkippedTail {
+    /// The skipped tail a checked reader of `path` stopped at, if it stopped at one.
+    pub fn from_stop(path: &Path, stop: Stop) -> Option<Self> {
+        match stop {
+            Stop::Invalid {
+                position,
+                bytes,
+                reason,
+            } => Some(SkippedTail {
+                path: path.to_path_buf(),
+                position,
+                bytes,
+                reason,
+            }),
+            Stop::Clean | Stop::Trailing { .. } => None,
+        }
+    }
+}
+
 /// A read-only view of a partition for consumers and tools: no lock, no change to any file.
 #[derive(Debug)]
 pub struct LogReader {
@@ -751,10 +795,12 @@ impl LogReader {
         &self.segments
     }
 
-    /// The segment with this base offset, opened on first use.
+    /// The segment with this base offset, opened on first use. Its readers are checked ones
+    /// ([`ReadChecks`]): a consumer's view of the log.
     pub fn segment(&mut self, base: i64) -> Result<&LogSegment> {
         if !self.cache.contains_key(&base) {
-            let seg = LogSegment::open_read_only(&self.dir, base)?;
+            let seg = LogSegment::open_read_only(&self.dir, base)?
+                .with_read_checks(self.next_segment(base), self.segments.last() == Some(&base))?;
             self.cache.insert(base, seg);
         }
         self.cache
@@ -769,10 +815,23 @@ impl LogReader {
 
     /// Offset after the last batch.
     pub fn log_end_offset(&mut self) -> Result<i64> {
+        Ok(self.log_end()?.offset)
+    }
+
+    /// Offset after the last batch, and what was left unread at the end of the active segment
+    /// because it does not frame a batch (a torn or zero-filled tail).
+    pub fn log_end(&mut self) -> Result<LogEnd> {
         let Some(&base) = self.segments.last() else {
-            return Ok(0);
+            return Ok(LogEnd {
+                offset: 0,
+                skipped: None,
+            });
         };
-        Ok(self.segment(base)?.read_next_offset()?.unwrap_or(base))
+        let (next, stop) = self.segment(base)?.read_end()?;
+        Ok(LogEnd {
+            offset: next.unwrap_or(base),
+            skipped: SkippedTail::from_stop(self.segment(base)?.log_path(), stop),
+        })
     }
 
     /// Where a read of `offset` starts: the segment and the position of the batch holding it,

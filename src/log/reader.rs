@@ -10,8 +10,8 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use super::error::{LogError, Result};
-use crate::record::{RawBatch, LOG_OVERHEAD};
+use super::error::{LogError, OffsetDisorder, Result};
+use crate::record::{RawBatch, RecordError, LOG_OVERHEAD, MAGIC_V2};
 
 /// The first read is small, since a seek usually needs only a batch or two; each refill doubles
 /// the window up to [`MAX_WINDOW`], large enough that syscalls are rare when streaming.
@@ -36,10 +36,34 @@ pub struct SegmentReader {
     end: u64,
     window: usize,
     max_window: usize,
+    /// The log's rules a reader holds the batches to, when it reads as a consumer does.
+    checks: Option<ReadChecks>,
+    /// The last offset of the previous batch returned (checked mode).
+    previous_last: Option<i64>,
+    /// Why an active segment's reading stopped before its end (checked mode).
+    invalid: Option<RecordError>,
+}
+
+/// What a consumer's read of a segment holds its batches to, beyond framing: Kafka's log
+/// invariants, which its writer keeps and its recovery restores. A batch that breaks them is
+/// corruption the CRC does not cover (the base offset is outside it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadChecks {
+    /// The segment's base offset (from its file name): no offset below it, and every offset
+    /// within an int of it (Kafka's `LogSegment.ensureOffsetInRange`).
+    pub base_offset: i64,
+    /// The next segment's base offset: every offset of this one is below it.
+    pub next_base_offset: Option<i64>,
+    /// In the active (last) segment, the position of its last offset-index entry: bytes at or
+    /// after it that do not frame a batch end the segment instead of failing the read, as
+    /// Kafka's log recovery truncates it there after a crash (a torn, zero-filled or sparse
+    /// tail). Before it (an index entry names a batch further on), or in a closed segment, they
+    /// are corruption.
+    pub torn_tail_from: Option<u64>,
 }
 
 /// What the reader found where batches stop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stop {
     /// The range ended exactly after the last whole entry.
     Clean,
@@ -50,6 +74,16 @@ pub enum Stop {
         position: u64,
         /// How many bytes follow.
         bytes: u64,
+    },
+    /// Checked reading of the active segment stopped at bytes that do not frame a batch (see
+    /// [`ReadChecks::torn_tail_from`]).
+    Invalid {
+        /// Position of the first byte after the last whole entry.
+        position: u64,
+        /// How many bytes follow, to the end of the range.
+        bytes: u64,
+        /// What the bytes there are.
+        reason: RecordError,
     },
 }
 
@@ -76,7 +110,19 @@ impl SegmentReader {
             end,
             window: FIRST_WINDOW,
             max_window: MAX_WINDOW,
+            checks: None,
+            previous_last: None,
+            invalid: None,
         }
+    }
+
+    /// Holds the batches to `checks` (a consumer's read): offsets that go backwards, fall
+    /// outside the segment or reach the next segment are errors ([`LogError::OffsetDisorder`]),
+    /// and in the active segment bytes that do not frame a batch end the reading
+    /// ([`Stop::Invalid`]).
+    pub fn checked(mut self, checks: ReadChecks) -> Self {
+        self.checks = Some(checks);
+        self
     }
 
     /// Fixes the window size (tests use a tiny one to cross window edges often).
@@ -109,17 +155,29 @@ impl SegmentReader {
     /// The next whole entry and its file position, `Ok(None)` at the end of the entries, or the
     /// decoder's error (an entry whose size field is impossible) with its file position.
     pub fn next_batch(&mut self) -> Result<Option<(u64, RawBatch<'_>)>> {
+        if self.invalid.is_some() {
+            return Ok(None);
+        }
         loop {
             // Frame first, then borrow: a borrow returned from inside the loop would outlive the
             // refill below.
             let size = match RawBatch::read_at(self.filled_bytes(), self.cursor) {
-                Ok(found) => found.map(|batch| batch.size_in_bytes()),
+                Ok(found) => found.map(|batch| (batch.size_in_bytes(), Self::offsets(&batch))),
                 Err(source) => {
                     let position = self.position();
-                    return Err(self.corrupt(position, source.offset_by(self.buf_start as usize)));
+                    let source = source.offset_by(self.buf_start as usize);
+                    if self
+                        .checks
+                        .and_then(|checks| checks.torn_tail_from)
+                        .is_some_and(|from| position >= from)
+                    {
+                        self.invalid = Some(source);
+                        return Ok(None);
+                    }
+                    return Err(self.corrupt(position, source));
                 }
             };
-            let Some(size) = size else {
+            let Some((size, (first, last))) = size else {
                 // The window holds no whole entry: at the end of the range, or refill.
                 let needed = self.needed_bytes();
                 if !self.refill(needed)? {
@@ -128,6 +186,9 @@ impl SegmentReader {
                 continue;
             };
             let position = self.position();
+            if let Some(checks) = self.checks {
+                self.check_offsets(checks, position, first, last)?;
+            }
             let start = self.cursor;
             self.cursor += size;
             return match RawBatch::read_at(self.filled_bytes(), start) {
@@ -138,9 +199,67 @@ impl SegmentReader {
         }
     }
 
+    /// The first and last offsets of a framed entry, as far as the header tells them without
+    /// decompressing: a v2 batch's base and last offsets; a legacy entry's own offset, which for
+    /// a compressed wrapper is its last inner offset, for both.
+    fn offsets(batch: &RawBatch<'_>) -> (i64, i64) {
+        let last = batch.last_offset();
+        if batch.magic() >= MAGIC_V2 {
+            (batch.base_offset(), last)
+        } else {
+            (last, last)
+        }
+    }
+
+    /// Kafka's log invariants for one batch: offsets in order within the batch and after the
+    /// previous batch, at or above the segment's base offset and within an int of it, below the
+    /// next segment's base offset.
+    fn check_offsets(
+        &mut self,
+        checks: ReadChecks,
+        position: u64,
+        first: i64,
+        last: i64,
+    ) -> Result<()> {
+        let disorder = if last < first {
+            Some(OffsetDisorder::Reversed)
+        } else if let Some(previous) = self.previous_last.filter(|&p| first <= p) {
+            Some(OffsetDisorder::Backwards { previous })
+        } else if first < checks.base_offset || last - checks.base_offset > i64::from(i32::MAX) {
+            Some(OffsetDisorder::OutsideSegment {
+                base_offset: checks.base_offset,
+            })
+        } else {
+            checks
+                .next_base_offset
+                .filter(|&next| last >= next)
+                .map(|next| OffsetDisorder::PastNextSegment { next })
+        };
+        match disorder {
+            None => {
+                self.previous_last = Some(last);
+                Ok(())
+            }
+            Some(disorder) => Err(LogError::OffsetDisorder {
+                path: self.path.clone(),
+                position,
+                first,
+                last,
+                disorder,
+            }),
+        }
+    }
+
     /// Where the entries stopped; call after [`Self::next_batch`] returned `Ok(None)`.
     pub fn stop(&self) -> Stop {
         let position = self.position();
+        if let Some(reason) = &self.invalid {
+            return Stop::Invalid {
+                position,
+                bytes: self.end.saturating_sub(position),
+                reason: reason.clone(),
+            };
+        }
         if position >= self.end {
             Stop::Clean
         } else {

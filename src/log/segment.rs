@@ -10,7 +10,8 @@ use super::config::LogConfig;
 use super::error::{LogError, Result};
 use super::index::{IndexEntry, OffsetIndex, OffsetPosition, TimeIndex};
 use super::os;
-use super::reader::SegmentReader;
+use super::reader::{ReadChecks, SegmentReader};
+use crate::record::{HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MAGIC_V2, RECORD_OVERHEAD_V0};
 
 /// One batch of [`LogSegment::append_all`]: its bytes, already holding their final offsets, and
 /// what [`LogSegment::append`] takes beside them.
@@ -43,6 +44,20 @@ pub fn parse_base_offset(name: &str) -> Option<i64> {
         return None;
     }
     digits.parse().ok()
+}
+
+/// Whether a log entry's header at `position` of `log` (of `size` bytes) is one: a size of at
+/// least Kafka's smallest entry, a known magic, and the whole entry inside the file.
+fn frames_batch_at(log: &File, position: u64, size: u64) -> bool {
+    let mut header = [0u8; HEADER_SIZE_UP_TO_MAGIC];
+    if log.read_exact_at(&mut header, position).is_err() {
+        return false;
+    }
+    let length = i32::from_be_bytes([header[8], header[9], header[10], header[11]]);
+    let magic = header[HEADER_SIZE_UP_TO_MAGIC - 1];
+    length >= RECORD_OVERHEAD_V0 as i32
+        && magic <= MAGIC_V2 as u8
+        && position + (LOG_OVERHEAD as u64) + length as u64 <= size
 }
 
 /// Where a read starts: the batch holding the wanted offset.
@@ -80,6 +95,8 @@ pub struct LogSegment {
     /// Max timestamp of the first batch: segment age for `segment.ms` is measured from it.
     rolling_based_timestamp: Option<i64>,
     created_ms: i64,
+    /// The rules every reader of this segment holds its batches to (a consumer's view).
+    read_checks: Option<ReadChecks>,
 }
 
 impl LogSegment {
@@ -142,6 +159,29 @@ impl LogSegment {
         )
     }
 
+    /// Makes every reader of this read-only segment a checked one ([`SegmentReader::checked`]):
+    /// `next_base_offset` is the next segment's, `active` says whether this is the last one.
+    /// Leaves out the offset-index entries that point at or past the end of the `.log`, and the
+    /// last ones that point at no batch (zeros, a hole): what a power loss leaves when the index
+    /// reached the disk and the log did not. Lookups then start from the last entry that names
+    /// a batch and find the real end by reading.
+    pub fn with_read_checks(mut self, next_base_offset: Option<i64>, active: bool) -> Result<Self> {
+        let size = self.size;
+        self.offset_index
+            .keep_entries_while(|entry| u64::from(entry.position) < size)?;
+        let log = &self.log;
+        self.offset_index.drop_last_entries_while(|entry| {
+            !frames_batch_at(log, u64::from(entry.position), size)
+        })?;
+        let last_entry = u64::from(self.offset_index.last_entry()?.position);
+        self.read_checks = Some(ReadChecks {
+            base_offset: self.base_offset,
+            next_base_offset,
+            torn_tail_from: active.then_some(last_entry),
+        });
+        Ok(self)
+    }
+
     fn read_only_index<E: IndexEntry>(
         path: &Path,
         base_offset: i64,
@@ -190,6 +230,7 @@ impl LogSegment {
             offset_of_max_timestamp_so_far: last_time.offset,
             rolling_based_timestamp: None,
             created_ms: now_ms,
+            read_checks: None,
         };
         segment.rolling_based_timestamp = segment.first_batch_max_timestamp()?;
         Ok(segment)
@@ -239,12 +280,11 @@ impl LogSegment {
             .log
             .try_clone()
             .map_err(LogError::io("opening segment", &self.log_path))?;
-        Ok(SegmentReader::new(
-            file,
-            &self.log_path,
-            position,
-            self.size,
-        ))
+        let reader = SegmentReader::new(file, &self.log_path, position, self.size);
+        Ok(match self.read_checks {
+            Some(checks) => reader.checked(checks),
+            None => reader,
+        })
     }
 
     /// Kafka's `LogSegment.append`: writes `batch` (already holding its final offsets) at the end
@@ -551,13 +591,30 @@ impl LogSegment {
     /// The offset after the last batch (the segment's next offset), by reading from the last
     /// index entry on; `None` for an empty segment.
     pub fn read_next_offset(&self) -> Result<Option<i64>> {
-        let start = self.offset_index.last_entry()?;
-        let mut reader = self.reader_at(u64::from(start.position))?;
-        let mut next = None;
-        while let Some((_, batch)) = reader.next_batch()? {
-            next = Some(batch.next_offset());
+        Ok(self.read_end()?.0)
+    }
+
+    /// [`Self::read_next_offset`], and where the reading stopped.
+    ///
+    /// Reading starts at the last offset-index entry; when no whole batch follows it (the batch
+    /// it names was torn or zeroed by a crash), at the entry before, and so on.
+    pub fn read_end(&self) -> Result<(Option<i64>, super::reader::Stop)> {
+        let mut entries = self.offset_index.entries();
+        loop {
+            let start = match entries.checked_sub(1) {
+                Some(last) => u64::from(self.offset_index.entry(last)?.position),
+                None => 0,
+            };
+            let mut reader = self.reader_at(start)?;
+            let mut next = None;
+            while let Some((_, batch)) = reader.next_batch()? {
+                next = Some(batch.next_offset());
+            }
+            if next.is_some() || entries == 0 {
+                return Ok((next, reader.stop()));
+            }
+            entries -= 1;
         }
-        Ok(next)
     }
 
     /// Writes the final time-index entry and trims both indexes to their entries: the segment

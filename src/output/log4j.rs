@@ -27,6 +27,11 @@ pub fn format_time(ms: i64) -> String {
     )
 }
 
+/// The logger of the warnings about an active segment's unread tail
+/// ([`crate::log::SkippedTail`]): kafkit's reader, where Kafka's broker would have truncated the
+/// tail in its log recovery before serving the partition.
+pub const LOG_READER: &str = "kafkit.log.LogReader";
+
 /// One log line: `[time] LEVEL message (class)`.
 pub fn line(level: &str, message: &str, class: &str) -> String {
     let now = SystemTime::now()

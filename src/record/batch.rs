@@ -1,6 +1,7 @@
 //! Shallow log entries: magic 2 batch headers, legacy message headers, and the segment scan.
 
 use std::borrow::Cow;
+use std::io::{self, Read};
 
 use super::codec;
 use super::cursor::{be, Cursor};
@@ -453,7 +454,9 @@ impl<'a> RawBatch<'a> {
         self.record_iter_with_limit(max_decompressed)?.collect()
     }
 
-    /// The records one at a time. Decompression happens here, up front; decoding is lazy.
+    /// The records one at a time, decoded lazily; a compressed batch is decompressed as the
+    /// records are read (a codec block or buffer at a time), as Kafka's readers do, so memory
+    /// stays at about the largest record whatever the batch holds.
     pub fn record_iter(&self) -> Result<RecordIter<'a>, RecordError> {
         self.record_iter_with_limit(codec::DEFAULT_MAX_DECOMPRESSED_BYTES)
     }
@@ -463,11 +466,40 @@ impl<'a> RawBatch<'a> {
         &self,
         max_decompressed: usize,
     ) -> Result<RecordIter<'a>, RecordError> {
+        let records_at = self.position + RECORD_BATCH_OVERHEAD;
+        Ok(match self.plan(max_decompressed)? {
+            Plan::Legacy(records) => Inner::Legacy(records.into_iter()),
+            Plan::Plain { ctx, count } => Inner::V2 {
+                buf: Cow::Borrowed(self.bytes.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default()),
+                pos: 0,
+                base: records_at,
+                remaining: count,
+                ctx,
+                done: false,
+            },
+            Plan::Compressed {
+                ctx,
+                count,
+                compression,
+            } => {
+                let body = self.bytes.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default();
+                Inner::stream(
+                    codec::decompressing(compression, body, max_decompressed, MAGIC_V2)
+                        .map_err(|e| e.offset_by(records_at))?,
+                    compression,
+                    records_at,
+                    count,
+                    ctx,
+                )
+            }
+        }
+        .into())
+    }
+
+    /// How the records of this entry are read, checked from its header.
+    fn plan(&self, max_decompressed: usize) -> Result<Plan, RecordError> {
         if !self.is_v2() {
-            let records = legacy::deep_records(self, max_decompressed)?;
-            return Ok(RecordIter {
-                inner: Inner::Legacy(records.into_iter()),
-            });
+            return Ok(Plan::Legacy(legacy::deep_records(self, max_decompressed)?));
         }
         let header = BatchHeader::parse(self.bytes).map_err(|e| e.offset_by(self.position))?;
         if header.records_count < 0 {
@@ -476,41 +508,45 @@ impl<'a> RawBatch<'a> {
                 count: header.records_count,
             });
         }
-        let records_at = self.position + RECORD_BATCH_OVERHEAD;
-        let body = self.bytes.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default();
         let compression = header
             .compression()
             .map_err(|e| e.offset_by(self.position))?;
-        let (buf, base, compressed_at) = if header.records_count == 0 {
-            // Kafka returns no records for a zero count without looking at the bytes.
-            (Cow::Borrowed(&[][..]), records_at, None)
-        } else if compression == Compression::None {
-            (Cow::Borrowed(body), records_at, None)
-        } else {
-            let plain = codec::decompress(compression, body, max_decompressed, MAGIC_V2)
-                .map_err(|e| e.offset_by(records_at))?;
-            (Cow::Owned(plain), 0, Some(records_at))
+        let ctx = V2Context {
+            base_offset: header.base_offset,
+            base_timestamp: header.base_timestamp,
+            log_append_time: (header.timestamp_type() == TimestampType::LogAppendTime)
+                .then_some(header.max_timestamp),
+            base_sequence: header.base_sequence,
+            timestamp_type: header.timestamp_type(),
         };
-        let log_append_time = (header.timestamp_type() == TimestampType::LogAppendTime)
-            .then_some(header.max_timestamp);
-        Ok(RecordIter {
-            inner: Inner::V2 {
-                buf,
-                pos: 0,
-                base,
-                compressed_at,
-                remaining: header.records_count as u32,
-                ctx: V2Context {
-                    base_offset: header.base_offset,
-                    base_timestamp: header.base_timestamp,
-                    log_append_time,
-                    base_sequence: header.base_sequence,
-                    timestamp_type: header.timestamp_type(),
-                },
-                done: false,
+        let count = header.records_count as u32;
+        Ok(
+            if header.records_count == 0 || compression == Compression::None {
+                // Kafka returns no records for a zero count without looking at the bytes.
+                Plan::Plain { ctx, count }
+            } else {
+                Plan::Compressed {
+                    ctx,
+                    count,
+                    compression,
+                }
             },
-        })
+        )
     }
+}
+
+/// How a batch's records are read ([`RawBatch::plan`]).
+enum Plan {
+    /// A legacy entry's messages, decoded.
+    Legacy(Vec<Record>),
+    /// Records stored as they are (or none).
+    Plain { ctx: V2Context, count: u32 },
+    /// Records behind a codec.
+    Compressed {
+        ctx: V2Context,
+        count: u32,
+        compression: Compression,
+    },
 }
 
 /// The records of one batch, decoded one by one; stops after the first error.
@@ -519,18 +555,164 @@ pub struct RecordIter<'a> {
     inner: Inner<'a>,
 }
 
-#[derive(Debug)]
+impl RecordIter<'static> {
+    /// The records of the entry that starts `bytes` (a whole entry, as a fetch hands it out),
+    /// owning them: a consumer keeps the iterator, not a borrow. Positions in errors count from
+    /// the start of `bytes`.
+    pub fn owned(bytes: Vec<u8>) -> Result<Self, RecordError> {
+        Self::owned_with_limit(bytes, codec::DEFAULT_MAX_DECOMPRESSED_BYTES)
+    }
+
+    /// [`Self::owned`] with a caller-chosen bound on decompressed bytes.
+    pub fn owned_with_limit(bytes: Vec<u8>, max_decompressed: usize) -> Result<Self, RecordError> {
+        let plan = match RawBatch::read_at(&bytes, 0)? {
+            Some(batch) => batch.plan(max_decompressed)?,
+            None => {
+                return Err(RecordError::Truncated {
+                    position: 0,
+                    what: "batch",
+                    needed: LOG_OVERHEAD + RECORD_OVERHEAD_V0,
+                    remaining: bytes.len(),
+                })
+            }
+        };
+        Ok(match plan {
+            Plan::Legacy(records) => Inner::Legacy(records.into_iter()),
+            Plan::Plain { ctx, count } => Inner::V2 {
+                buf: Cow::Owned(bytes),
+                pos: RECORD_BATCH_OVERHEAD,
+                base: 0,
+                remaining: count,
+                ctx,
+                done: false,
+            },
+            Plan::Compressed {
+                ctx,
+                count,
+                compression,
+            } => Inner::stream(
+                codec::decompressing(compression, Body(bytes), max_decompressed, MAGIC_V2)
+                    .map_err(|e| e.offset_by(RECORD_BATCH_OVERHEAD))?,
+                compression,
+                RECORD_BATCH_OVERHEAD,
+                count,
+                ctx,
+            ),
+        }
+        .into())
+    }
+}
+
+/// The compressed records of a whole batch's bytes.
+struct Body(Vec<u8>);
+
+impl AsRef<[u8]> for Body {
+    fn as_ref(&self) -> &[u8] {
+        self.0.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default()
+    }
+}
+
+impl<'a> From<Inner<'a>> for RecordIter<'a> {
+    fn from(inner: Inner<'a>) -> Self {
+        RecordIter { inner }
+    }
+}
+
 enum Inner<'a> {
+    /// Records in a buffer: `buf[pos..]` is at `base + pos` of the input.
     V2 {
         buf: Cow<'a, [u8]>,
         pos: usize,
         base: usize,
-        compressed_at: Option<usize>,
         remaining: u32,
         ctx: V2Context,
         done: bool,
     },
+    /// Records read from a decompressing stream, one at a time into `record`.
+    Stream {
+        source: Box<dyn Read + Send + 'a>,
+        compression: Compression,
+        /// Where the compressed bytes start in the input.
+        compressed_at: usize,
+        /// Position of the next record in the decompressed stream.
+        pos: usize,
+        remaining: u32,
+        ctx: V2Context,
+        done: bool,
+        record: Vec<u8>,
+    },
     Legacy(std::vec::IntoIter<Record>),
+}
+
+impl std::fmt::Debug for Inner<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Inner::V2 { pos, remaining, .. } => f
+                .debug_struct("V2")
+                .field("pos", pos)
+                .field("remaining", remaining)
+                .finish(),
+            Inner::Stream {
+                compression,
+                pos,
+                remaining,
+                ..
+            } => f
+                .debug_struct("Stream")
+                .field("compression", compression)
+                .field("pos", pos)
+                .field("remaining", remaining)
+                .finish(),
+            Inner::Legacy(records) => f.debug_tuple("Legacy").field(&records.len()).finish(),
+        }
+    }
+}
+
+impl<'a> Inner<'a> {
+    fn stream(
+        source: Box<dyn Read + Send + 'a>,
+        compression: Compression,
+        compressed_at: usize,
+        remaining: u32,
+        ctx: V2Context,
+    ) -> Self {
+        Inner::Stream {
+            source,
+            compression,
+            compressed_at,
+            pos: 0,
+            remaining,
+            ctx,
+            done: false,
+            record: Vec::new(),
+        }
+    }
+}
+
+/// Reads one record's bytes from `source` into `record` (cleared first): its length varint,
+/// then as many bytes as it says, or fewer where the stream ends (the record's decoder then
+/// reports the shortfall as it does for a buffer). Memory grows with the bytes that arrive,
+/// never with what a length claims.
+fn read_record_bytes(source: &mut dyn Read, record: &mut Vec<u8>) -> io::Result<()> {
+    record.clear();
+    let mut byte = [0u8; 1];
+    while record.len() < 5 {
+        if source.read(&mut byte)? == 0 {
+            return Ok(());
+        }
+        record.push(byte[0]);
+        if byte[0] & 0x80 == 0 {
+            break;
+        }
+    }
+    let mut c = Cursor::new(record, 0);
+    let Ok(length) = c.varint("record length") else {
+        return Ok(());
+    };
+    if let Ok(length) = u64::try_from(length) {
+        source.take(length).read_to_end(record)?;
+    }
+    Ok(())
 }
 
 impl RecordIter<'_> {
@@ -547,7 +729,6 @@ impl RecordIter<'_> {
                 buf,
                 pos,
                 base,
-                compressed_at,
                 remaining,
                 ctx,
                 done,
@@ -574,13 +755,49 @@ impl RecordIter<'_> {
                     }
                     other => other,
                 };
-                if result.is_err() {
-                    *done = true;
+                *done = result.is_err();
+                Some(result)
+            }
+            Inner::Stream {
+                source,
+                compression,
+                compressed_at,
+                pos,
+                remaining,
+                ctx,
+                done,
+                record,
+            } => {
+                if *done || *remaining == 0 {
+                    return None;
                 }
-                Some(match compressed_at {
-                    Some(at) => result.map_err(|e| e.in_decompressed(*at)),
-                    None => result,
-                })
+                *done = true;
+                let at = *compressed_at;
+                let codec_error = |e| codec::stream_error(*compression, e).offset_by(at);
+                if let Err(e) = read_record_bytes(source, record) {
+                    return Some(Err(codec_error(e)));
+                }
+                let mut cur = Cursor::new(record, *pos);
+                let result = if record.is_empty() {
+                    Err(RecordError::PrematureEof { position: *pos })
+                } else {
+                    parse(&mut cur, ctx)
+                };
+                *pos += record.len();
+                *remaining -= 1;
+                let result = match result {
+                    Ok(_) if *remaining == 0 => {
+                        // Bytes after the declared count are an error, as in a buffer.
+                        match source.read(&mut [0u8; 1]) {
+                            Ok(0) => result,
+                            Ok(_) => Err(RecordError::RecordsRemaining { position: *pos }),
+                            Err(e) => return Some(Err(codec_error(e))),
+                        }
+                    }
+                    other => other,
+                };
+                *done = result.is_err();
+                Some(result.map_err(|e| e.in_decompressed(at)))
             }
         }
     }
