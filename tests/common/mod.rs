@@ -131,46 +131,33 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Runs `kafkit` with `args` like [`kafkit`], and returns its peak resident set size in KiB as
-/// the kernel accounts it for that one process (`wait4`'s `ru_maxrss`).
-pub fn kafkit_peak_kib(data_dir: &Path, args: &[&str]) -> (Run, u64) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+/// Runs `kafkit` with `args` like [`kafkit`], its address space limited to `max_bytes`
+/// (`RLIMIT_AS`): an allocation past it fails and the run fails. Virtual memory bounds resident
+/// memory from above, so a run that succeeds used less than `max_bytes` of RAM. (Peak RSS from
+/// `wait4` would not do: a child made with `vfork` starts with the test process's high-water
+/// mark, which the kernel carries across `exec`.)
+pub fn kafkit_within(data_dir: &Path, args: &[&str], max_bytes: u64) -> Run {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kafkit"));
+    command
         .args(args)
         .env("KAFKIT_DATA_DIR", data_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn kafkit");
-    let read_all = |mut pipe: Box<dyn std::io::Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            pipe.read_to_end(&mut bytes).expect("read pipe");
-            bytes
-        })
+        .stderr(Stdio::piped());
+    let limit = libc::rlimit {
+        rlim_cur: max_bytes,
+        rlim_max: max_bytes,
     };
-    let stdout = read_all(Box::new(child.stdout.take().expect("stdout")));
-    let stderr = read_all(Box::new(child.stderr.take().expect("stderr")));
-    let pid = libc::pid_t::try_from(child.id()).expect("pid");
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value of the plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 writes only to the two locals it is given; the child is ours and not yet
-    // reaped (the Child handle is never waited on, so it is reaped exactly once, here).
-    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(reaped, pid, "wait4");
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    let raw_stdout = stdout.join().expect("stdout reader");
-    let raw_stderr = stderr.join().expect("stderr reader");
-    let run = Run {
-        code,
-        stdout: String::from_utf8_lossy(&raw_stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&raw_stderr).into_owned(),
-        raw_stdout,
-    };
-    (run, u64::try_from(usage.ru_maxrss).expect("maxrss"))
+    // SAFETY: setrlimit is async-signal-safe and touches only the child being made.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    Run::from(command.output().expect("run kafkit"))
 }
