@@ -117,7 +117,9 @@ impl Fetcher {
                 format!("{source} of {} (batch at byte {position})", path.display()),
             ),
             // Named by the offset the read had reached: the batch's own may be the damage.
-            LogError::OffsetDisorder { .. } => self.invalid(self.next, error.to_string()),
+            LogError::OffsetDisorder { .. } | LogError::EntryTooLarge { .. } => {
+                self.invalid(self.next, error.to_string())
+            }
             error => ConsumeError::Log(error),
         }
     }

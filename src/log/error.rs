@@ -60,6 +60,19 @@ pub enum LogError {
         /// Which rule it breaks.
         disorder: OffsetDisorder,
     },
+    /// A log entry whose size field is larger than any batch Kafka writes (see
+    /// [`MAX_ENTRY_BYTES`](super::reader::MAX_ENTRY_BYTES)).
+    #[error("{path} at byte {position}: a log entry of {size} bytes, larger than the {limit} bytes kafkit reads at once (and than any batch Kafka writes)")]
+    EntryTooLarge {
+        /// The `.log` file.
+        path: PathBuf,
+        /// Byte position of the entry in the file.
+        position: u64,
+        /// The entry's size with its offset and size fields.
+        size: usize,
+        /// The largest entry read.
+        limit: usize,
+    },
     /// An offset that is not in the log.
     #[error("Offset {offset} is out of range for {dir}: the log holds [{log_start}, {log_end})")]
     OffsetOutOfRange {

@@ -18,6 +18,10 @@ use crate::record::{RawBatch, RecordError, LOG_OVERHEAD, MAGIC_V2};
 const FIRST_WINDOW: usize = 16 << 10;
 /// The largest window (plus the largest entry, when one is bigger).
 const MAX_WINDOW: usize = 1 << 20;
+/// The largest log entry a reader loads: a batch is at most the topic's `max.message.bytes`
+/// (1 MiB by default) and Kafka's producer and broker refuse larger ones long before this, so
+/// a size field above it is damage, and reading it would only fill memory.
+pub const MAX_ENTRY_BYTES: usize = 256 << 20;
 
 /// Reads the batches of one `.log` file between two byte positions.
 #[derive(Debug)]
@@ -180,6 +184,18 @@ impl SegmentReader {
             let Some((size, (first, last))) = size else {
                 // The window holds no whole entry: at the end of the range, or refill.
                 let needed = self.needed_bytes();
+                if needed as u64 > self.end.saturating_sub(self.position()) {
+                    // It runs past the end: a partial tail, not worth reading.
+                    return Ok(None);
+                }
+                if needed > MAX_ENTRY_BYTES {
+                    return Err(LogError::EntryTooLarge {
+                        path: self.path.clone(),
+                        position: self.position(),
+                        size: needed,
+                        limit: MAX_ENTRY_BYTES,
+                    });
+                }
                 if !self.refill(needed)? {
                     return Ok(None);
                 }

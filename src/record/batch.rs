@@ -466,9 +466,16 @@ impl<'a> RawBatch<'a> {
         &self,
         max_decompressed: usize,
     ) -> Result<RecordIter<'a>, RecordError> {
+        if !self.is_v2() {
+            return Ok(Inner::Legacy(legacy::deep_records(
+                self.bytes,
+                self.position,
+                max_decompressed,
+            )?)
+            .into());
+        }
         let records_at = self.position + RECORD_BATCH_OVERHEAD;
-        Ok(match self.plan(max_decompressed)? {
-            Plan::Legacy(records) => Inner::Legacy(records.into_iter()),
+        Ok(match self.plan()? {
             Plan::Plain { ctx, count } => Inner::V2 {
                 buf: Cow::Borrowed(self.bytes.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default()),
                 pos: 0,
@@ -496,11 +503,8 @@ impl<'a> RawBatch<'a> {
         .into())
     }
 
-    /// How the records of this entry are read, checked from its header.
-    fn plan(&self, max_decompressed: usize) -> Result<Plan, RecordError> {
-        if !self.is_v2() {
-            return Ok(Plan::Legacy(legacy::deep_records(self, max_decompressed)?));
-        }
+    /// How the records of this magic 2 batch are read, checked from its header.
+    fn plan(&self) -> Result<Plan, RecordError> {
         let header = BatchHeader::parse(self.bytes).map_err(|e| e.offset_by(self.position))?;
         if header.records_count < 0 {
             return Err(RecordError::InvalidRecordCount {
@@ -535,10 +539,8 @@ impl<'a> RawBatch<'a> {
     }
 }
 
-/// How a batch's records are read ([`RawBatch::plan`]).
+/// How a magic 2 batch's records are read ([`RawBatch::plan`]).
 enum Plan {
-    /// A legacy entry's messages, decoded.
-    Legacy(Vec<Record>),
     /// Records stored as they are (or none).
     Plain { ctx: V2Context, count: u32 },
     /// Records behind a codec.
@@ -566,7 +568,11 @@ impl RecordIter<'static> {
     /// [`Self::owned`] with a caller-chosen bound on decompressed bytes.
     pub fn owned_with_limit(bytes: Vec<u8>, max_decompressed: usize) -> Result<Self, RecordError> {
         let plan = match RawBatch::read_at(&bytes, 0)? {
-            Some(batch) => batch.plan(max_decompressed)?,
+            Some(batch) if !batch.is_v2() => {
+                let bytes: std::sync::Arc<[u8]> = bytes.into();
+                return Ok(Inner::Legacy(legacy::deep_records(bytes, 0, max_decompressed)?).into());
+            }
+            Some(batch) => batch.plan()?,
             None => {
                 return Err(RecordError::Truncated {
                     position: 0,
@@ -577,7 +583,6 @@ impl RecordIter<'static> {
             }
         };
         Ok(match plan {
-            Plan::Legacy(records) => Inner::Legacy(records.into_iter()),
             Plan::Plain { ctx, count } => Inner::V2 {
                 buf: Cow::Owned(bytes),
                 pos: RECORD_BATCH_OVERHEAD,
@@ -641,7 +646,7 @@ enum Inner<'a> {
         done: bool,
         record: Vec<u8>,
     },
-    Legacy(std::vec::IntoIter<Record>),
+    Legacy(legacy::LegacyRecords<'a>),
 }
 
 impl std::fmt::Debug for Inner<'_> {
@@ -663,7 +668,7 @@ impl std::fmt::Debug for Inner<'_> {
                 .field("pos", pos)
                 .field("remaining", remaining)
                 .finish(),
-            Inner::Legacy(records) => f.debug_tuple("Legacy").field(&records.len()).finish(),
+            Inner::Legacy(records) => f.debug_tuple("Legacy").field(records).finish(),
         }
     }
 }
@@ -724,7 +729,7 @@ impl RecordIter<'_> {
         legacy: impl FnOnce(Record) -> T,
     ) -> Option<Result<T, RecordError>> {
         match &mut self.inner {
-            Inner::Legacy(it) => it.next().map(legacy).map(Ok),
+            Inner::Legacy(it) => it.next().map(|record| record.map(legacy)),
             Inner::V2 {
                 buf,
                 pos,

@@ -450,6 +450,9 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
                         crate::log::LogError::Corrupt { source, .. } => format!(
                             "{source}; the remaining {rest} byte(s) are not a batch (a zero-filled, preallocated tail?) and were not dumped"
                         ),
+                        crate::log::LogError::EntryTooLarge { size, limit, .. } => format!(
+                            "a log entry of {size} bytes, larger than the {limit} bytes kafkit reads at once (and than any batch Kafka writes); the remaining {rest} byte(s) were not dumped"
+                        ),
                         other => other.to_string(),
                     };
                     self.problem(display, Some(position), "corrupt_batch", &msg, true)?;
