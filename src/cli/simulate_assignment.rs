@@ -13,7 +13,7 @@ use crate::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTop
 use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
 use crate::assign::{vectors, Strategy, TopicPartition};
 use crate::cli::{Exit, GlobalArgs};
-use crate::datadir::DataDir;
+use crate::datadir::{DataDir, DataDirError};
 use crate::output::json::write_typed_line;
 use crate::output::OutputFormat;
 
@@ -155,20 +155,26 @@ fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<Stri
     for spec in &args.topics {
         let (name, count) = scenario::parse_topic_count(spec).map_err(fail)?;
         let on_disk = topic_on_disk(data_dir, &name);
-        let partitions = match count {
-            Some(n) => n,
-            None => on_disk.as_ref().map(|(n, _)| *n).ok_or_else(|| {
-                fail(format!(
+        let partitions = match (count, &on_disk) {
+            (Some(n), _) => n,
+            (None, Ok(Some((n, _)))) => *n,
+            (None, Ok(None)) => {
+                return Err(fail(format!(
                     "topic {name:?} has no partition count: write --topic {name}:N, or point --data-dir at a data directory that holds it (looked in {})",
                     data_dir.display()
-                ))
-            })?,
+                )))
+            }
+            (None, Err(e)) => {
+                return Err(fail(format!(
+                    "topic {name:?} has no partition count: write --topic {name}:N, or point --data-dir at a data directory that holds it ({e})"
+                )))
+            }
         };
         sc.topics.push(ScenarioTopic {
             name: name.clone(),
             partitions,
             racks: None,
-            id: on_disk.and_then(|(_, id)| id),
+            id: on_disk.ok().flatten().and_then(|(_, id)| id),
         });
     }
     for id in &args.members {
@@ -222,11 +228,18 @@ fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<Stri
     Ok((sc, strategy))
 }
 
-/// A topic's partition count and id as the data directory describes it.
-fn topic_on_disk(dir: &Path, topic: &str) -> Option<(i32, Option<String>)> {
-    let t = DataDir::open(dir).ok()?.topic(topic).ok()??;
-    let n = i32::try_from(t.partition_count()).ok().filter(|&n| n > 0)?;
-    Some((n, t.id.map(|id| id.to_string())))
+/// A topic's partition count and id as the data directory describes it (`None`: the directory
+/// does not hold the topic); an error when the directory cannot be read.
+fn topic_on_disk(dir: &Path, topic: &str) -> Result<Option<(i32, Option<String>)>, DataDirError> {
+    let t = match DataDir::open(dir) {
+        Ok(d) => d.topic(topic)?,
+        Err(DataDirError::Missing(_)) => None,
+        Err(e) => return Err(e),
+    };
+    Ok(t.and_then(|t| {
+        let n = i32::try_from(t.partition_count()).ok().filter(|&n| n > 0)?;
+        Some((n, t.id.map(|id| id.to_string())))
+    }))
 }
 
 /// "orders 0-2,5; payments 1" from a sorted list.
