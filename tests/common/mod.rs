@@ -130,3 +130,71 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The address space a child of [`kafkit_peak_rss`] may map: a regression that allocates without
+/// bound fails there in seconds instead of taking the machine's memory.
+pub const ADDRESS_SPACE_LIMIT: u64 = 2 << 30;
+
+/// Runs `kafkit` with `args` (stdin empty) and returns its outcome with its peak resident set
+/// size in KiB, as the kernel counted it (`wait4`'s `ru_maxrss`). The child's address space is
+/// limited to [`ADDRESS_SPACE_LIMIT`] (an allocation past it aborts it: exit code -1).
+pub fn kafkit_peak_rss(data_dir: &Path, args: &[&str]) -> (Run, u64) {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kafkit"));
+    // SAFETY: setrlimit is async-signal-safe, and the closure touches nothing else.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: ADDRESS_SPACE_LIMIT,
+                rlim_max: ADDRESS_SPACE_LIMIT,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    // Reaped by wait4 below, which also reads the peak resident set; child.wait() would reap it
+    // first and lose the usage.
+    #[allow(clippy::zombie_processes)]
+    let mut child = command
+        .args(args)
+        .env("KAFKIT_DATA_DIR", data_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kafkit");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            pipe.read_to_end(&mut bytes).expect("read a pipe of kafkit");
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let pid = libc::pid_t::try_from(child.id()).expect("pid");
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our child, not yet reaped (child.wait() is never called on it); status
+    // and usage are valid for writes.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    let stdout = stdout.join().expect("stdout reader");
+    let stderr = stderr.join().expect("stderr reader");
+    let run = Run {
+        code,
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+        raw_stdout: stdout,
+    };
+    (run, u64::try_from(usage.ru_maxrss).expect("ru_maxrss"))
+}
