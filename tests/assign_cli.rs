@@ -1,6 +1,6 @@
 //! `kafkit simulate-assignment` through the binary.
 
-use crate::common::{kafkit, tempdir, vectors};
+use crate::common::{kafkit, kafkit_within, tempdir, vectors};
 
 fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
     stdout
@@ -500,4 +500,349 @@ fn static_members_are_ordered_by_instance_id_and_explain_goes_into_json() {
     assert!(explain
         .iter()
         .any(|l| l.as_str().unwrap_or("").contains("__consumer_offsets")));
+}
+
+/// The most memory a run may use: 512 MiB of address space, which bounds its resident memory.
+const MEMORY_CEILING: u64 = 512 << 20;
+
+/// Asserts a refusal: exit code 1, exactly `message` on stderr, nothing on stdout, within the
+/// memory ceiling.
+#[track_caller]
+fn refused_in_bounded_memory(dir: &std::path::Path, args: &[&str], message: &str) {
+    let mut all = vec!["simulate-assignment"];
+    all.extend_from_slice(args);
+    let run = kafkit_within(dir, &all, MEMORY_CEILING);
+    assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+    assert_eq!(run.stderr, format!("{message}\n"), "{args:?}");
+    assert_eq!(run.stdout, "", "{args:?}");
+}
+
+/// Runs a simulation and asserts that it succeeds within the memory ceiling.
+#[track_caller]
+fn runs_in_bounded_memory(dir: &std::path::Path, args: &[&str]) -> crate::common::Run {
+    let mut all = vec!["simulate-assignment"];
+    all.extend_from_slice(args);
+    let run = kafkit_within(dir, &all, MEMORY_CEILING);
+    run.ok();
+    run
+}
+
+const SEE_LIMITS: &str = "; see Limits in `kafkit simulate-assignment --help`";
+
+#[test]
+fn partition_counts_are_bounded_by_kafka_and_members_x_partitions() {
+    let dir = tempdir();
+    // Grew past 9.5 GB of memory before the limits.
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--topic", "t:2147483647", "--members", "a"],
+        &format!("simulate-assignment: the group is too large to simulate: round 1 has 1 member(s) and 2147483647 partition(s), 2147483647 member-partitions, more than the limit of 10000000{SEE_LIMITS}"),
+    );
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--topic", "t:2147483648", "--members", "a"],
+        "simulate-assignment: topic \"t:2147483648\": partition count 2147483648 is more than 2147483647, the most Kafka allows (partition ids are int32)",
+    );
+    // An event that grows a topic is counted in its own round.
+    refused_in_bounded_memory(
+        dir.path(),
+        &[
+            "--topic",
+            "t:3",
+            "--members",
+            "a",
+            "--then",
+            "join b",
+            "--then",
+            "add-partitions t:2147483647",
+        ],
+        &format!("simulate-assignment: the group is too large to simulate: round 3 has 2 member(s) and 2147483647 partition(s), 4294967294 member-partitions, more than the limit of 10000000{SEE_LIMITS}"),
+    );
+    // The limit is inclusive: 1000 members × 10000 partitions run, one more member does not.
+    let members: Vec<String> = (0..1000).map(|i| format!("c{i}")).collect();
+    let thousand = members.join(",");
+    let run = runs_in_bounded_memory(dir.path(), &["--topic", "t:10000", "--members", &thousand]);
+    assert!(
+        run.stdout.contains("balance: min 10 max 10"),
+        "{}",
+        run.stdout
+    );
+    let more = format!("{thousand},c1000");
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--topic", "t:10000", "--members", &more],
+        &format!("simulate-assignment: the group is too large to simulate: round 1 has 1001 member(s) and 10000 partition(s), 10010000 member-partitions, more than the limit of 10000000{SEE_LIMITS}"),
+    );
+    // An assignor vector naming a huge topic is refused before it is replayed.
+    let vector = dir.path().join("vector.json");
+    std::fs::write(
+        &vector,
+        r#"{"assignor": "range", "rounds": [{"topics": {"t": 2147483647}, "members": [{"id": "a", "topics": ["t"]}]}]}"#,
+    )
+    .unwrap();
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", vector.to_str().unwrap()],
+        &format!("simulate-assignment: the group is too large to simulate: round 1 has 1 member(s) and 2147483647 partition(s), 2147483647 member-partitions, more than the limit of 10000000{SEE_LIMITS}"),
+    );
+}
+
+#[test]
+fn the_largest_allowed_scripts_stay_under_512_mib() {
+    let dir = tempdir();
+    // The heaviest round: 100000 partitions and members, printed as JSON (each round's line is
+    // built in memory), every partition a move.
+    let run = runs_in_bounded_memory(
+        dir.path(),
+        &["--topic", "t:99998", "--members", "a,b", "--output", "json"],
+    );
+    let lines = json_lines(&run.stdout);
+    assert_eq!(lines[0]["moves"].as_array().map(Vec::len), Some(99_998));
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--topic", "t:99999", "--members", "a,b"],
+        &format!("simulate-assignment: the script is too large to simulate: its 1 round(s) × 1 strategy hold 100001 partitions and members in all, more than the limit of 100000 (kafkit keeps every round in memory until it prints it){SEE_LIMITS}"),
+    );
+    refused_in_bounded_memory(
+        dir.path(),
+        &[
+            "--topic",
+            "t:16666",
+            "--members",
+            "a",
+            "--compare",
+            "range,roundrobin,sticky,cooperative-sticky,uniform,server-range",
+        ],
+        &format!("simulate-assignment: the script is too large to simulate: its 1 round(s) × 6 strategies hold 100002 partitions and members in all, more than the limit of 100000 (kafkit keeps every round in memory until it prints it){SEE_LIMITS}"),
+    );
+    // The most rounds: 1666 × 6 strategies run, 1667 do not.
+    let script = |rounds: usize| {
+        let events: Vec<String> = (1..rounds)
+            .map(|i| {
+                if i % 2 == 1 {
+                    format!("\"join x{}\"", i / 2)
+                } else {
+                    format!("\"leave x{}\"", i / 2 - 1)
+                }
+            })
+            .collect();
+        let path = dir.path().join(format!("rounds-{rounds}.json"));
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"topics": ["t:2"], "members": ["a", "b"], "events": [{}]}}"#,
+                events.join(",")
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let all = "range,roundrobin,sticky,cooperative-sticky,uniform,server-range";
+    let ok = script(1666);
+    let run = runs_in_bounded_memory(
+        dir.path(),
+        &["--scenario", ok.to_str().unwrap(), "--compare", all],
+    );
+    let head: String = run.stdout.chars().take(300).collect();
+    assert!(run.stdout.contains("1666 join x832"), "{head}");
+    let long = script(1667);
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", long.to_str().unwrap(), "--compare", all],
+        &format!("simulate-assignment: the script is too long to simulate: 1667 round(s) × 6 strategies = 10002, more than the limit of 10000 (kafkit keeps every round in memory until it prints it){SEE_LIMITS}"),
+    );
+}
+
+#[test]
+fn the_limits_in_the_help_are_the_limits_enforced() {
+    use kafkit::assign::limits::*;
+    let dir = tempdir();
+    let help = kafkit(dir.path(), &["simulate-assignment", "--help"])
+        .ok()
+        .to_string();
+    for line in [
+        format!(
+            "  a topic has 1 to {MAX_PARTITIONS} partitions (Kafka's partition ids are int32);"
+        ),
+        format!(
+            "  members x partitions (of all topics) in any round: at most {MAX_MEMBER_PARTITIONS};"
+        ),
+        format!(
+            "  partitions + members summed over all rounds and strategies: at most {MAX_ENTRIES};"
+        ),
+        format!(
+            "  rounds (the initial join, then one per event) x strategies: at most {MAX_ROUNDS};"
+        ),
+        format!("  a --scenario file: at most {MAX_SCENARIO_BYTES} bytes (1 MiB)."),
+    ] {
+        assert!(help.lines().any(|l| l == line), "{line:?} not in\n{help}");
+    }
+    assert_eq!(
+        kafkit::assign::scenario::PARTITION_COUNT,
+        format!("a partition count (an integer from 1 to {MAX_PARTITIONS})")
+    );
+}
+
+#[test]
+fn scenario_files_are_read_up_to_1_mib_and_devices_end_at_once() {
+    let dir = tempdir();
+    let started = std::time::Instant::now();
+    // Read 4.7 GB in 10 s before the limit.
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", "/dev/zero"],
+        "simulate-assignment: scenario file /dev/zero (a character device, not a regular file) is larger than 1048576 bytes (1 MiB), the most a scenario file may hold",
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // Several MB of garbage.
+    let garbage = dir.path().join("garbage.json");
+    std::fs::write(&garbage, "{\"topics\": [".repeat(500_000)).unwrap();
+    let path = garbage.to_str().unwrap();
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", path],
+        &format!("simulate-assignment: scenario file {path} is larger than 1048576 bytes (1 MiB), the most a scenario file may hold"),
+    );
+    // Under the limit, garbage is not JSON, however deep it nests.
+    std::fs::write(&garbage, "[".repeat(1 << 20)).unwrap();
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", path],
+        &format!("simulate-assignment: {path}: not valid JSON: recursion limit exceeded at line 1 column 128"),
+    );
+    // The limit is inclusive: a scenario of exactly 1 MiB is read, one byte more is not.
+    let scenario = r#"{"topics": ["t:3"], "members": ["a"]}"#;
+    let mut text = scenario.to_string();
+    text.push_str(&" ".repeat((1 << 20) - scenario.len()));
+    let exact = dir.path().join("exact.json");
+    std::fs::write(&exact, &text).unwrap();
+    runs_in_bounded_memory(dir.path(), &["--scenario", exact.to_str().unwrap()]);
+    text.push(' ');
+    std::fs::write(&exact, &text).unwrap();
+    let path = exact.to_str().unwrap();
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", path],
+        &format!("simulate-assignment: scenario file {path} is larger than 1048576 bytes (1 MiB), the most a scenario file may hold"),
+    );
+}
+
+#[test]
+fn scenario_fields_of_the_wrong_type_are_named_with_what_they_take() {
+    let dir = tempdir();
+    let file = dir.path().join("scenario.json");
+    let cases: &[(&str, &str)] = &[
+        (
+            r#"{"topics": [{"name": "t", "partitions": 1e300}], "members": ["a"]}"#,
+            "topics[0].partitions: expected a partition count (an integer from 1 to 2147483647), found 1e300",
+        ),
+        (
+            r#"{"topics": ["u:1", {"name": "t", "partitions": 2147483648}], "members": ["a"]}"#,
+            "topics[1].partitions: expected a partition count (an integer from 1 to 2147483647), found 2147483648",
+        ),
+        (
+            r#"{"topics": [{"name": "t", "partitions": 0}], "members": ["a"]}"#,
+            "topics[0].partitions: expected a partition count (an integer from 1 to 2147483647), found 0",
+        ),
+        (
+            r#"{"topics": [{"name": "t", "partitions": 3.0}], "members": ["a"]}"#,
+            "topics[0].partitions: expected a partition count (an integer from 1 to 2147483647), found 3.0",
+        ),
+        (
+            r#"{"topics": [{"name": "t", "partitions": "six"}], "members": ["a"]}"#,
+            "topics[0].partitions: expected a partition count (an integer from 1 to 2147483647), found \"six\"",
+        ),
+        (
+            r#"{"topics": [{"name": "t"}], "members": ["a"]}"#,
+            "topics[0]: missing \"partitions\": a partition count (an integer from 1 to 2147483647)",
+        ),
+        (
+            r#"{"topics": [{"name": 7, "partitions": 3}], "members": ["a"]}"#,
+            "topics[0].name: expected a topic name (a string), found 7",
+        ),
+        (
+            r#"{"topics": [{"name": "t", "partitions": 2, "racks": [["a"], [1]]}], "members": ["a"]}"#,
+            "topics[0].racks[1][0]: expected the replica racks of each partition (an array of arrays of strings), found 1",
+        ),
+        (
+            r#"{"topics": [true], "members": ["a"]}"#,
+            "topics[0]: expected a topic (\"name:N\", or an object with \"name\" and \"partitions\"), found true",
+        ),
+        (
+            r#"{"topics": ["t"], "members": ["a"]}"#,
+            "topics[0]: topic \"t\" has no partition count (write t:N)",
+        ),
+        (
+            r#"{"topics": "t:3", "members": ["a"]}"#,
+            "topics: expected a list of topics (an array), found \"t:3\"",
+        ),
+        (
+            r#"{"members": ["a"]}"#,
+            "missing \"topics\": a list of topics (an array)",
+        ),
+        (
+            r#"[{"topics": ["t:3"]}]"#,
+            "expected a scenario (an object with \"topics\" and \"members\"), found an array",
+        ),
+        (
+            r#"{"topics": ["t:3"], "members": [{"id": "a", "topics": "t"}]}"#,
+            "members[0].topics: expected a list of topic names (an array of strings), found \"t\"",
+        ),
+        (
+            r#"{"topics": ["t:3"], "members": [{"id": "a", "rack": {"zone": 1}}]}"#,
+            "members[0].rack: expected a rack (a string), found an object",
+        ),
+        (
+            r#"{"group": 5, "topics": ["t:3"], "members": ["a"]}"#,
+            "group: expected a group id (a string), found 5",
+        ),
+        (
+            r#"{"topics": ["t:3"], "members": ["a"], "events": [{"event": "add-partitions", "topic": "t", "partitions": -4}]}"#,
+            "events[0].partitions: expected a partition count (an integer from 1 to 2147483647), found -4",
+        ),
+        (
+            r#"{"topics": ["t:3"], "members": ["a"], "events": ["join b", {"event": "jump"}]}"#,
+            "events[1].event: expected one of \"join\", \"leave\", \"crash\", \"add-partitions\", \"create-topic\", \"subscribe\", \"delete-topic\", found \"jump\"",
+        ),
+        (
+            r#"{"topics": ["t:3"], "members": ["a"], "events": [{"event": "leave"}]}"#,
+            "events[0]: missing \"member\": a member id (a string)",
+        ),
+        (
+            r#"{"topics": ["t:3"], "members": ["a"], "events": ["explode a"]}"#,
+            "events[0]: unknown event \"explode\" in \"explode a\" (expected join, leave, crash, add-partitions, create-topic, subscribe or delete-topic)",
+        ),
+        (
+            r#"{"topics": ["t:3"], "members": ["a"], "strategy": ["range"]}"#,
+            "strategy: expected a strategy name (a string), found an array",
+        ),
+    ];
+    for (json, want) in cases {
+        std::fs::write(&file, json).unwrap();
+        // Run from the file's directory, so that the message names it as given.
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_kafkit"))
+            .args(["simulate-assignment", "--scenario", "scenario.json"])
+            .current_dir(dir.path())
+            .output()
+            .expect("run kafkit");
+        assert_eq!(run.status.code(), Some(1), "{json}");
+        assert_eq!(
+            String::from_utf8_lossy(&run.stderr),
+            format!("simulate-assignment: scenario.json: {want}\n"),
+            "{json}"
+        );
+    }
+    // Nulls stand for absent optional fields, and the scenario runs.
+    std::fs::write(
+        &file,
+        r#"{"group": null, "topics": [{"name": "t", "partitions": 2, "racks": null, "id": null}], "members": [{"id": "a", "topics": null}], "events": null}"#,
+    )
+    .unwrap();
+    let out = kafkit(
+        dir.path(),
+        &["simulate-assignment", "--scenario", file.to_str().unwrap()],
+    )
+    .ok()
+    .to_string();
+    assert!(out.contains("t 0-1"), "{out}");
 }

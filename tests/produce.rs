@@ -1269,7 +1269,10 @@ fn aliases_and_file_input() {
 #[test]
 fn lines_across_many_reads_are_each_one_record() {
     let dir = tempdir();
-    let file = dir.path().join("input.txt");
+    // Beside the data directory, not in it: kafkit writes only into a data directory, an
+    // empty one or a new one.
+    let inputs = tempdir();
+    let file = inputs.path().join("input.txt");
     let terminators = ["\n", "\n", "\r\n", "\r", "\n", "\n\n"];
     let mut input = String::new();
     let mut expected = Vec::new();

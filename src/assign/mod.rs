@@ -20,6 +20,7 @@ use std::rc::Rc;
 
 pub mod fast;
 pub mod java;
+pub mod limits;
 pub mod props;
 pub mod range;
 pub mod roundrobin;

@@ -1,7 +1,12 @@
 //! A scripted group: topics, members and rebalance events, as given on the command line
 //! (`--topic`, `--members`, `--then "join c4"`) or in a scenario file (`docs/simulate-assignment.md`).
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::limits::{RoundSize, MAX_PARTITIONS};
 
 /// A topic of the scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,9 +241,24 @@ pub fn parse_topic_count(spec: &str) -> Result<(String, Option<i32>), String> {
     match spec.rsplit_once(':') {
         None => Ok((spec.to_string(), None)),
         Some((name, n)) => {
-            let n: i32 = n
-                .parse()
-                .map_err(|_| format!("topic {spec:?}: partition count {n:?} is not a number"))?;
+            let digits = n.strip_prefix(['-', '+']).unwrap_or(n);
+            let n: i32 = match n.parse() {
+                Ok(n) => n,
+                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                    return Err(if n.starts_with('-') {
+                        format!("topic {spec:?}: partition count must be at least 1")
+                    } else {
+                        format!(
+                            "topic {spec:?}: partition count {n} is more than {MAX_PARTITIONS}, the most Kafka allows (partition ids are int32)"
+                        )
+                    })
+                }
+                Err(_) => {
+                    return Err(format!(
+                        "topic {spec:?}: partition count {n:?} is not a number"
+                    ))
+                }
+            };
             if n < 1 {
                 return Err(format!(
                     "topic {spec:?}: partition count must be at least 1"
@@ -271,92 +291,369 @@ fn default_group() -> String {
     "my-group".to_string()
 }
 
-/// The scenario-file form, which also accepts the `--then` syntax for events.
-#[derive(Debug, Clone, Deserialize)]
-struct ScenarioFile {
-    #[serde(default = "default_group")]
-    group: String,
-    #[serde(default)]
-    strategy: Option<String>,
-    topics: Vec<TopicEntry>,
-    members: Vec<MemberEntry>,
-    #[serde(default)]
-    events: Vec<EventEntry>,
+/// Why a scenario file was refused. `at` names the value as a path into the file, such as
+/// `topics[0].partitions`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScenarioFileError {
+    /// The text is not JSON.
+    #[error("not valid JSON: {0}")]
+    Json(String),
+    /// A value of the wrong type, or out of range.
+    #[error("{}expected {expected}, found {found}", at_prefix(.at))]
+    Field {
+        /// Where.
+        at: String,
+        /// What the field takes.
+        expected: &'static str,
+        /// What the file holds there (a short form: `an array`, `"text"`, `1e300`).
+        found: String,
+    },
+    /// A required field is absent.
+    #[error("{}missing \"{field}\": {expected}", at_prefix(.at))]
+    Missing {
+        /// The object that lacks it.
+        at: String,
+        /// The field's name.
+        field: &'static str,
+        /// What the field takes.
+        expected: &'static str,
+    },
+    /// An entry written in the short syntax (`"orders:6"`, `"c2=orders"`, `"join c4"`) that
+    /// does not parse.
+    #[error("{at}: {message}")]
+    Entry {
+        /// Where.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum TopicEntry {
-    Short(String),
-    Full(ScenarioTopic),
+fn at_prefix(at: &str) -> String {
+    if at.is_empty() {
+        String::new()
+    } else {
+        format!("{at}: ")
+    }
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum MemberEntry {
-    Short(String),
-    Full(ScenarioMember),
+/// What a partition count field takes (Kafka's partition ids are `int32`).
+pub const PARTITION_COUNT: &str = "a partition count (an integer from 1 to 2147483647)";
+const SCENARIO: &str = "a scenario (an object with \"topics\" and \"members\")";
+const GROUP: &str = "a group id (a string)";
+const STRATEGY: &str = "a strategy name (a string)";
+const TOPICS: &str = "a list of topics (an array)";
+const MEMBERS: &str = "a list of members (an array)";
+const EVENTS: &str = "a list of events (an array)";
+const TOPIC: &str = "a topic (\"name:N\", or an object with \"name\" and \"partitions\")";
+const MEMBER: &str = "a member (\"id\", \"id=topic,topic\", or an object with \"id\")";
+const EVENT: &str = "an event (a string such as \"join c4\", or an object with \"event\")";
+const EVENT_KIND: &str = "one of \"join\", \"leave\", \"crash\", \"add-partitions\", \"create-topic\", \"subscribe\", \"delete-topic\"";
+const TOPIC_NAME: &str = "a topic name (a string)";
+const TOPIC_NAMES: &str = "a list of topic names (an array of strings)";
+const TOPIC_ID: &str = "a topic id (a string)";
+const RACKS: &str = "the replica racks of each partition (an array of arrays of strings)";
+const MEMBER_ID: &str = "a member id (a string)";
+const RACK: &str = "a rack (a string)";
+const INSTANCE_ID: &str = "a group.instance.id (a string)";
+
+/// A short description of a JSON value for an error message: scalars as written (long strings
+/// cut), arrays and objects by kind.
+fn found(v: &Value) -> String {
+    const MAX_CHARS: usize = 40;
+    match v {
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+        Value::String(s) if s.chars().count() > MAX_CHARS => {
+            let cut: String = s.chars().take(MAX_CHARS).collect();
+            format!("{}...", Value::String(cut))
+        }
+        // serde_json writes 1e300 as `1e+300`; Rust's exponent form is closer to the file.
+        Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
+            Some(f) if f != 0.0 && !(1e-5..1e16).contains(&f.abs()) => format!("{f:e}"),
+            _ => n.to_string(),
+        },
+        other => other.to_string(),
+    }
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum EventEntry {
-    Short(String),
-    Full(Event),
+fn field_path(at: &str, key: &str) -> String {
+    if at.is_empty() {
+        key.to_string()
+    } else {
+        format!("{at}.{key}")
+    }
 }
 
-/// Parses a scenario file; returns the scenario and the strategy it names, if any.
-pub fn parse_file(text: &str) -> Result<(Scenario, Option<String>), String> {
-    let file: ScenarioFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let mut topics = Vec::new();
-    for t in file.topics {
-        topics.push(match t {
-            TopicEntry::Full(t) => t,
-            TopicEntry::Short(s) => match parse_topic_count(&s)? {
-                (name, Some(n)) => ScenarioTopic {
-                    name,
-                    partitions: n,
-                    racks: None,
-                    id: None,
-                },
-                (name, None) => {
-                    return Err(format!(
-                        "topic {name:?} has no partition count (write {name}:N)"
-                    ))
-                }
-            },
+type FileResult<T> = Result<T, ScenarioFileError>;
+
+fn wrong(at: &str, expected: &'static str, v: &Value) -> ScenarioFileError {
+    ScenarioFileError::Field {
+        at: at.to_string(),
+        expected,
+        found: found(v),
+    }
+}
+
+fn object<'v>(
+    v: &'v Value,
+    at: &str,
+    expected: &'static str,
+) -> FileResult<&'v Map<String, Value>> {
+    v.as_object().ok_or_else(|| wrong(at, expected, v))
+}
+
+/// A field that may be absent or `null`.
+fn optional<'v>(obj: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+    obj.get(key).filter(|v| !v.is_null())
+}
+
+fn required<'v>(
+    obj: &'v Map<String, Value>,
+    at: &str,
+    key: &'static str,
+    expected: &'static str,
+) -> FileResult<&'v Value> {
+    obj.get(key).ok_or_else(|| ScenarioFileError::Missing {
+        at: at.to_string(),
+        field: key,
+        expected,
+    })
+}
+
+fn string(v: &Value, at: &str, expected: &'static str) -> FileResult<String> {
+    v.as_str()
+        .map(str::to_string)
+        .ok_or_else(|| wrong(at, expected, v))
+}
+
+fn optional_string(
+    obj: &Map<String, Value>,
+    at: &str,
+    key: &str,
+    expected: &'static str,
+) -> FileResult<Option<String>> {
+    optional(obj, key)
+        .map(|v| string(v, &field_path(at, key), expected))
+        .transpose()
+}
+
+fn required_string(
+    obj: &Map<String, Value>,
+    at: &str,
+    key: &'static str,
+    expected: &'static str,
+) -> FileResult<String> {
+    string(
+        required(obj, at, key, expected)?,
+        &field_path(at, key),
+        expected,
+    )
+}
+
+fn array<'v>(v: &'v Value, at: &str, expected: &'static str) -> FileResult<&'v [Value]> {
+    v.as_array()
+        .map(Vec::as_slice)
+        .ok_or_else(|| wrong(at, expected, v))
+}
+
+fn strings(v: &Value, at: &str, expected: &'static str) -> FileResult<Vec<String>> {
+    let list = array(v, at, expected)?;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        out.push(
+            item.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| ScenarioFileError::Field {
+                    at: format!("{at}[{i}]"),
+                    expected,
+                    found: found(item),
+                })?,
+        );
+    }
+    Ok(out)
+}
+
+fn partition_count(v: &Value, at: &str) -> FileResult<i32> {
+    v.as_i64()
+        .and_then(|n| i32::try_from(n).ok())
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| wrong(at, PARTITION_COUNT, v))
+}
+
+fn topic_entry(v: &Value, at: &str) -> FileResult<ScenarioTopic> {
+    if let Some(s) = v.as_str() {
+        let entry = |message: String| ScenarioFileError::Entry {
+            at: at.to_string(),
+            message,
+        };
+        return match parse_topic_count(s).map_err(entry)? {
+            (name, Some(partitions)) => Ok(ScenarioTopic {
+                name,
+                partitions,
+                racks: None,
+                id: None,
+            }),
+            (name, None) => Err(entry(format!(
+                "topic {name:?} has no partition count (write {name}:N)"
+            ))),
+        };
+    }
+    let obj = object(v, at, TOPIC)?;
+    let name = required_string(obj, at, "name", TOPIC_NAME)?;
+    let partitions = partition_count(
+        required(obj, at, "partitions", PARTITION_COUNT)?,
+        &field_path(at, "partitions"),
+    )?;
+    let racks = match optional(obj, "racks") {
+        None => None,
+        Some(v) => {
+            let at = field_path(at, "racks");
+            let list = array(v, &at, RACKS)?;
+            let mut racks = Vec::with_capacity(list.len());
+            for (i, item) in list.iter().enumerate() {
+                racks.push(strings(item, &format!("{at}[{i}]"), RACKS)?);
+            }
+            Some(racks)
+        }
+    };
+    Ok(ScenarioTopic {
+        name,
+        partitions,
+        racks,
+        id: optional_string(obj, at, "id", TOPIC_ID)?,
+    })
+}
+
+/// A member object's fields (also those of a `join` event).
+fn member_fields(obj: &Map<String, Value>, at: &str) -> FileResult<ScenarioMember> {
+    Ok(ScenarioMember {
+        id: required_string(obj, at, "id", MEMBER_ID)?,
+        topics: optional(obj, "topics")
+            .map(|v| strings(v, &field_path(at, "topics"), TOPIC_NAMES))
+            .transpose()?,
+        rack: optional_string(obj, at, "rack", RACK)?,
+        instance_id: optional_string(obj, at, "instance_id", INSTANCE_ID)?,
+    })
+}
+
+fn member_entry(v: &Value, at: &str) -> FileResult<ScenarioMember> {
+    if let Some(s) = v.as_str() {
+        return parse_member(s).map_err(|message| ScenarioFileError::Entry {
+            at: at.to_string(),
+            message,
         });
     }
-    let mut members = Vec::new();
-    for m in file.members {
-        members.push(match m {
-            MemberEntry::Full(m) => m,
-            MemberEntry::Short(s) => parse_member(&s)?,
+    member_fields(object(v, at, MEMBER)?, at)
+}
+
+fn event_entry(v: &Value, at: &str) -> FileResult<Event> {
+    if let Some(s) = v.as_str() {
+        return Event::parse(s).map_err(|message| ScenarioFileError::Entry {
+            at: at.to_string(),
+            message,
         });
     }
-    let mut events = Vec::new();
-    for e in file.events {
-        events.push(match e {
-            EventEntry::Full(e) => e,
-            EventEntry::Short(s) => Event::parse(&s)?,
-        });
+    let obj = object(v, at, EVENT)?;
+    let kind_value = required(obj, at, "event", EVENT_KIND)?;
+    let kind_at = field_path(at, "event");
+    let count = |key: &'static str| -> FileResult<i32> {
+        partition_count(
+            required(obj, at, key, PARTITION_COUNT)?,
+            &field_path(at, key),
+        )
+    };
+    Ok(match kind_value.as_str() {
+        Some("join") => Event::Join {
+            member: member_fields(obj, at)?,
+        },
+        Some("leave") => Event::Leave {
+            member: required_string(obj, at, "member", MEMBER_ID)?,
+        },
+        Some("crash") => Event::Crash {
+            member: required_string(obj, at, "member", MEMBER_ID)?,
+        },
+        Some("add-partitions") => Event::AddPartitions {
+            topic: required_string(obj, at, "topic", TOPIC_NAME)?,
+            partitions: count("partitions")?,
+        },
+        Some("create-topic") => Event::CreateTopic {
+            topic: required_string(obj, at, "topic", TOPIC_NAME)?,
+            partitions: count("partitions")?,
+        },
+        Some("subscribe") => Event::Subscribe {
+            member: required_string(obj, at, "member", MEMBER_ID)?,
+            topics: strings(
+                required(obj, at, "topics", TOPIC_NAMES)?,
+                &field_path(at, "topics"),
+                TOPIC_NAMES,
+            )?,
+        },
+        Some("delete-topic") => Event::DeleteTopic {
+            topic: required_string(obj, at, "topic", TOPIC_NAME)?,
+        },
+        _ => return Err(wrong(&kind_at, EVENT_KIND, kind_value)),
+    })
+}
+
+fn entries<T>(
+    obj: &Map<String, Value>,
+    key: &'static str,
+    expected: &'static str,
+    is_required: bool,
+    entry: impl Fn(&Value, &str) -> FileResult<T>,
+) -> FileResult<Vec<T>> {
+    let value = if is_required {
+        Some(required(obj, "", key, expected)?)
+    } else {
+        optional(obj, key)
+    };
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let list = array(value, key, expected)?;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        out.push(entry(item, &format!("{key}[{i}]"))?);
     }
+    Ok(out)
+}
+
+/// Reads a scenario file's JSON; returns the scenario and the strategy it names, if any.
+///
+/// Every value is checked for its type and range, and an error names the field by its path in
+/// the file (`topics[0].partitions: expected a partition count (an integer from 1 to
+/// 2147483647), found 1e300`). Unknown fields are ignored.
+pub fn parse_value(value: &Value) -> Result<(Scenario, Option<String>), ScenarioFileError> {
+    let root = object(value, "", SCENARIO)?;
+    let group = optional_string(root, "", "group", GROUP)?.unwrap_or_else(default_group);
+    let strategy = optional_string(root, "", "strategy", STRATEGY)?;
+    let topics = entries(root, "topics", TOPICS, true, topic_entry)?;
+    let members = entries(root, "members", MEMBERS, true, member_entry)?;
+    let events = entries(root, "events", EVENTS, false, event_entry)?;
     Ok((
         Scenario {
-            group: file.group,
+            group,
             topics,
             members,
             events,
         },
-        file.strategy,
+        strategy,
     ))
+}
+
+/// Parses a scenario file; returns the scenario and the strategy it names, if any.
+pub fn parse_file(text: &str) -> Result<(Scenario, Option<String>), ScenarioFileError> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| ScenarioFileError::Json(e.to_string()))?;
+    parse_value(&value)
 }
 
 impl Scenario {
     /// Checks names: unique topics and members, events naming known members and topics.
     pub fn validate(&self) -> Result<(), String> {
-        let mut topics: Vec<String> = Vec::new();
-        let mut counts: Vec<i32> = Vec::new();
+        // Sets and maps, not lists: a script may name many members and topics.
+        let mut topics: HashMap<&str, i32> = HashMap::new();
         for t in &self.topics {
             if t.partitions < 1 {
                 return Err(format!(
@@ -364,16 +661,14 @@ impl Scenario {
                     t.name
                 ));
             }
-            if topics.contains(&t.name) {
+            if topics.insert(&t.name, t.partitions).is_some() {
                 return Err(format!("topic {:?} is listed twice", t.name));
             }
-            topics.push(t.name.clone());
-            counts.push(t.partitions);
         }
-        let mut members: Vec<String> = Vec::new();
-        let check_topics = |who: &str, list: &Option<Vec<String>>, topics: &[String]| {
-            for t in list.iter().flatten() {
-                if !topics.contains(t) {
+        let mut members: HashSet<&str> = HashSet::new();
+        let check_topics = |who: &str, list: &[String], topics: &HashMap<&str, i32>| {
+            for t in list {
+                if !topics.contains_key(t.as_str()) {
                     return Err(format!(
                         "member {who:?} subscribes to unknown topic {t:?} (add it with --topic {t}:N)"
                     ));
@@ -382,69 +677,101 @@ impl Scenario {
             Ok(())
         };
         for m in &self.members {
-            if members.contains(&m.id) {
+            if members.contains(m.id.as_str()) {
                 return Err(format!("member {:?} is listed twice", m.id));
             }
-            check_topics(&m.id, &m.topics, &topics)?;
-            members.push(m.id.clone());
+            check_topics(&m.id, m.topics.as_deref().unwrap_or_default(), &topics)?;
+            members.insert(&m.id);
         }
         for (i, e) in self.events.iter().enumerate() {
-            let at = format!("event {} ({:?})", i + 1, e.describe());
+            let at = || format!("event {} ({:?})", i + 1, e.describe());
             match e {
                 Event::Join { member } => {
-                    if members.contains(&member.id) {
+                    if members.contains(member.id.as_str()) {
                         return Err(format!(
-                            "{at}: member {:?} is already in the group",
+                            "{}: member {:?} is already in the group",
+                            at(),
                             member.id
                         ));
                     }
-                    check_topics(&member.id, &member.topics, &topics)
-                        .map_err(|m| format!("{at}: {m}"))?;
-                    members.push(member.id.clone());
+                    check_topics(
+                        &member.id,
+                        member.topics.as_deref().unwrap_or_default(),
+                        &topics,
+                    )
+                    .map_err(|m| format!("{}: {m}", at()))?;
+                    members.insert(&member.id);
                 }
                 Event::Leave { member } | Event::Crash { member } => {
-                    if !members.contains(member) {
-                        return Err(format!("{at}: unknown member {member:?}"));
+                    if !members.remove(member.as_str()) {
+                        return Err(format!("{}: unknown member {member:?}", at()));
                     }
-                    members.retain(|m| m != member);
                 }
                 Event::Subscribe { member, topics: ts } => {
-                    if !members.contains(member) {
-                        return Err(format!("{at}: unknown member {member:?}"));
+                    if !members.contains(member.as_str()) {
+                        return Err(format!("{}: unknown member {member:?}", at()));
                     }
-                    check_topics(member, &Some(ts.clone()), &topics)
-                        .map_err(|m| format!("{at}: {m}"))?;
+                    check_topics(member, ts, &topics).map_err(|m| format!("{}: {m}", at()))?;
                 }
                 Event::AddPartitions { topic, partitions } => {
-                    let Some(i) = topics.iter().position(|t| t == topic) else {
-                        return Err(format!("{at}: unknown topic {topic:?}"));
+                    let Some(now) = topics.get_mut(topic.as_str()) else {
+                        return Err(format!("{}: unknown topic {topic:?}", at()));
                     };
-                    let now = counts.get(i).copied().unwrap_or(0);
-                    if *partitions <= now {
+                    if *partitions <= *now {
                         return Err(format!(
-                            "{at}: topic {topic:?} has {now} partitions; the count can only grow"
+                            "{}: topic {topic:?} has {now} partitions; the count can only grow",
+                            at()
                         ));
                     }
-                    if let Some(c) = counts.get_mut(i) {
-                        *c = *partitions;
-                    }
+                    *now = *partitions;
                 }
                 Event::CreateTopic { topic, partitions } => {
-                    if topics.contains(topic) {
-                        return Err(format!("{at}: topic {topic:?} already exists"));
+                    if topics.contains_key(topic.as_str()) {
+                        return Err(format!("{}: topic {topic:?} already exists", at()));
                     }
-                    topics.push(topic.clone());
-                    counts.push(*partitions);
+                    topics.insert(topic, *partitions);
                 }
                 Event::DeleteTopic { topic } => {
-                    let Some(i) = topics.iter().position(|t| t == topic) else {
-                        return Err(format!("{at}: unknown topic {topic:?}"));
-                    };
-                    topics.remove(i);
-                    counts.remove(i);
+                    if topics.remove(topic.as_str()).is_none() {
+                        return Err(format!("{}: unknown topic {topic:?}", at()));
+                    }
                 }
             }
         }
         Ok(())
+    }
+
+    /// The group in each round (the initial join, then one round per event): its members and
+    /// the partitions of all its topics after the round's event, for [`super::limits::check`].
+    /// Events that [`Scenario::validate`] would refuse count as they read.
+    pub fn round_sizes(&self) -> Vec<RoundSize> {
+        let mut topics: HashMap<&str, u64> = self
+            .topics
+            .iter()
+            .map(|t| (t.name.as_str(), u64::try_from(t.partitions).unwrap_or(0)))
+            .collect();
+        let mut members = u64::try_from(self.members.len()).unwrap_or(u64::MAX);
+        let size = |topics: &HashMap<&str, u64>, members: u64| RoundSize {
+            members,
+            partitions: topics.values().fold(0u64, |a, &b| a.saturating_add(b)),
+        };
+        let mut sizes = Vec::with_capacity(self.events.len().saturating_add(1));
+        sizes.push(size(&topics, members));
+        for e in &self.events {
+            match e {
+                Event::Join { .. } => members = members.saturating_add(1),
+                Event::Leave { .. } | Event::Crash { .. } => members = members.saturating_sub(1),
+                Event::AddPartitions { topic, partitions }
+                | Event::CreateTopic { topic, partitions } => {
+                    topics.insert(topic, u64::try_from(*partitions).unwrap_or(0));
+                }
+                Event::DeleteTopic { topic } => {
+                    topics.remove(topic.as_str());
+                }
+                Event::Subscribe { .. } => {}
+            }
+            sizes.push(size(&topics, members));
+        }
+        sizes
     }
 }

@@ -395,13 +395,18 @@ impl Engine {
     }
 
     fn assignable(&self) -> BTreeSet<TopicPartition> {
-        let mut all = BTreeSet::new();
+        // The topics first, then their partitions once each: members × partitions inserts
+        // took seconds for a thousand members.
+        let mut names: BTreeSet<String> = BTreeSet::new();
         for m in &self.members {
-            for t in self.subscribed(&m.spec) {
-                if let Some(topic) = self.topic(&t) {
-                    for p in 0..topic.partitions {
-                        all.insert(TopicPartition::new(t.clone(), p));
-                    }
+            names.extend(self.subscribed(&m.spec));
+        }
+        let mut all = BTreeSet::new();
+        for t in names {
+            if let Some(topic) = self.topic(&t) {
+                let name: std::rc::Rc<str> = t.into();
+                for p in 0..topic.partitions {
+                    all.insert(TopicPartition::new(name.clone(), p));
                 }
             }
         }

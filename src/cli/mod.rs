@@ -35,7 +35,9 @@ pub struct GlobalArgs {
     ///
     /// Commands that write (produce, topics --create/--alter/--delete) hold its `.lock` while
     /// they run; another writer waits up to 10 s for it, then fails with Kafka's lock message.
-    /// Readers take no lock.
+    /// Readers take no lock. Writers refuse an existing directory that is neither empty nor a
+    /// data directory (one with meta.properties or .kafkit-topics.json, or only the files and
+    /// partition directories a data directory holds).
     #[arg(
         long,
         global = true,

@@ -1,19 +1,20 @@
 //! `kafkit simulate-assignment`: Kafka's consumer-group assignors over scripted rebalances.
 
 use std::collections::BTreeMap;
-use std::fs;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::{json, Value};
 
+use crate::assign::limits::{self, RoundSize, MAX_SCENARIO_BYTES};
 use crate::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
 use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
 use crate::assign::{vectors, Strategy, TopicPartition};
 use crate::cli::{Exit, GlobalArgs};
-use crate::datadir::DataDir;
+use crate::datadir::{file_kind, DataDir, DataDirError};
 use crate::output::json::write_typed_line;
 use crate::output::OutputFormat;
 
@@ -24,7 +25,14 @@ use crate::output::OutputFormat;
   kafkit simulate-assignment --strategy cooperative-sticky --topic orders:6 --members c1,c2,c3 --then \"join c4\" --then \"crash c1\"
   kafkit simulate-assignment --compare range,sticky,cooperative-sticky,uniform --topic t0:2 --topic t1:2 --members c0,c1,c2 --then \"leave c1\"
   kafkit simulate-assignment --scenario group.json --explain
-  kafkit simulate-assignment --scenario ../shared/spec/vectors/assignors/sticky-Stickiness.json")]
+  kafkit simulate-assignment --scenario ../shared/spec/vectors/assignors/sticky-Stickiness.json
+
+Limits (so that memory stays bounded, under 250 MiB at the limits; larger input exits with 1):
+  a topic has 1 to 2147483647 partitions (Kafka's partition ids are int32);
+  members x partitions (of all topics) in any round: at most 10000000;
+  partitions + members summed over all rounds and strategies: at most 100000;
+  rounds (the initial join, then one per event) x strategies: at most 10000;
+  a --scenario file: at most 1048576 bytes (1 MiB).")]
 pub struct Args {
     /// The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol,
     /// client side), uniform, server-range (new consumer protocol, server side), or a Kafka class
@@ -86,20 +94,51 @@ fn parse_strategy(s: &str) -> Result<Strategy> {
     })
 }
 
+/// Reads a scenario file, at most [`MAX_SCENARIO_BYTES`]: reading stops there, so a device
+/// such as `/dev/zero` ends at once, with an error.
+fn read_scenario(path: &Path) -> Result<String> {
+    let cannot = |e: io::Error| fail(format!("cannot read scenario file {}: {e}", path.display()));
+    let file = File::open(path).map_err(cannot)?;
+    let kind = file.metadata().map_err(cannot)?.file_type();
+    let mut bytes = Vec::new();
+    file.take(MAX_SCENARIO_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_SCENARIO_BYTES {
+        let what = if kind.is_file() {
+            String::new()
+        } else {
+            format!(" ({}, not a regular file)", file_kind(&kind))
+        };
+        return Err(fail(format!(
+            "scenario file {}{what} is larger than {MAX_SCENARIO_BYTES} bytes (1 MiB), the most a scenario file may hold",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "{}: not valid JSON: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
 /// Runs the command.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
+    let mut file = None;
     if let Some(path) = &args.scenario {
-        let text = fs::read_to_string(path)
-            .map_err(|e| fail(format!("cannot read scenario file {}: {e}", path.display())))?;
+        let text = read_scenario(path)?;
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| fail(format!("{}: not valid JSON: {e}", path.display())))?;
         if value.get("rounds").is_some() && value.get("assignor").is_some() {
             return replay_vector(&text, path, global.output, &mut out);
         }
+        file = Some((path, value));
     }
-    let (scenario, file_strategy) = build_scenario(args, &global.data_dir)?;
+    let (scenario, file_strategy) = build_scenario(args, file, &global.data_dir)?;
     scenario.validate().map_err(fail)?;
     let strategies: Vec<Strategy> = if args.compare.is_empty() {
         let s = args
@@ -114,6 +153,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             .map(|s| parse_strategy(s))
             .collect::<Result<_>>()?
     };
+    limits::check(&scenario.round_sizes(), strategies.len()).map_err(limit_error)?;
     let sims: Vec<Simulation> = strategies
         .iter()
         .map(|&s| simulate::simulate(&scenario, s, args.offsets_topic_partitions))
@@ -134,13 +174,20 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     Ok(())
 }
 
-fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<String>)> {
-    let (mut sc, strategy) = match &args.scenario {
-        Some(path) => {
-            let text = fs::read_to_string(path)
-                .map_err(|e| fail(format!("cannot read scenario file {}: {e}", path.display())))?;
-            scenario::parse_file(&text)
-                .map_err(|e| fail(format!("{}: not a scenario file: {e}", path.display())))?
+fn limit_error(e: limits::LimitError) -> anyhow::Error {
+    fail(format!(
+        "{e}; see Limits in `kafkit simulate-assignment --help`"
+    ))
+}
+
+fn build_scenario(
+    args: &Args,
+    file: Option<(&PathBuf, Value)>,
+    data_dir: &Path,
+) -> Result<(Scenario, Option<String>)> {
+    let (mut sc, strategy) = match file {
+        Some((path, value)) => {
+            scenario::parse_value(&value).map_err(|e| fail(format!("{}: {e}", path.display())))?
         }
         None => (
             Scenario {
@@ -155,20 +202,26 @@ fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<Stri
     for spec in &args.topics {
         let (name, count) = scenario::parse_topic_count(spec).map_err(fail)?;
         let on_disk = topic_on_disk(data_dir, &name);
-        let partitions = match count {
-            Some(n) => n,
-            None => on_disk.as_ref().map(|(n, _)| *n).ok_or_else(|| {
-                fail(format!(
+        let partitions = match (count, &on_disk) {
+            (Some(n), _) => n,
+            (None, Ok(Some((n, _)))) => *n,
+            (None, Ok(None)) => {
+                return Err(fail(format!(
                     "topic {name:?} has no partition count: write --topic {name}:N, or point --data-dir at a data directory that holds it (looked in {})",
                     data_dir.display()
-                ))
-            })?,
+                )))
+            }
+            (None, Err(e)) => {
+                return Err(fail(format!(
+                    "topic {name:?} has no partition count: write --topic {name}:N, or point --data-dir at a data directory that holds it ({e})"
+                )))
+            }
         };
         sc.topics.push(ScenarioTopic {
             name: name.clone(),
             partitions,
             racks: None,
-            id: on_disk.and_then(|(_, id)| id),
+            id: on_disk.ok().flatten().and_then(|(_, id)| id),
         });
     }
     for id in &args.members {
@@ -222,11 +275,18 @@ fn build_scenario(args: &Args, data_dir: &Path) -> Result<(Scenario, Option<Stri
     Ok((sc, strategy))
 }
 
-/// A topic's partition count and id as the data directory describes it.
-fn topic_on_disk(dir: &Path, topic: &str) -> Option<(i32, Option<String>)> {
-    let t = DataDir::open(dir).ok()?.topic(topic).ok()??;
-    let n = i32::try_from(t.partition_count()).ok().filter(|&n| n > 0)?;
-    Some((n, t.id.map(|id| id.to_string())))
+/// A topic's partition count and id as the data directory describes it (`None`: the directory
+/// does not hold the topic); an error when the directory cannot be read.
+fn topic_on_disk(dir: &Path, topic: &str) -> Result<Option<(i32, Option<String>)>, DataDirError> {
+    let t = match DataDir::open(dir) {
+        Ok(d) => d.topic(topic)?,
+        Err(DataDirError::Missing(_)) => None,
+        Err(e) => return Err(e),
+    };
+    Ok(t.and_then(|t| {
+        let n = i32::try_from(t.partition_count()).ok().filter(|&n| n > 0)?;
+        Some((n, t.id.map(|id| id.to_string())))
+    }))
 }
 
 /// "orders 0-2,5; payments 1" from a sorted list.
@@ -551,6 +611,17 @@ fn replay_vector(
     let file = vectors::parse(text).map_err(|e| fail(format!("{}: {e}", path.display())))?;
     let strategy =
         vectors::strategy_of(&file).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+    let sizes: Vec<RoundSize> = file
+        .rounds
+        .iter()
+        .map(|r| RoundSize {
+            members: u64::try_from(r.members.len()).unwrap_or(u64::MAX),
+            partitions: r.topics.values().fold(0u64, |sum, &n| {
+                sum.saturating_add(u64::try_from(n).unwrap_or(0))
+            }),
+        })
+        .collect();
+    limits::check(&sizes, 1).map_err(limit_error)?;
     let replays = vectors::replay(&file).context("replaying the vector")?;
     let server = strategy.is_server_side();
     let mut matching = 0;

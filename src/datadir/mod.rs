@@ -214,6 +214,27 @@ pub enum DataDirError {
     /// The data directory does not exist.
     #[error("data directory {} does not exist", .0.display())]
     Missing(PathBuf),
+    /// The data directory's path names a file (or a device...), not a directory.
+    #[error("{} is {kind}, not a directory", path.display())]
+    NotADirectory {
+        /// The path.
+        path: PathBuf,
+        /// What it is: `a file`, `a character device`, ... ([`file_kind`]).
+        kind: &'static str,
+    },
+    /// A directory to write into that holds something a data directory does not, and no
+    /// `meta.properties` or [`TOPICS_FILE`]: kafkit does not mix Kafka's files with others.
+    #[error(
+        "{} is not a Kafka data directory: it holds {entry:?} and no {} or {TOPICS_FILE}; kafkit writes only into a data directory, an empty directory or a new one",
+        path.display(),
+        meta::META_PROPERTIES
+    )]
+    NotADataDir {
+        /// The directory.
+        path: PathBuf,
+        /// The first entry found that a data directory does not hold.
+        entry: String,
+    },
     /// The `.lock` is held by someone else, or failed.
     #[error(transparent)]
     Lock(#[from] LockError),
@@ -347,6 +368,87 @@ impl TopicEntry {
     }
 }
 
+/// What a file system entry is, for messages: `a file`, `a directory`, `a character device`...
+pub fn file_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_file() {
+        "a file"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+/// The files a log directory's root holds (`kafka-disk-format.md` §11-12) and kafkit's own; each
+/// may also appear as `<name>.tmp` while it is replaced.
+const ROOT_FILES: [&str; 10] = [
+    meta::META_PROPERTIES,
+    lock::LOCK_FILE,
+    checkpoint::RECOVERY_POINT_CHECKPOINT,
+    checkpoint::REPLICATION_OFFSET_CHECKPOINT,
+    checkpoint::LOG_START_OFFSET_CHECKPOINT,
+    checkpoint::CLEANER_OFFSET_CHECKPOINT,
+    ".kafka_cleanshutdown",
+    "bootstrap.checkpoint",
+    TOPICS_FILE,
+    UNFLUSHED_TAILS,
+];
+
+/// Whether a log directory's root may hold an entry of this name: one of [`ROOT_FILES`], or a
+/// directory named as a partition (also one being deleted, moved or found stray).
+fn is_data_dir_entry(name: &str, is_dir: impl FnOnce() -> bool) -> bool {
+    let file = name.strip_suffix(".tmp").unwrap_or(name);
+    ROOT_FILES.contains(&file)
+        || (is_dir()
+            && (TopicPartition::from_dir_name(name).is_some()
+                || ["-delete", "-future", "-stray"]
+                    .iter()
+                    .any(|s| name.ends_with(s))))
+}
+
+/// Refuses to write into an existing directory that is not a data directory: one without
+/// `meta.properties` or [`TOPICS_FILE`] that holds an entry no data directory holds (a home
+/// directory, `/`, a project folder). Kafka says the same of its log directories: they "should
+/// only contain Kafka topic data". An empty directory passes.
+fn check_writable(path: &Path) -> Result<()> {
+    if path.join(meta::META_PROPERTIES).exists() || path.join(TOPICS_FILE).exists() {
+        return Ok(());
+    }
+    // The first foreign entry by name, so that the message does not depend on directory order.
+    let mut foreign: Option<String> = None;
+    for entry in fs::read_dir(path).map_err(io_err(path))? {
+        let entry = entry.map_err(io_err(path))?;
+        let name = entry.file_name();
+        let known = name
+            .to_str()
+            .is_some_and(|n| is_data_dir_entry(n, || entry.path().is_dir()));
+        if !known {
+            let name = name.to_string_lossy().into_owned();
+            if foreign.as_ref().is_none_or(|f| name < *f) {
+                foreign = Some(name);
+            }
+        }
+    }
+    match foreign {
+        None => Ok(()),
+        Some(entry) => Err(DataDirError::NotADataDir {
+            path: path.to_path_buf(),
+            entry,
+        }),
+    }
+}
+
 /// A data directory (one of a broker's `log.dirs`), acting as a one-broker cluster.
 #[derive(Debug, Clone)]
 pub struct DataDir {
@@ -359,8 +461,18 @@ impl DataDir {
     /// (a broker's directory may lack it); nothing is written.
     pub fn open(path: impl Into<PathBuf>) -> Result<DataDir> {
         let path = path.into();
-        if !path.is_dir() {
-            return Err(DataDirError::Missing(path));
+        match fs::metadata(&path) {
+            Ok(m) if m.is_dir() => {}
+            Ok(m) => {
+                return Err(DataDirError::NotADirectory {
+                    kind: file_kind(&m.file_type()),
+                    path,
+                })
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(DataDirError::Missing(path))
+            }
+            Err(e) => return Err(io_err(&path)(e)),
         }
         let meta_path = path.join(meta::META_PROPERTIES);
         let meta = if meta_path.exists() {
@@ -372,10 +484,23 @@ impl DataDir {
     }
 
     /// Opens a data directory for writing, creating it and its `meta.properties` (KRaft style,
-    /// node 0) when absent.
+    /// node 0) when absent. An existing directory must be a data directory or empty (see
+    /// [`DataDirError::NotADataDir`]).
     pub fn create(path: impl Into<PathBuf>) -> Result<DataDir> {
         let path = path.into();
-        fs::create_dir_all(&path).map_err(io_err(&path))?;
+        match fs::metadata(&path) {
+            Ok(m) if m.is_dir() => check_writable(&path)?,
+            Ok(m) => {
+                return Err(DataDirError::NotADirectory {
+                    kind: file_kind(&m.file_type()),
+                    path,
+                })
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                fs::create_dir_all(&path).map_err(io_err(&path))?
+            }
+            Err(e) => return Err(io_err(&path)(e)),
+        }
         let meta_path = path.join(meta::META_PROPERTIES);
         if !meta_path.exists() {
             let _lock = lock::lock_dir(&path, DEFAULT_LOCK_WAIT)?;
@@ -417,8 +542,11 @@ impl DataDir {
         self.lock_wait(DEFAULT_LOCK_WAIT)
     }
 
-    /// [`DataDir::lock`] with a chosen wait (zero: fail at once when held).
+    /// [`DataDir::lock`] with a chosen wait (zero: fail at once when held). Like
+    /// [`DataDir::create`], refuses a directory that is not a data directory (taking the lock
+    /// writes `.lock` into it).
     pub fn lock_wait(&self, wait: Duration) -> Result<DirLock> {
+        check_writable(&self.path)?;
         let guard = lock::lock_dir(&self.path, wait)?;
         self.recover(&guard)?;
         Ok(guard)
