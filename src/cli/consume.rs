@@ -557,13 +557,21 @@ fn consume_loop(
                     // Kafka's consumer throws these from poll(), and the console consumer
                     // logs them as it ends.
                     Err(
-                        e @ (ConsumeError::Corrupt { .. } | ConsumeError::CorruptRecord { .. }),
+                        e @ (ConsumeError::Corrupt { .. }
+                        | ConsumeError::CorruptRecord { .. }
+                        | ConsumeError::Record { .. }),
                     ) => {
                         out.flush()?;
+                        let mut exception = format!("org.apache.kafka.common.KafkaException: {e}");
+                        if let ConsumeError::Record { source, offset, .. } = &e {
+                            exception.push_str(&format!(
+                                "\nCaused by: {source} (in the batch at offset {offset})"
+                            ));
+                        }
                         return Err(Exit::failure(error_lines(
                             "Unknown error when running consumer: ",
                             CONSOLE_CONSUMER,
-                            &format!("org.apache.kafka.common.KafkaException: {e}"),
+                            &exception,
                         ))
                         .into());
                     }

@@ -332,8 +332,9 @@ pub enum ConsumeError {
         /// What is wrong with it.
         cause: String,
     },
-    /// A batch did not decode.
-    #[error("{dir} at offset {offset}: {source}")]
+    /// A batch did not decode (with `check.crcs=false`, or bytes the CRC covers that are wrong
+    /// all the same): Kafka's consumer error for it, the decoder's error its cause.
+    #[error("Received exception when fetching the next record from {}. If needed, please seek past the record to continue consumption.", dir.file_name().map(|name| name.to_string_lossy()).unwrap_or_default())]
     Record {
         /// The partition directory.
         dir: PathBuf,
