@@ -988,3 +988,42 @@ fn the_kraft_metadata_log_is_never_made_a_topic() {
     );
     assert_eq!(files(&log_dir), before);
 }
+
+#[test]
+fn more_partitions_than_the_controller_takes_in_one_request_are_refused() {
+    let tmp = tempdir();
+    let d = tmp.path();
+    // Kafka's controller makes at most 10000 partitions in one request; a larger count used to
+    // make directories for as long as it took.
+    assert_eq!(
+        exec_error(&create(d, "big", &["--partitions", "10001"])),
+        "Excessively large number of partitions per request."
+    );
+    let many: Vec<&str> = vec!["0"; 10_001];
+    assert_eq!(
+        exec_error(&create(
+            d,
+            "big",
+            &["--replica-assignment", &many.join(",")]
+        )),
+        "Excessively large number of partitions per request."
+    );
+    assert!(!d.join("big-0").exists());
+    create(d, "big", &["--partitions", "2"]).ok();
+    let run = kafkit(
+        d,
+        &[
+            "topics",
+            "--alter",
+            "--topic",
+            "big",
+            "--partitions",
+            "2000000000",
+        ],
+    );
+    assert_eq!(
+        exec_error(&run),
+        "Unable to perform excessively large batch operation."
+    );
+    assert!(!d.join("big-2").exists());
+}

@@ -73,6 +73,11 @@ pub use tails::UNFLUSHED_TAILS;
 pub use uuid::Uuid;
 pub use writer::{now_ms, PartitionWriter};
 
+/// The most partitions one request may make, as Kafka's controller allows
+/// (`ReplicationControlManager.MAX_PARTITIONS_PER_BATCH`): a larger create or increase is a
+/// `PolicyViolationException`, and so never a run that makes directories without end.
+pub const MAX_PARTITIONS_PER_REQUEST: i32 = 10_000;
+
 /// Kafka's hard limit on a replication factor (a Java `short`).
 pub const MAX_REPLICATION_FACTOR: i32 = 32767;
 
@@ -282,6 +287,10 @@ pub enum DataDirError {
     /// A bad partition count (Kafka's `InvalidPartitionsException`).
     #[error("{0}")]
     InvalidPartitions(String),
+    /// A request larger than Kafka's controller takes at once (its `PolicyViolationException`):
+    /// more than [`MAX_PARTITIONS_PER_REQUEST`] partitions to make.
+    #[error("{0}")]
+    PolicyViolation(&'static str),
     /// A bad replication factor (Kafka's `InvalidReplicationFactorException`).
     #[error("{0}")]
     InvalidReplicationFactor(String),
@@ -808,7 +817,12 @@ impl DataDir {
 
     /// The assignment for a new topic, checked as the KRaft controller checks it.
     fn new_assignment(&self, new: &NewTopic) -> Result<Vec<Vec<i32>>> {
+        let too_many =
+            DataDirError::PolicyViolation("Excessively large number of partitions per request.");
         if let Some(assignment) = &new.assignment {
+            if assignment.len() > MAX_PARTITIONS_PER_REQUEST as usize {
+                return Err(too_many);
+            }
             let rf = assignment.first().map(Vec::len);
             for replicas in assignment {
                 self.validate_manual(replicas, rf)?;
@@ -834,6 +848,9 @@ impl DataDir {
         }
         let rf = if rf == -1 { 1 } else { rf };
         let partitions = if partitions == -1 { 1 } else { partitions };
+        if partitions > MAX_PARTITIONS_PER_REQUEST {
+            return Err(too_many);
+        }
         self.place(usize::try_from(partitions).unwrap_or(0), rf, 0)
     }
 
@@ -931,6 +948,13 @@ impl DataDir {
             return Err(DataDirError::InvalidPartitions(format!(
                 "The partitions of topic {name} in this directory are not numbered 0..{current}; cannot add partitions."
             )));
+        }
+        if count - current > MAX_PARTITIONS_PER_REQUEST {
+            // Each new partition is a record of the controller's, which takes at most 10000
+            // records for one operation (its BoundedListTooLongException).
+            return Err(DataDirError::PolicyViolation(
+                "Unable to perform excessively large batch operation.",
+            ));
         }
         let additional = usize::try_from(count - current).unwrap_or(0);
         let rf = topic.replication_factor();
