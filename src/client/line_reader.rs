@@ -459,13 +459,22 @@ impl<R: Read> Lines<R> {
         if self.eof {
             return Ok(false);
         }
-        if self.start > 0 {
+        // The unread input was searched for `\r` already: only what is read now needs it (a long
+        // line read block by block is searched once, not once a block).
+        let had_cr = self.next_cr < self.end;
+        let shift = self.start;
+        if shift > 0 {
             self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
+            self.end -= shift;
             self.start = 0;
         }
+        let searched = self.end;
         let refilled = self.read_more();
-        self.next_cr = self.find_cr(self.start);
+        self.next_cr = if had_cr {
+            self.next_cr - shift
+        } else {
+            self.find_cr(searched)
+        };
         refilled
     }
 
