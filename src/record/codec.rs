@@ -12,6 +12,9 @@ use super::{Compression, RecordError};
 /// while stopping a decompression bomb long before memory runs out.
 pub const DEFAULT_MAX_DECOMPRESSED_BYTES: usize = 256 << 20;
 
+/// The buffer between a codec stream and the record reader.
+const STREAM_BUFFER: usize = 32 << 10;
+
 /// snappy-java's stream magic, `\x82SNAPPY\0`.
 const XERIAL_MAGIC: [u8; 8] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
 const XERIAL_HEADER_LEN: usize = 16;
@@ -126,12 +129,16 @@ pub(crate) fn decompressing<'a, D: AsRef<[u8]> + Send + 'a>(
     max_decompressed: usize,
     magic: i8,
 ) -> Result<Box<dyn Read + Send + 'a>, RecordError> {
+    // Records are read a varint byte at a time: the buffer keeps those reads out of the codec.
     let limited = |reader: Box<dyn Read + Send + 'a>| -> Box<dyn Read + Send + 'a> {
-        Box::new(Limited {
-            inner: reader,
-            produced: 0,
-            limit: max_decompressed,
-        })
+        Box::new(io::BufReader::with_capacity(
+            STREAM_BUFFER,
+            Limited {
+                inner: reader,
+                produced: 0,
+                limit: max_decompressed,
+            },
+        ))
     };
     Ok(match compression {
         Compression::None => limited(Box::new(io::Cursor::new(data))),
