@@ -6,6 +6,7 @@ use std::fs;
 use kafkit::record::{BatchBuilder, Compression, TimestampType};
 
 use crate::common::{kafkit, kafkit_within, tempdir};
+use crate::record::legacy;
 
 /// Records of the crafted batch: tiny ones, as many as a compressed batch of a few MB holds.
 const RECORDS: i64 = 4_000_000;
@@ -32,18 +33,7 @@ fn one_huge_batch(codec: Compression) -> tempfile::TempDir {
 #[test]
 fn consume_streams_the_records_of_a_huge_compressed_batch() {
     let dir = one_huge_batch(Compression::Gzip);
-    let run = kafkit_within(
-        dir.path(),
-        &[
-            "consume",
-            "--topic",
-            "t",
-            "--from-beginning",
-            "--timeout-ms",
-            "200",
-        ],
-        STREAMING,
-    );
+    let run = consume_all(dir.path());
     run.ok();
     assert_eq!(run.stdout.len() as i64, RECORDS, "one empty line a record");
 }
@@ -75,35 +65,34 @@ fn dump_streams_the_records_of_a_huge_compressed_batch() {
 /// A magic 1 gzip wrapper of `count` empty inner messages (offsets relative to the wrapper's,
 /// as a v1 producer writes them), as one log entry.
 fn legacy_wrapper(count: i64) -> Vec<u8> {
-    // A v1 message from its crc field: crc, magic, attributes, timestamp, key, value.
-    let message = |attributes: u8, value: Option<&[u8]>| {
-        let mut body = vec![1u8, attributes];
-        body.extend_from_slice(&1_700_000_000_000i64.to_be_bytes());
-        body.extend_from_slice(&(-1i32).to_be_bytes());
-        match value {
-            Some(value) => {
-                body.extend_from_slice(&(value.len() as i32).to_be_bytes());
-                body.extend_from_slice(value);
-            }
-            None => body.extend_from_slice(&(-1i32).to_be_bytes()),
-        }
-        let mut message = crc32fast::hash(&body).to_be_bytes().to_vec();
-        message.extend_from_slice(&body);
-        message
-    };
-    let entry = |offset: i64, message: &[u8]| {
-        let mut entry = offset.to_be_bytes().to_vec();
-        entry.extend_from_slice(&(message.len() as i32).to_be_bytes());
-        entry.extend_from_slice(message);
-        entry
-    };
-    let inner_message = message(0, Some(b""));
-    let mut inner = Vec::new();
-    for offset in 0..count {
-        inner.extend_from_slice(&entry(offset, &inner_message));
-    }
-    let compressed = kafkit::record::compress(Compression::Gzip, &inner).expect("gzip");
-    entry(count - 1, &message(1, Some(&compressed)))
+    let message = legacy::message(1, 0, 1_700_000_000_000, None, Some(b""));
+    let inner: Vec<u8> = (0..count)
+        .flat_map(|offset| legacy::entry(offset, &message))
+        .collect();
+    legacy::wrapper(
+        1,
+        Compression::Gzip,
+        false,
+        1_700_000_000_000,
+        count - 1,
+        &inner,
+    )
+}
+
+/// `consume` of every record of topic `t`, within [`STREAMING`].
+fn consume_all(dir: &std::path::Path) -> crate::common::Run {
+    kafkit_within(
+        dir,
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--timeout-ms",
+            "200",
+        ],
+        STREAMING,
+    )
 }
 
 #[test]
@@ -114,18 +103,7 @@ fn consume_streams_the_messages_of_a_huge_legacy_wrapper() {
     let log = dir.path().join("t-0/00000000000000000000.log");
     fs::write(&log, legacy_wrapper(count)).expect("write");
     // Held decoded at once, its messages took over 300 MB.
-    let run = kafkit_within(
-        dir.path(),
-        &[
-            "consume",
-            "--topic",
-            "t",
-            "--from-beginning",
-            "--timeout-ms",
-            "200",
-        ],
-        STREAMING,
-    );
+    let run = consume_all(dir.path());
     run.ok();
     assert_eq!(run.stdout.len() as i64, count, "one empty line a record");
     let run = kafkit_within(
@@ -166,18 +144,7 @@ fn an_entry_claiming_a_gigabyte_is_refused_not_read() {
         .expect("extend");
     let expected =
         "a log entry of 943718412 bytes, larger than the 268435456 bytes kafkit reads at once";
-    let run = kafkit_within(
-        dir.path(),
-        &[
-            "consume",
-            "--topic",
-            "t",
-            "--from-beginning",
-            "--timeout-ms",
-            "200",
-        ],
-        STREAMING,
-    );
+    let run = consume_all(dir.path());
     let stderr = run.fails();
     assert!(
         stderr.contains("Record batch for partition t-0 at offset 0 is invalid"),

@@ -796,7 +796,7 @@ impl LogReader {
     }
 
     /// The segment with this base offset, opened on first use. Its readers are checked ones
-    /// ([`ReadChecks`]): a consumer's view of the log.
+    /// ([`ReadChecks`](super::ReadChecks)): a consumer's view of the log.
     pub fn segment(&mut self, base: i64) -> Result<&LogSegment> {
         if !self.cache.contains_key(&base) {
             let seg = LogSegment::open_read_only(&self.dir, base)?

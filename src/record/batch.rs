@@ -474,32 +474,12 @@ impl<'a> RawBatch<'a> {
             )?)
             .into());
         }
-        let records_at = self.position + RECORD_BATCH_OVERHEAD;
-        Ok(match self.plan()? {
-            Plan::Plain { ctx, count } => Inner::V2 {
-                buf: Cow::Borrowed(self.bytes.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default()),
-                pos: 0,
-                base: records_at,
-                remaining: count,
-                ctx,
-                done: false,
-            },
-            Plan::Compressed {
-                ctx,
-                count,
-                compression,
-            } => {
-                let body = self.bytes.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default();
-                Inner::stream(
-                    codec::decompressing(compression, body, max_decompressed, MAGIC_V2)
-                        .map_err(|e| e.offset_by(records_at))?,
-                    compression,
-                    records_at,
-                    count,
-                    ctx,
-                )
-            }
-        }
+        Ok(Inner::v2(
+            Cow::Borrowed(self.bytes),
+            self.position,
+            self.plan()?,
+            max_decompressed,
+        )?
         .into())
     }
 
@@ -582,36 +562,14 @@ impl RecordIter<'static> {
                 })
             }
         };
-        Ok(match plan {
-            Plan::Plain { ctx, count } => Inner::V2 {
-                buf: Cow::Owned(bytes),
-                pos: RECORD_BATCH_OVERHEAD,
-                base: 0,
-                remaining: count,
-                ctx,
-                done: false,
-            },
-            Plan::Compressed {
-                ctx,
-                count,
-                compression,
-            } => Inner::stream(
-                codec::decompressing(compression, Body(bytes), max_decompressed, MAGIC_V2)
-                    .map_err(|e| e.offset_by(RECORD_BATCH_OVERHEAD))?,
-                compression,
-                RECORD_BATCH_OVERHEAD,
-                count,
-                ctx,
-            ),
-        }
-        .into())
+        Ok(Inner::v2(Cow::Owned(bytes), 0, plan, max_decompressed)?.into())
     }
 }
 
-/// The compressed records of a whole batch's bytes.
-struct Body(Vec<u8>);
+/// The records of a whole batch's bytes, after its header.
+struct Body<'a>(Cow<'a, [u8]>);
 
-impl AsRef<[u8]> for Body {
+impl AsRef<[u8]> for Body<'_> {
     fn as_ref(&self) -> &[u8] {
         self.0.get(RECORD_BATCH_OVERHEAD..).unwrap_or_default()
     }
@@ -674,6 +632,39 @@ impl std::fmt::Debug for Inner<'_> {
 }
 
 impl<'a> Inner<'a> {
+    /// The records of the magic 2 batch `bytes` (the whole batch, found at `position` of the
+    /// input), read as `plan` says.
+    fn v2(
+        bytes: Cow<'a, [u8]>,
+        position: usize,
+        plan: Plan,
+        max_decompressed: usize,
+    ) -> Result<Self, RecordError> {
+        let records_at = position + RECORD_BATCH_OVERHEAD;
+        Ok(match plan {
+            Plan::Plain { ctx, count } => Inner::V2 {
+                buf: bytes,
+                pos: RECORD_BATCH_OVERHEAD,
+                base: position,
+                remaining: count,
+                ctx,
+                done: false,
+            },
+            Plan::Compressed {
+                ctx,
+                count,
+                compression,
+            } => Inner::stream(
+                codec::decompressing(compression, Body(bytes), max_decompressed, MAGIC_V2)
+                    .map_err(|e| e.offset_by(records_at))?,
+                compression,
+                records_at,
+                count,
+                ctx,
+            ),
+        })
+    }
+
     fn stream(
         source: Box<dyn Read + Send + 'a>,
         compression: Compression,

@@ -4,7 +4,7 @@
 use kafkit::record::{batches, compress, set_base_offset, Compression, RecordError, TimestampType};
 
 /// A legacy message (from its crc field on).
-fn message(
+pub(crate) fn message(
     magic: i8,
     attributes: u8,
     timestamp: i64,
@@ -30,7 +30,7 @@ fn message(
 }
 
 /// A log entry: offset, size, message.
-fn entry(offset: i64, message: &[u8]) -> Vec<u8> {
+pub(crate) fn entry(offset: i64, message: &[u8]) -> Vec<u8> {
     let mut out = offset.to_be_bytes().to_vec();
     out.extend_from_slice(&(message.len() as i32).to_be_bytes());
     out.extend_from_slice(message);
@@ -38,7 +38,7 @@ fn entry(offset: i64, message: &[u8]) -> Vec<u8> {
 }
 
 /// A compressed wrapper entry around `inner` (already a run of entries).
-fn wrapper(
+pub(crate) fn wrapper(
     magic: i8,
     codec: Compression,
     log_append_time: bool,

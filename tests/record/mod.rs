@@ -4,6 +4,6 @@ mod basics;
 mod corruption;
 mod dump;
 mod fixtures;
-mod legacy;
+pub(crate) mod legacy;
 mod roundtrip;
 mod vectors;
