@@ -159,3 +159,49 @@ fn an_entry_claiming_a_gigabyte_is_refused_not_read() {
     let stderr = run.fails();
     assert!(stderr.contains(expected), "{stderr}");
 }
+
+#[test]
+fn produce_reads_through_a_line_too_long_to_send() {
+    let dir = tempdir();
+    kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();
+    // 64 MiB without a line end, then a line that fits.
+    let input = dir.path().join("input.txt");
+    let mut bytes = vec![b'a'; 64 << 20];
+    bytes.extend_from_slice(b"\nsmall\n");
+    fs::write(&input, &bytes).expect("write input");
+    drop(bytes);
+    let run = kafkit_within(
+        dir.path(),
+        &[
+            "produce",
+            "--topic",
+            "t",
+            "--file",
+            input.to_str().expect("utf-8"),
+        ],
+        STREAMING,
+    );
+    // Kafka's refusal, sized as Kafka sizes the record (a batch of it alone: 61 + 21 bytes of
+    // overhead at most, a null key, the value's 4-byte length varint, no headers).
+    let size = 61 + 21 + 1 + 4 + (64 << 20) + 1;
+    assert!(
+        run.stderr.contains(&format!(
+            "with key: null, value: {} bytes with error:  (org.apache.kafka.clients.producer.internals.ErrorLoggingCallback)\norg.apache.kafka.common.errors.RecordTooLargeException: The message is {size} bytes when serialized which is larger than 1048576, which is the value of the max.request.size configuration.",
+            64 << 20
+        )),
+        "{}",
+        run.stderr
+    );
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--timeout-ms",
+            "200",
+        ],
+    );
+    assert_eq!(run.stdout, "small\n");
+}

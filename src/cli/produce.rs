@@ -307,6 +307,11 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
 
     // Reads of 256 KiB: each block is parsed while it is still in the core's cache.
     let mut lines = Lines::new(input, 256 << 10);
+    let whole_line_values = args.input == InputFormat::Text && format.whole_line_is_value();
+    if whole_line_values {
+        // A line longer than max.request.size cannot be sent: it is read through, not held.
+        lines = lines.with_max_line(max_request_size);
+    }
     let mut headers: Vec<Header> = Vec::new();
     let mut stop: Option<String> = None;
     // CreateTime of text records: the clock is read when input arrives and every 64 lines,
@@ -317,10 +322,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // read go to the producer in one call, which reads the clock for each batch it starts;
     // the line that ends a block, or a lone `\r`, takes the path of a single line below, which
     // reads on.
-    let by_block = args.input == InputFormat::Text
-        && format.whole_line_is_value()
-        && !args.sync
-        && !interactive;
+    let by_block = whole_line_values && !args.sync && !interactive;
     loop {
         if by_block {
             let mut block = lines.buffered().peekable();
@@ -368,6 +370,11 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 break;
             }
         };
+        if let Some(length) = lines.dropped_line() {
+            producer.refuse_unread_value(args.partition, length);
+            reporter.report_new(&mut out, &mut producer)?;
+            continue;
+        }
         let line_number = lines.line_count();
         if clock.0 != lines.reads() || line_number.is_multiple_of(64) || interactive {
             clock = (lines.reads(), now_ms());

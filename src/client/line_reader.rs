@@ -336,6 +336,10 @@ pub struct Lines<R> {
     /// Where the next `\r` of the unread input is (`end` if none): most input has none, and
     /// looking for `\n` alone up to it is cheaper than looking for both on every line.
     next_cr: usize,
+    /// A line longer than this is read through and dropped, not held ([`Self::with_max_line`]).
+    max_line: usize,
+    /// The length of the line the last advance dropped for being too long.
+    dropped: Option<u64>,
 }
 
 /// The complete lines of a [`Lines`] buffer ([`Lines::buffered`]); what it yields is consumed
@@ -435,7 +439,23 @@ impl<R: Read> Lines<R> {
             reads: 0,
             lines: 0,
             next_cr: 0,
+            max_line: usize::MAX,
+            dropped: None,
         }
+    }
+
+    /// Lines longer than `max_line` bytes are read through without being held: the advance
+    /// that reaches one returns an empty line and [`Self::dropped_line`] says how long it
+    /// was. Memory then stays at `max_line` plus a block, whatever the input.
+    pub fn with_max_line(mut self, max_line: usize) -> Self {
+        self.max_line = max_line;
+        self
+    }
+
+    /// The length, terminator excluded, of the line the last advance dropped for being longer
+    /// than [`Self::with_max_line`] allows; `None` when it returned a line.
+    pub fn dropped_line(&self) -> Option<u64> {
+        self.dropped
     }
 
     /// Bytes consumed so far, terminators included (for progress bars).
@@ -553,6 +573,7 @@ impl<R: Read> Lines<R> {
         &mut self,
         mut before_read: impl FnMut(),
     ) -> io::Result<Option<std::ops::Range<usize>>> {
+        self.dropped = None;
         let mut searched = 0;
         loop {
             let from = self.start + searched;
@@ -589,6 +610,9 @@ impl<R: Read> Lines<R> {
                 return Ok(Some(line_start..at));
             }
             searched = self.end - self.start;
+            if searched > self.max_line {
+                return self.drop_line(before_read).map(Some);
+            }
             if !self.eof {
                 before_read();
             }
@@ -603,6 +627,52 @@ impl<R: Read> Lines<R> {
                 return Ok(Some(line_start..self.end));
             }
         }
+    }
+}
+
+impl<R: Read> Lines<R> {
+    /// Reads through the rest of a line that is too long, holding none of it; returns the
+    /// empty range [`Self::advance_with`] gives for it, with its length in `dropped`.
+    fn drop_line(&mut self, mut before_read: impl FnMut()) -> io::Result<std::ops::Range<usize>> {
+        let mut length = 0u64;
+        loop {
+            let unread = self.buf.get(self.start..self.end).unwrap_or_default();
+            let Some(i) = memchr::memchr2(b'\n', b'\r', unread) else {
+                // No terminator in what was read: drop it all and read on.
+                length += unread.len() as u64;
+                self.consumed += unread.len() as u64;
+                self.start = self.end;
+                self.next_cr = self.end;
+                if !self.eof {
+                    before_read();
+                }
+                if self.fill()? {
+                    continue;
+                }
+                break;
+            };
+            let at = self.start + i;
+            length += i as u64;
+            self.consumed += i as u64;
+            self.start = at;
+            if self.buf.get(at) == Some(&b'\r') && at + 1 == self.end && !self.eof {
+                // A `\r` at the edge of what was read: is it `\r\n`? Read on and look.
+                self.next_cr = at;
+                before_read();
+                self.fill()?;
+            }
+            let crlf = self.buf.get(self.start) == Some(&b'\r')
+                && self.start + 1 < self.end
+                && self.buf.get(self.start + 1) == Some(&b'\n');
+            let skip = if crlf { 2 } else { 1 };
+            self.consumed += skip;
+            self.start += skip as usize;
+            break;
+        }
+        self.next_cr = self.find_cr(self.start);
+        self.lines += 1;
+        self.dropped = Some(length);
+        Ok(self.start..self.start)
     }
 }
 
@@ -697,7 +767,57 @@ mod tests {
         assert_eq!(lines.consumed(), input.len() as u64);
     }
 
+    /// A line read, or the length of one dropped for being too long.
+    type LineOrDropped = Result<Vec<u8>, u64>;
+
+    /// Every line of `input` read with `max_line`, and the reader after them.
+    fn lines_within(
+        input: &[u8],
+        block: usize,
+        max_line: usize,
+    ) -> (Vec<LineOrDropped>, Lines<&[u8]>) {
+        let mut lines = Lines::new(input, block).with_max_line(max_line);
+        lines.block = block;
+        let mut out = Vec::new();
+        while let Some(range) = lines.advance().unwrap() {
+            out.push(match lines.dropped_line() {
+                Some(length) => Err(length),
+                None => Ok(lines.line(range).to_vec()),
+            });
+        }
+        (out, lines)
+    }
+
     proptest::proptest! {
+        /// Lines longer than the limit may be dropped (those that arrive whole in one read are
+        /// not), with their length; no line within it is, and every line is counted and every
+        /// byte consumed; the buffer never holds more than the limit plus a block or two.
+        #[test]
+        fn long_lines_are_dropped_with_their_length(
+            input in proptest::collection::vec(
+                proptest::prop_oneof![90 => proptest::strategy::Just(b'a'), 6 => proptest::strategy::Just(b'\n'), 4 => proptest::strategy::Just(b'\r')],
+                0..2000,
+            ),
+            block in 1usize..64,
+            max_line in 1usize..100,
+        ) {
+            let (out, lines) = lines_within(&input, block, max_line);
+            let expected = reference_lines(&input);
+            proptest::prop_assert_eq!(out.len(), expected.len());
+            for (got, line) in out.iter().zip(&expected) {
+                match got {
+                    Ok(got) => proptest::prop_assert_eq!(got, line),
+                    Err(length) => {
+                        proptest::prop_assert_eq!(*length, line.len() as u64);
+                        proptest::prop_assert!(line.len() > max_line);
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(lines.line_count(), expected.len() as u64);
+            proptest::prop_assert_eq!(lines.consumed(), input.len() as u64);
+            proptest::prop_assert!(lines.buf.len() <= max_line + 3 * block + 1, "buffer {}", lines.buf.len());
+        }
+
         #[test]
         fn lines_match_java_read_line(
             input in proptest::collection::vec(proptest::sample::select(b"ab\r\n".to_vec()), 0..200),

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::datadir::{now_ms, DataDirError, PartitionWriter, Topic, TopicPartition};
 use crate::log::{AppendInfo, LogError};
+use crate::record::varint::size_of_varint;
 use crate::record::{
     fields_size, BatchBuilder, BuiltBatch, Compression, Header, RawBatch, TimestampType,
     MAX_RECORD_OVERHEAD, RECORD_BATCH_OVERHEAD,
@@ -801,11 +802,7 @@ impl Producer {
         let upper_bound = RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD + fields;
         // Kafka's ensureValidRecordSize.
         if upper_bound > self.config.max_request_size {
-            let error = format!(
-                "org.apache.kafka.common.errors.RecordTooLargeException: The message is {upper_bound} bytes when serialized which is larger than {}, which is the value of the max.request.size configuration.",
-                self.config.max_request_size
-            );
-            self.refuse(partition, key, value, error);
+            self.refuse_too_large(partition, size_of(key), size_of(value), upper_bound);
             return Ok(());
         }
         // A broker refuses a client's records for an internal topic (ReplicaManager's
@@ -815,7 +812,7 @@ impl Producer {
                 "org.apache.kafka.common.errors.InvalidTopicException: Cannot append to internal topic {}",
                 self.topic.name
             );
-            self.refuse(partition, key, value, error);
+            self.refuse(partition, size_of(key), size_of(value), error);
             return Ok(());
         }
         // The partitioner is asked only for a record that is sent (as the built-in sticky
@@ -964,19 +961,44 @@ impl Producer {
 
     /// Reports a record as refused (not sent) with Kafka's exception `error`.
     #[cold]
-    fn refuse(
-        &mut self,
-        partition: Option<i32>,
-        key: Option<&[u8]>,
-        value: Option<&[u8]>,
-        error: String,
-    ) {
+    fn refuse(&mut self, partition: Option<i32>, key_size: i32, value_size: i32, error: String) {
         self.events.push(Event::Failed(SendFailure {
             partition: partition.unwrap_or(-1),
-            key_size: key.map_or(-1, |k| k.len() as i32),
-            value_size: value.map_or(-1, |v| v.len() as i32),
+            key_size,
+            value_size,
             error,
         }));
+    }
+
+    /// Refuses a record whose batch alone would take `upper_bound` bytes, more than
+    /// `max.request.size`, with Kafka's message.
+    fn refuse_too_large(
+        &mut self,
+        partition: Option<i32>,
+        key_size: i32,
+        value_size: i32,
+        upper_bound: usize,
+    ) {
+        let error = format!(
+            "org.apache.kafka.common.errors.RecordTooLargeException: The message is {upper_bound} bytes when serialized which is larger than {}, which is the value of the max.request.size configuration.",
+            self.config.max_request_size
+        );
+        self.refuse(partition, key_size, value_size, error);
+    }
+
+    /// Refuses, as [`Self::send`] refuses a record too large, a record of no key, no headers
+    /// and a value of `length` bytes that was never read into memory: a line of input longer
+    /// than `max.request.size` allows ([`crate::client::Lines::with_max_line`]).
+    pub fn refuse_unread_value(&mut self, partition: Option<i32>, length: u64) {
+        let length = usize::try_from(length).unwrap_or(usize::MAX);
+        let value_size = i32::try_from(length).unwrap_or(i32::MAX);
+        // fields_size of a null key, this value and no headers.
+        let fields = 1usize
+            .saturating_add(size_of_varint(value_size))
+            .saturating_add(length)
+            .saturating_add(1);
+        let upper_bound = (RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD).saturating_add(fields);
+        self.refuse_too_large(partition, -1, value_size, upper_bound);
     }
 
     /// Starts a batch for partition `p` in a buffer the sender gave back, or a new one, for a
@@ -1110,6 +1132,11 @@ impl Drop for Producer {
     fn drop(&mut self) {
         let _ = self.stop();
     }
+}
+
+/// A key's or value's size as Kafka's callback reports it: -1 for null.
+fn size_of(bytes: Option<&[u8]>) -> i32 {
+    bytes.map_or(-1, |b| i32::try_from(b.len()).unwrap_or(i32::MAX))
 }
 
 #[cfg(test)]
