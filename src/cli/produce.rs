@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
-use super::{properties, usage_error, Exit, GlobalArgs};
+use super::{properties, stderrln, usage_error, Exit, GlobalArgs, QuietStderr};
 use crate::client::producer::kafka_exception;
 use crate::client::{
     configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, ProduceError,
@@ -230,7 +230,7 @@ fn open_input(args: &Args) -> Result<(Box<dyn Read>, Option<indicatif::ProgressB
     };
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let progress = match file.metadata() {
-        Ok(meta) if io::stderr().is_terminal() => {
+        Ok(meta) if QuietStderr::is_terminal() => {
             let bar = indicatif::ProgressBar::new(meta.len());
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -524,10 +524,10 @@ impl Reporter<'_> {
                         format!("{n} bytes")
                     }
                 };
-                let mut err = io::stderr().lock();
+                // Kafka's callback logs the error and the producer goes on: a stderr that
+                // cannot show it changes nothing ([`QuietStderr`]).
                 if !self.sync {
-                    writeln!(
-                        err,
+                    stderrln!(
                         "{}",
                         log4j::line(
                             "ERROR",
@@ -539,9 +539,10 @@ impl Reporter<'_> {
                             ),
                             "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback"
                         )
-                    )?;
+                    );
                 }
-                writeln!(err, "{}", f.error)
+                stderrln!("{}", f.error);
+                Ok(())
             }
         }
     }
