@@ -1468,3 +1468,46 @@ fn internal_topics_refuse_records_as_a_broker_does() {
     );
     assert_eq!(offsets.ok(), "__consumer_offsets:0:0\n");
 }
+
+#[test]
+fn a_failing_stdout_stops_the_json_report_not_the_run() {
+    use crate::common::{kafkit_closed, Closed};
+    use std::process::{Command, Stdio};
+    let dir = tempdir();
+    create_topic(dir.path(), "j", 1, &[]);
+    // Far more than the 64 KiB the report is buffered in: the closed pipe fails mid-run.
+    let input: String = (0..200_000).map(|i| format!("{i}\n")).collect();
+    let run = kafkit_closed(
+        dir.path(),
+        &["produce", "--topic", "j", "--output", "json"],
+        input.as_bytes(),
+        Closed::Stdout,
+    );
+    // A closed pipe is a normal end, and every line is written whoever reads the report.
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let offsets = kafkit(dir.path(), &["get-offsets", "--topic", "j"]);
+    assert_eq!(offsets.ok(), "j:0:200000\n");
+    // A stdout that fails otherwise (a full disk) is an error, said once the records are
+    // written.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args(["produce", "--topic", "j", "--output", "json"])
+        .env("KAFKIT_DATA_DIR", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(fs::File::create("/dev/full").expect("/dev/full"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kafkit");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().expect("wait kafkit");
+    feeder.join().expect("feeder");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let offsets = kafkit(dir.path(), &["get-offsets", "--topic", "j"]);
+    assert_eq!(offsets.ok(), "j:0:400000\n");
+}

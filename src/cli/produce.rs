@@ -298,8 +298,9 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let (input, progress) = open_input(args)?;
     let interactive = args.file.is_none() && io::stdin().is_terminal();
     let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut reporter = Reporter {
+        out: BufWriter::with_capacity(1 << 16, stdout.lock()),
+        out_error: None,
         topic: &topic.name,
         sync: args.sync,
         failed: false,
@@ -339,15 +340,14 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                     stop = Some(e.to_string());
                     break;
                 }
-                reporter.report_new(&mut out, &mut producer)?;
+                reporter.report_new(&mut producer);
                 if let Some(bar) = &progress {
                     bar.set_position(lines.consumed());
                 }
             }
         }
         if interactive {
-            out.write_all(b">")?;
-            out.flush()?;
+            reporter.prompt();
         }
         // Before waiting for more input, the batches sealed so far go to the log.
         let mut handed = Ok(());
@@ -425,7 +425,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 break;
             }
         }
-        reporter.report_new(&mut out, &mut producer)?;
+        reporter.report_new(&mut producer);
         if reporter.failed && args.sync {
             break;
         }
@@ -452,28 +452,24 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     if let Err(e) = producer.flush() {
         note(e);
     }
-    // Printing may fail (a closed pipe ends the run quietly): the logs are closed first.
-    let mut printed = Ok(());
     for event in producer.take_events() {
-        if printed.is_ok() {
-            printed = reporter.report(&mut out, &event);
-        }
+        reporter.report(&event);
     }
     match producer.close() {
         Ok(events) => {
             for event in &events {
-                if printed.is_ok() {
-                    printed = reporter.report(&mut out, event);
-                }
+                reporter.report(event);
             }
         }
         Err(e) => note(e),
     }
-    printed?;
-    out.flush()?;
+    // The logs are closed: a stdout that failed can be said now (a closed one is no error),
+    // after the producer's own errors.
+    let printed = reporter.finish();
     if !errors.is_empty() {
         return Err(Exit::failure(errors.join("\n")).into());
     }
+    printed?;
     if reporter.failed && args.sync {
         return Err(Exit {
             message: String::new(),
@@ -484,37 +480,72 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     Ok(())
 }
 
-/// Prints what happened to records: JSON lines for written ones, Kafka's log lines for refused
-/// ones.
-struct Reporter<'a> {
+/// Prints what happened to records: JSON lines for written ones on stdout, Kafka's log lines
+/// for refused ones on stderr.
+///
+/// The records are the producer's work and the JSON lines only a report of it: when stdout
+/// fails (closed by `| head`, or full), the report stops there and the run goes on, so that
+/// the input is written whoever reads the report ([`Self::finish`] says a failure other than a
+/// closed pipe once the logs are closed).
+struct Reporter<'a, W: Write> {
+    out: W,
+    /// The first error writing to `out`; nothing more is written to it after one.
+    out_error: Option<io::Error>,
     topic: &'a str,
     sync: bool,
     failed: bool,
 }
 
-impl Reporter<'_> {
+impl<W: Write> Reporter<'_, W> {
     /// Reports what the producer learnt since the last call: cheap after every record.
-    fn report_new(&mut self, out: &mut impl Write, producer: &mut Producer) -> io::Result<()> {
+    fn report_new(&mut self, producer: &mut Producer) {
         if producer.may_have_events() {
             for event in producer.take_events() {
-                self.report(out, &event)?;
+                self.report(&event);
             }
         }
-        Ok(())
     }
 
-    fn report(&mut self, out: &mut impl Write, event: &Event) -> io::Result<()> {
+    /// Writes to stdout unless writing to it failed before.
+    fn print(&mut self, write: impl FnOnce(&mut W) -> io::Result<()>) {
+        if self.out_error.is_none() {
+            if let Err(e) = write(&mut self.out) {
+                self.out_error = Some(e);
+            }
+        }
+    }
+
+    /// The console producer's prompt, before it waits for a line from a terminal.
+    fn prompt(&mut self) {
+        self.print(|out| out.write_all(b">").and_then(|()| out.flush()));
+    }
+
+    /// Flushes stdout; its first failure is the error, unless it is a closed pipe.
+    fn finish(&mut self) -> io::Result<()> {
+        self.print(Write::flush);
+        match self.out_error.take() {
+            Some(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    fn report(&mut self, event: &Event) {
         match event {
-            Event::Written(m) => write_typed_line(
-                out,
-                json!({
-                    "type": "produced",
-                    "topic": self.topic,
-                    "partition": m.partition,
-                    "offset": m.offset,
-                    "timestamp": m.timestamp,
-                }),
-            ),
+            Event::Written(m) => {
+                let topic = self.topic;
+                self.print(|out| {
+                    write_typed_line(
+                        out,
+                        json!({
+                            "type": "produced",
+                            "topic": topic,
+                            "partition": m.partition,
+                            "offset": m.offset,
+                            "timestamp": m.timestamp,
+                        }),
+                    )
+                });
+            }
             Event::Failed(f) => {
                 self.failed = true;
                 let size = |n: i32| {
@@ -542,7 +573,6 @@ impl Reporter<'_> {
                     );
                 }
                 stderrln!("{}", f.error);
-                Ok(())
             }
         }
     }
