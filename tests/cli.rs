@@ -272,12 +272,13 @@ fn no_command_panics_on_a_closed_stdout_or_stderr() {
         ),
         // An error is still an error when its message cannot be shown.
         (vec!["consume"], "", Closed::Stderr, 1, Box::new(|_| {})),
-        // produce: refusals are logged on a closed stderr, and the run goes on.
+        // produce: refusals are logged on a closed stderr, the run goes on, and exits 1 for
+        // them (the count of them is lost with stderr).
         (
             [&["produce", "--topic", "t"][..], &too_small].concat(),
             &mixed,
             Closed::Stderr,
-            0,
+            1,
             Box::new(|run| {
                 assert_eq!(run.stdout, "");
                 let consumed = kafkit(
@@ -297,7 +298,8 @@ fn no_command_panics_on_a_closed_stdout_or_stderr() {
                 assert_eq!(consumed.stdout, "a\nb\nc\n");
             }),
         ),
-        // --output json reports written records on a closed stdout: a normal end.
+        // --output json reports written records on a closed stdout: that stops the report,
+        // not the run, which exits 1 for the records it refused.
         (
             [
                 &["produce", "--topic", "u", "--output", "json"][..],
@@ -306,13 +308,19 @@ fn no_command_panics_on_a_closed_stdout_or_stderr() {
             .concat(),
             &mixed,
             Closed::Stdout,
-            0,
+            1,
             Box::new(|run| {
                 assert!(
                     run.stderr.contains("RecordTooLargeException"),
                     "{}",
                     run.stderr
-                )
+                );
+                assert!(
+                    run.stderr
+                        .ends_with("\nCould not write 2 of 5 records to topic u\n"),
+                    "{}",
+                    run.stderr
+                );
             }),
         ),
         (
@@ -323,7 +331,7 @@ fn no_command_panics_on_a_closed_stdout_or_stderr() {
             .concat(),
             &mixed,
             Closed::Both,
-            0,
+            1,
             Box::new(|_| {}),
         ),
         (vec!["produce"], "a\n", Closed::Stderr, 1, Box::new(|_| {})),

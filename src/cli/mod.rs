@@ -12,6 +12,7 @@ use crate::output::OutputFormat;
 
 pub mod consume;
 pub mod dump_log_segments;
+pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
 pub mod produce;

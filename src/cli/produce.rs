@@ -303,8 +303,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         out_error: None,
         topic: &topic.name,
         sync: args.sync,
-        failed: false,
+        refused: 0,
     };
+    // The records the input gave the producer (those it refused included).
+    let mut records: u64 = 0;
 
     // Reads of 256 KiB: each block is parsed while it is still in the core's cache.
     let mut lines = Lines::new(input, 256 << 10);
@@ -324,6 +326,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         && !interactive;
     loop {
         if by_block {
+            let before = lines.line_count();
             let mut block = lines.buffered().peekable();
             // A call only when there is a line for it (not before each line of input whose lines
             // end with a lone `\r`).
@@ -340,6 +343,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                     stop = Some(e.to_string());
                     break;
                 }
+                // One record a line, all of them sent.
+                records += lines.line_count() - before;
                 reporter.report_new(&mut producer);
                 if let Some(bar) = &progress {
                     bar.set_position(lines.consumed());
@@ -419,6 +424,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             stop = Some(e.to_string());
             break;
         }
+        records += 1;
         if args.sync || interactive {
             if let Err(e) = producer.flush() {
                 stop = Some(e.to_string());
@@ -426,7 +432,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             }
         }
         reporter.report_new(&mut producer);
-        if reporter.failed && args.sync {
+        if reporter.refused > 0 && args.sync {
             break;
         }
         if let Some(bar) = &progress {
@@ -470,12 +476,19 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         return Err(Exit::failure(errors.join("\n")).into());
     }
     printed?;
-    if reporter.failed && args.sync {
-        return Err(Exit {
-            message: String::new(),
-            code: 1,
-        }
-        .into());
+    if reporter.refused > 0 {
+        // With --sync the refusal ended the run, as the Java client's exception ends Kafka's
+        // tool: its exception said it. Otherwise the producer went on, as Kafka's does, and a
+        // script learns from the exit code and the count that not all was written (kcat's way).
+        let message = if args.sync {
+            String::new()
+        } else {
+            format!(
+                "Could not write {} of {records} records to topic {}",
+                reporter.refused, topic.name
+            )
+        };
+        return Err(Exit { message, code: 1 }.into());
     }
     Ok(())
 }
@@ -493,7 +506,8 @@ struct Reporter<'a, W: Write> {
     out_error: Option<io::Error>,
     topic: &'a str,
     sync: bool,
-    failed: bool,
+    /// How many records were refused.
+    refused: u64,
 }
 
 impl<W: Write> Reporter<'_, W> {
@@ -547,7 +561,7 @@ impl<W: Write> Reporter<'_, W> {
                 });
             }
             Event::Failed(f) => {
-                self.failed = true;
+                self.refused += 1;
                 let size = |n: i32| {
                     if n < 0 {
                         "null".to_string()
