@@ -1,5 +1,7 @@
 //! What Java prints for values kafkit shows as Kafka's tools show them.
 
+use std::borrow::Cow;
+
 /// Java's `Double.toString` (JDK 19 and later): see [`decimal`].
 pub(crate) fn double_to_string(v: f64) -> String {
     decimal(v, v.is_nan(), v.is_infinite())
@@ -109,9 +111,348 @@ where
     tie.then_some(lower)
 }
 
+/// The replacement Java's UTF-8 decoder puts for malformed input (`REPLACE`).
+const REPLACEMENT: char = '\u{FFFD}';
+
+/// Java's `new String(bytes, UTF_8)`: the text of valid UTF-8 as it is, and each malformed
+/// sequence replaced by one U+FFFD, where the JDK's decoder puts one.
+///
+/// Rust's `String::from_utf8_lossy` replaces each maximal subpart of an ill-formed sequence
+/// (Unicode's recommended practice); the JDK (`String.decodeUTF8_UTF16`, and
+/// `sun.nio.cs.UTF_8.Decoder` whose `malformedN` rules it shares) reads `ED A0..BF`, the start
+/// of a UTF-16 surrogate, as any other 3-byte sequence and replaces what it read as one, where
+/// Rust stops at `ED` (no `A0..BF` may follow it):
+///
+/// * `ED A0 80` (a surrogate): one U+FFFD, Rust three;
+/// * `ED A6` cut by the end of the input: one, Rust two;
+/// * `ED A0 41`: one, then `A`; Rust two, then `A`.
+///
+/// Everywhere else the two agree (overlongs `C0 80`, `E0 80 80`, `F0 80 80 80`; `F4 90 80 80`
+/// above U+10FFFF; `F5..FF`; lone continuations; other sequences cut short). This is a port of
+/// the JDK's loop rather than a patch of Rust's output, so that what it prints follows from
+/// the same steps.
+pub(crate) fn utf8_string(bytes: &[u8]) -> Cow<'_, str> {
+    let error = match std::str::from_utf8(bytes) {
+        Ok(text) => return Cow::Borrowed(text),
+        Err(e) => e,
+    };
+    // Java decodes well-formed UTF-8 as Rust does: only from the first error on do they differ.
+    let (valid, rest) = bytes.split_at(error.valid_up_to());
+    let mut text = String::with_capacity(bytes.len() + 8);
+    text.push_str(std::str::from_utf8(valid).unwrap_or_default());
+    decode_java(rest, &mut text);
+    Cow::Owned(text)
+}
+
+/// The JDK's `String.decodeUTF8_UTF16` with `doReplace`, byte for byte. The JDK's tests of a
+/// signed byte `b1 >> 5 == -2` (and `>> 4`, `>> 3`) are the unsigned `b1 >> 5 == 0b110`
+/// (`0xC0..=0xDF`), `b1 >> 4 == 0b1110` (`0xE0..=0xEF`) and `b1 >> 3 == 0b11110`
+/// (`0xF0..=0xF7`).
+fn decode_java(src: &[u8], out: &mut String) {
+    let at = |i: usize| src.get(i).copied().unwrap_or(0);
+    let sl = src.len();
+    let mut sp = 0;
+    while let Some(&b1) = src.get(sp) {
+        sp += 1;
+        if b1 < 0x80 {
+            out.push(char::from(b1));
+        } else if b1 >> 5 == 0b110 && b1 & 0x1e != 0 {
+            // Two bytes (C0 and C1, overlong leads, fall to the last branch).
+            if sp < sl {
+                let b2 = at(sp);
+                if is_continuation(b2) {
+                    sp += 1;
+                    push(out, (u32::from(b1 & 0x1f) << 6) | u32::from(b2 & 0x3f));
+                } else {
+                    // b2 is read again as the start of what follows.
+                    out.push(REPLACEMENT);
+                }
+                continue;
+            }
+            out.push(REPLACEMENT);
+            break;
+        } else if b1 >> 4 == 0b1110 {
+            if sp + 1 < sl {
+                let (b2, b3) = (at(sp), at(sp + 1));
+                sp += 2;
+                if is_malformed3(b1, b2, b3) {
+                    out.push(REPLACEMENT);
+                    sp = sp - 3 + malformed3(b1, b2);
+                } else {
+                    let c = (u32::from(b1 & 0x0f) << 12)
+                        | (u32::from(b2 & 0x3f) << 6)
+                        | u32::from(b3 & 0x3f);
+                    // A surrogate (ED A0..BF xx) is decoded, then replaced: one for three bytes.
+                    push(out, c);
+                }
+                continue;
+            }
+            // One byte or none left: the input ends within the sequence.
+            if sp < sl && is_malformed3_2(b1, at(sp)) {
+                out.push(REPLACEMENT);
+                continue;
+            }
+            out.push(REPLACEMENT);
+            break;
+        } else if b1 >> 3 == 0b11110 {
+            if sp + 2 < sl {
+                let (b2, b3, b4) = (at(sp), at(sp + 1), at(sp + 2));
+                sp += 3;
+                let uc = (u32::from(b1 & 0x07) << 18)
+                    | (u32::from(b2 & 0x3f) << 12)
+                    | (u32::from(b3 & 0x3f) << 6)
+                    | u32::from(b4 & 0x3f);
+                // Shortest form and at most U+10FFFF: Character.isSupplementaryCodePoint.
+                if !is_continuation(b2)
+                    || !is_continuation(b3)
+                    || !is_continuation(b4)
+                    || !(0x1_0000..0x11_0000).contains(&uc)
+                {
+                    out.push(REPLACEMENT);
+                    sp = sp - 4 + malformed4(b1, b2, b3);
+                } else {
+                    push(out, uc);
+                }
+                continue;
+            }
+            // Fewer than three bytes after the lead: the input ends within the sequence.
+            if b1 > 0xf4 || (sp < sl && is_malformed4_2(b1, at(sp))) {
+                out.push(REPLACEMENT);
+                continue;
+            }
+            sp += 1;
+            out.push(REPLACEMENT);
+            if sp < sl && !is_continuation(at(sp)) {
+                continue;
+            }
+            break;
+        } else {
+            // A continuation byte, C0, C1 or F8..FF.
+            out.push(REPLACEMENT);
+        }
+    }
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xc0 == 0x80
+}
+
+/// `E0` followed by `80..9F` (an overlong form).
+fn is_overlong3(b1: u8, b2: u8) -> bool {
+    b1 == 0xe0 && b2 & 0xe0 == 0x80
+}
+
+/// The JDK's `isMalformed3` (it leaves surrogates to the caller).
+fn is_malformed3(b1: u8, b2: u8, b3: u8) -> bool {
+    is_overlong3(b1, b2) || !is_continuation(b2) || !is_continuation(b3)
+}
+
+/// The JDK's `isMalformed3_2`: the second byte of a 3-byte sequence cut by the end.
+fn is_malformed3_2(b1: u8, b2: u8) -> bool {
+    is_overlong3(b1, b2) || !is_continuation(b2)
+}
+
+/// The JDK's `isMalformed4_2`: the second byte of a 4-byte sequence cut by the end.
+fn is_malformed4_2(b1: u8, b2: u8) -> bool {
+    (b1 == 0xf0 && !(0x90..=0xbf).contains(&b2))
+        || (b1 == 0xf4 && b2 & 0xf0 != 0x80)
+        || !is_continuation(b2)
+}
+
+/// The JDK's `malformed3` (`malformedN(src, 3)`): how many bytes one replacement stands for.
+fn malformed3(b1: u8, b2: u8) -> usize {
+    if is_overlong3(b1, b2) || !is_continuation(b2) {
+        1
+    } else {
+        2
+    }
+}
+
+/// The JDK's `malformed4` (`malformedN(src, 4)`): how many bytes one replacement stands for.
+fn malformed4(b1: u8, b2: u8, b3: u8) -> usize {
+    if b1 > 0xf4 || is_malformed4_2(b1, b2) {
+        1
+    } else if !is_continuation(b3) {
+        2
+    } else {
+        3
+    }
+}
+
+/// A decoded code point, or the replacement for a surrogate (Java's `Character.isSurrogate`).
+fn push(out: &mut String, code_point: u32) {
+    out.push(char::from_u32(code_point).unwrap_or(REPLACEMENT));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn bytes(hex: &str) -> Vec<u8> {
+        hex.split_whitespace()
+            .map(|b| u8::from_str_radix(b, 16).unwrap())
+            .collect()
+    }
+
+    /// (input bytes, what Java's `new String(bytes, UTF_8)` is), `R` standing for U+FFFD.
+    ///
+    /// The first part is Apache Tomcat's `TestUtf8` (`org.apache.tomcat.util.buf`, tomcat 7.0.82):
+    /// the outputs it asserts for the JVM's own UTF-8 decoder with REPLACE on Java 8 and later
+    /// (the cases it marks as Java 7 bugs are Java 7's only). The second part, surrogates and
+    /// sequences cut by the end or by another byte, is derived step by step from the JDK's
+    /// `String.decodeUTF8_UTF16`; where Rust's `from_utf8_lossy` differs, its count is noted.
+    const JAVA: &[(&str, &str)] = &[
+        // Tomcat's TestUtf8 (Java 8+).
+        ("", ""),
+        ("41", "A"),
+        ("C2 A9", "\u{A9}"),
+        ("E0 A4 87", "\u{907}"),
+        ("F0 90 90 80", "\u{10400}"),
+        ("41 F4 90 80 80 41", "ARRRRA"),
+        ("41 C0 C1 41", "ARRA"),
+        ("41 E0 80 C1 41", "ARRRA"),
+        ("41 F0 80 80 C1 41", "ARRRRA"),
+        ("41 FF 41", "ARA"),
+        ("41 F0 41", "ARA"),
+        ("41 E0 41", "ARA"),
+        ("41 C0 41", "ARA"),
+        ("41 80 41", "ARA"),
+        ("61 F1 80 80 E1 80 C2 62 80 63 80 BF 64", "aRRRbRcRRd"),
+        ("61 F0 90 90", "aR"),
+        ("61 F0 90", "aR"),
+        ("61 F0", "aR"),
+        ("61 F0 90 90 61", "aRa"),
+        ("61 F0 90 61", "aRa"),
+        ("61 F0 61", "aRa"),
+        ("61 C0 80 61", "aRRa"),
+        ("61 C1 BF 61", "aRRa"),
+        ("61 FF FF 61", "aRRa"),
+        ("61 E0 80 61", "aRRa"),
+        ("61 A0 80 61", "aRRa"),
+        ("61 C2 00 61", "aR\u{0}a"),
+        ("61 C2 C0 61", "aRRa"),
+        ("61 E0 80 80 61", "aRRRa"),
+        ("61 E0 81 BF 61", "aRRRa"),
+        ("61 E0 9F BF 61", "aRRRa"),
+        ("61 FF FF FF 61", "aRRRa"),
+        ("61 F8 80 80 61", "aRRRa"),
+        ("61 E0 C0 80 61", "aRRRa"),
+        ("61 E1 80 C0 61", "aRRa"),
+        ("61 F0 80 80 80 61", "aRRRRa"),
+        ("61 F0 80 81 BF 61", "aRRRRa"),
+        ("61 F0 80 9F BF 61", "aRRRRa"),
+        ("61 F0 8F BF BF 61", "aRRRRa"),
+        ("61 FF FF FF FF 61", "aRRRRa"),
+        ("61 F8 80 80 80 61", "aRRRRa"),
+        ("61 F1 C0 80 80 61", "aRRRRa"),
+        ("61 F1 80 C0 80 61", "aRRRa"),
+        ("61 F1 80 80 C0 61", "aRRa"),
+        ("61 F8 80 80 80 80 61", "aRRRRRa"),
+        ("61 F8 80 80 81 BF 61", "aRRRRRa"),
+        ("61 F8 80 80 9F BF 61", "aRRRRRa"),
+        ("61 F8 80 8F BF BF 61", "aRRRRRa"),
+        ("61 FC 80 80 80 80 80 61", "aRRRRRRa"),
+        ("61 FC 80 80 80 81 BF 61", "aRRRRRRa"),
+        ("61 FC 80 80 80 9F BF 61", "aRRRRRRa"),
+        ("61 FC 80 80 8F BF BF 61", "aRRRRRRa"),
+        (
+            "CE BA E1 DB B9 CF 83 CE BC CE B5 ED 80 65 64 69 74 65 64",
+            "\u{3BA}R\u{6F9}\u{3C3}\u{3BC}\u{3B5}Redited",
+        ),
+        // Derived from the JDK's loop. Valid, 1 to 4 bytes, and the extremes.
+        ("7F", "\u{7F}"),
+        ("C3 A9", "\u{E9}"),
+        ("E2 82 AC", "\u{20AC}"),
+        ("ED 9F BF", "\u{D7FF}"),
+        ("EE 80 80", "\u{E000}"),
+        ("EF BF BF", "\u{FFFF}"),
+        ("F0 9F 98 80", "\u{1F600}"),
+        ("F4 8F BF BF", "\u{10FFFF}"),
+        // Lone continuation bytes: one each.
+        ("80", "R"),
+        ("BF", "R"),
+        ("80 BF 41", "RRA"),
+        // Overlongs: the lead, then each continuation (as Rust).
+        ("C0 80", "RR"),
+        ("C1 BF", "RR"),
+        ("E0 80 80", "RRR"),
+        ("E0 9F BF", "RRR"),
+        ("F0 80 80 80", "RRRR"),
+        ("F0 8F BF BF", "RRRR"),
+        // Surrogates: one for the three bytes (Rust: three).
+        ("ED A0 80", "R"),
+        ("ED BF BF", "R"),
+        ("61 ED A0 80 62", "aRb"),
+        // A UTF-16 pair in CESU-8 form: two (Rust: six).
+        ("ED A0 BD ED B8 80", "RR"),
+        // A surrogate cut by a non-continuation: one for ED A0 (Rust: two).
+        ("ED A0 41", "RA"),
+        ("ED A0 ED B0 80", "RR"),
+        // Cut by the end: one for what is left (ED A6: Rust two).
+        ("ED A6", "R"),
+        ("61 ED", "aR"),
+        ("E2 82", "R"),
+        ("E2", "R"),
+        ("E0 A0", "R"),
+        ("E0 80", "RR"),
+        ("E0 9F", "RR"),
+        ("F0 9F 98", "R"),
+        ("F0 9F", "R"),
+        ("F0", "R"),
+        ("F4 8F BF", "R"),
+        ("F4 90", "RR"),
+        ("F0 8F", "RR"),
+        ("C3", "R"),
+        // Cut in the middle, followed by ASCII or by another sequence.
+        ("E2 82 41", "RA"),
+        ("E2 41", "RA"),
+        ("E2 82 E2 82 AC", "R\u{20AC}"),
+        ("F0 9F 98 41", "RA"),
+        ("F0 9F 41", "RA"),
+        ("F0 9F 41 42", "RAB"),
+        ("F0 41", "RA"),
+        ("C3 41", "RA"),
+        ("C3 C3 A9", "R\u{E9}"),
+        // F5..FF never start a sequence; F5..F7 as 4-byte leads are above U+10FFFF.
+        ("F5", "R"),
+        ("F5 80", "RR"),
+        ("F5 80 80 80", "RRRR"),
+        ("F7 BF BF BF", "RRRR"),
+        ("F8", "R"),
+        ("FE FF", "RR"),
+        // Above U+10FFFF: the lead, then each continuation.
+        ("F4 90 80 80", "RRRR"),
+        ("F4 90 80 80 41", "RRRRA"),
+    ];
+
+    #[test]
+    fn utf8_is_decoded_as_java_decodes_it() {
+        for (hex, java) in JAVA {
+            let java = java.replace('R', "\u{FFFD}");
+            assert_eq!(utf8_string(&bytes(hex)), java, "{hex}");
+        }
+    }
+
+    #[test]
+    fn java_and_rust_differ_where_the_table_says() {
+        // The cases that make the port necessary: from_utf8_lossy puts more replacements.
+        for (hex, java, rust) in [
+            ("ED A6", 1, 2),
+            ("ED A0 80", 1, 3),
+            ("ED A0 41", 1, 2),
+            ("ED A0 BD ED B8 80", 2, 6),
+        ] {
+            let count = |s: &str| s.matches('\u{FFFD}').count();
+            let input = bytes(hex);
+            assert_eq!(count(&utf8_string(&input)), java, "{hex}");
+            assert_eq!(count(&String::from_utf8_lossy(&input)), rust, "{hex}");
+        }
+        // Valid text comes back borrowed.
+        assert!(matches!(
+            utf8_string("h\u{e9}".as_bytes()),
+            Cow::Borrowed(_)
+        ));
+    }
 
     /// The forms the other callers print (config values, dump JSON); the deserializer tests
     /// cover ties, extremes and a property test.

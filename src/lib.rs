@@ -57,6 +57,9 @@
 //! # }
 //! ```
 #![warn(missing_docs)]
+// println!/eprintln! panic on a closed stdout or stderr: commands write through a handle and
+// print diagnostics with `cli::stderrln!`.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)

@@ -186,3 +186,297 @@ fn writers_refuse_a_directory_that_is_not_a_data_directory() {
     kafkit(&old, &["topics", "--create", "--topic", "t"]).ok();
     assert!(old.join("t-0").is_dir());
 }
+
+/// A check of what a run printed on the stream left open, or of what it did.
+type Check<'a> = Box<dyn Fn(&crate::common::Run) + 'a>;
+
+#[test]
+fn no_command_panics_on_a_closed_stdout_or_stderr() {
+    use crate::common::{kafkit_closed, kafkit_stdin, Closed};
+    let tmp = tempdir();
+    let dir = tmp.path();
+    kafkit(dir, &["topics", "--create", "--topic", "t"]).ok();
+    let lines: String = (0..2000).map(|i| format!("line {i}\n")).collect();
+    kafkit_stdin(dir, &["produce", "--topic", "t"], lines.as_bytes()).ok();
+    let segment = dir.join("t-0").join("00000000000000000000.log");
+    let segment = segment.to_str().unwrap();
+    let missing = dir.join("missing.log");
+    let missing = missing.to_str().unwrap();
+    let both_files = format!("{missing},{segment}");
+    // Two records too large for max.request.size among three that fit: each refusal is logged
+    // on stderr and the producer goes on.
+    let big = "x".repeat(2000);
+    let mixed = format!("a\n{big}\nb\n{big}\nc\n");
+    let too_small = ["--producer-property", "max.request.size=1000"];
+    let offsets = |dir: &std::path::Path, topic: &str| {
+        kafkit(dir, &["get-offsets", "--topic", topic])
+            .ok()
+            .to_string()
+    };
+
+    let cases: Vec<(Vec<&str>, &str, Closed, i32, Check)> = vec![
+        // consume: Kafka's checkErr line and the count on stderr, exit 0.
+        (
+            vec![
+                "consume",
+                "--topic",
+                "t",
+                "--from-beginning",
+                "--timeout-ms",
+                "100",
+            ],
+            "",
+            Closed::Stdout,
+            0,
+            Box::new(|run| {
+                assert!(
+                    run.stderr.starts_with(
+                        "Unable to write to standard out, closing consumer.\nProcessed a total of "
+                    ),
+                    "{}",
+                    run.stderr
+                )
+            }),
+        ),
+        // The records all go to stdout; the count and the timeout's ERROR lines are lost.
+        (
+            vec![
+                "consume",
+                "--topic",
+                "t",
+                "--from-beginning",
+                "--timeout-ms",
+                "100",
+            ],
+            "",
+            Closed::Stderr,
+            0,
+            Box::new(|run| {
+                assert_eq!(run.stdout.lines().count(), 2000);
+                assert_eq!(run.stdout.lines().last(), Some("line 1999"));
+            }),
+        ),
+        (
+            vec![
+                "consume",
+                "--topic",
+                "t",
+                "--from-beginning",
+                "--timeout-ms",
+                "100",
+            ],
+            "",
+            Closed::Both,
+            0,
+            Box::new(|_| {}),
+        ),
+        // An error is still an error when its message cannot be shown.
+        (vec!["consume"], "", Closed::Stderr, 1, Box::new(|_| {})),
+        // produce: refusals are logged on a closed stderr, the run goes on, and exits 1 for
+        // them (the count of them is lost with stderr).
+        (
+            [&["produce", "--topic", "t"][..], &too_small].concat(),
+            &mixed,
+            Closed::Stderr,
+            1,
+            Box::new(|run| {
+                assert_eq!(run.stdout, "");
+                let consumed = kafkit(
+                    dir,
+                    &[
+                        "consume",
+                        "--topic",
+                        "t",
+                        "--offset",
+                        "2000",
+                        "--partition",
+                        "0",
+                        "--timeout-ms",
+                        "100",
+                    ],
+                );
+                assert_eq!(consumed.stdout, "a\nb\nc\n");
+            }),
+        ),
+        // --output json reports written records on a closed stdout: that stops the report,
+        // not the run, which exits 1 for the records it refused.
+        (
+            [
+                &["produce", "--topic", "u", "--output", "json"][..],
+                &too_small,
+            ]
+            .concat(),
+            &mixed,
+            Closed::Stdout,
+            1,
+            Box::new(|run| {
+                assert!(
+                    run.stderr.contains("RecordTooLargeException"),
+                    "{}",
+                    run.stderr
+                );
+                assert!(
+                    run.stderr
+                        .ends_with("\nCould not write 2 of 5 records to topic u\n"),
+                    "{}",
+                    run.stderr
+                );
+            }),
+        ),
+        (
+            [
+                &["produce", "--topic", "u", "--output", "json"][..],
+                &too_small,
+            ]
+            .concat(),
+            &mixed,
+            Closed::Both,
+            1,
+            Box::new(|_| {}),
+        ),
+        (vec!["produce"], "a\n", Closed::Stderr, 1, Box::new(|_| {})),
+        // topics: Kafka prints the topic command's errors on stdout.
+        (
+            vec!["topics", "--list"],
+            "",
+            Closed::Stdout,
+            0,
+            Box::new(|_| {}),
+        ),
+        (
+            vec!["topics", "--describe", "--topic", "nope"],
+            "",
+            Closed::Stderr,
+            1,
+            Box::new(|run| {
+                assert_eq!(
+                    run.stdout,
+                    "Error while executing topic command : Topic 'nope' does not exist as expected\n"
+                )
+            }),
+        ),
+        // The deprecation warning of --delete-config is lost; the alteration is made.
+        (
+            vec![
+                "topics",
+                "--alter",
+                "--topic",
+                "u",
+                "--partitions",
+                "2",
+                "--delete-config",
+                "x",
+            ],
+            "",
+            Closed::Stderr,
+            0,
+            Box::new(|_| assert_eq!(offsets(dir, "u"), "u:0:6\nu:1:0\n")),
+        ),
+        (
+            vec!["topics", "--create", "--topic", "v"],
+            "",
+            Closed::Both,
+            0,
+            Box::new(|_| assert_eq!(offsets(dir, "v"), "v:0:0\n")),
+        ),
+        // dump-log-segments: Kafka's tool dumps the other files and exits 1 after a file that
+        // cannot be dumped, whose error goes to stderr.
+        (
+            vec!["dump-log-segments", "--files", segment, "--print-data-log"],
+            "",
+            Closed::Stdout,
+            0,
+            Box::new(|run| assert_eq!(run.stderr, "")),
+        ),
+        (
+            vec!["dump-log-segments", "--files", &both_files],
+            "",
+            Closed::Stderr,
+            1,
+            Box::new(|run| {
+                assert!(
+                    run.stdout.starts_with(&format!("Dumping {missing}\n")),
+                    "{}",
+                    run.stdout
+                );
+                assert!(
+                    run.stdout.contains(&format!("Dumping {segment}\n")),
+                    "{}",
+                    run.stdout
+                );
+            }),
+        ),
+        (
+            vec!["dump-log-segments", "--files", segment, "--deep-iteration"],
+            "",
+            Closed::Both,
+            0,
+            Box::new(|_| {}),
+        ),
+        // simulate-assignment
+        (
+            vec![
+                "simulate-assignment",
+                "--topic",
+                "orders:10",
+                "--members",
+                "C1,C2,C3",
+            ],
+            "",
+            Closed::Stdout,
+            0,
+            Box::new(|run| assert_eq!(run.stderr, "")),
+        ),
+        (
+            vec![
+                "simulate-assignment",
+                "--topic",
+                "orders:10",
+                "--members",
+                "C1,C2,C3",
+                "--strategy",
+                "nope",
+            ],
+            "",
+            Closed::Stderr,
+            1,
+            Box::new(|run| assert_eq!(run.stdout, "")),
+        ),
+        (
+            vec![
+                "simulate-assignment",
+                "--topic",
+                "orders:10",
+                "--members",
+                "C1,C2,C3",
+                "--compare",
+                "range,sticky",
+            ],
+            "",
+            Closed::Both,
+            0,
+            Box::new(|_| {}),
+        ),
+        // clap's own help and usage errors.
+        (vec!["--help"], "", Closed::Stdout, 0, Box::new(|_| {})),
+        (
+            vec!["--no-such-option"],
+            "",
+            Closed::Stderr,
+            1,
+            Box::new(|_| {}),
+        ),
+    ];
+    kafkit(dir, &["topics", "--create", "--topic", "u"]).ok();
+    for (args, stdin, closed, code, check) in cases {
+        let run = kafkit_closed(dir, &args, stdin.as_bytes(), closed);
+        // A panic exits 101 with "panicked at" on stderr (when it is open to show it).
+        assert!(
+            !said(&run).contains("panicked"),
+            "{args:?} {closed:?}: {}",
+            said(&run)
+        );
+        assert_eq!(run.code, code, "{args:?} {closed:?}: {}", said(&run));
+        check(&run);
+    }
+}

@@ -1328,3 +1328,61 @@ fn metadata_max_age_is_a_long_of_at_least_zero() {
         );
     }
 }
+
+#[test]
+fn malformed_utf8_is_shown_as_javas_new_string_shows_it() {
+    use base64::Engine as _;
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let dir = tempdir();
+    create_topic(dir.path(), "u", 1, &[]);
+    // A surrogate (ED A0 80: one U+FFFD in Java, three in Rust's from_utf8_lossy) in the value,
+    // a 3-byte sequence cut by the end of the key (ED A6: one in Java, two in Rust).
+    let line = format!(
+        "{}\n",
+        serde_json::json!({
+            "key": {"base64": b64(&[0x6b, 0xed, 0xa6])},
+            "value": {"base64": b64(&[0x61, 0xed, 0xa0, 0x80, 0x62])},
+        })
+    );
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "u", "--input", "json"],
+        line.as_bytes(),
+    )
+    .ok();
+    let string = "org.apache.kafka.common.serialization.StringDeserializer";
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "u",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+            "--property",
+            "print.key=true",
+            "--key-deserializer",
+            string,
+            "--value-deserializer",
+            string,
+        ],
+    );
+    assert_eq!(run.ok(), "k\u{fffd}\ta\u{fffd}b\n");
+    // dump-log-segments shows them as Kafka's StringDecoder does.
+    let segment = dir.path().join("u-0").join("00000000000000000000.log");
+    let run = kafkit(
+        dir.path(),
+        &[
+            "dump-log-segments",
+            "--files",
+            segment.to_str().unwrap(),
+            "--print-data-log",
+        ],
+    );
+    assert!(
+        run.ok().contains(" key: k\u{fffd} payload: a\u{fffd}b\n"),
+        "{}",
+        run.stdout
+    );
+}

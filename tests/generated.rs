@@ -22,3 +22,18 @@ fn completions_and_man_pages_are_fresh() {
         "stale generated files: {stale:?}\nrun `cargo run -- generate` and commit the result"
     );
 }
+
+#[test]
+fn the_readme_shows_the_exit_codes_the_man_pages_show() {
+    // One table (src/cli/exit_codes.rs) makes both; the man pages are checked above.
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let table = kafkit::cli::exit_codes::markdown();
+    let section = readme
+        .split_once("## Exit codes\n\n")
+        .map(|(_, rest)| rest)
+        .expect("README: ## Exit codes");
+    assert!(
+        section.starts_with(&table),
+        "README's \"Exit codes\" section must start with src/cli/exit_codes.rs's table:\n\n{table}"
+    );
+}

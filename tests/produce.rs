@@ -1108,8 +1108,13 @@ fn max_message_bytes_is_enforced_with_kafkas_message() {
     let big = "x".repeat(400);
     let input = format!("small1\n{big}\nsmall2\n");
     let run = kafkit_stdin(dir.path(), &["produce", "--topic", "m"], input.as_bytes());
-    // Asynchronous sends log the failure and go on, exit 0, as Kafka's console producer.
-    run.ok();
+    // Asynchronous sends log the failure and go on, as Kafka's console producer; the run then
+    // says how many records were not written and exits 1.
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.lines().last(),
+        Some("Could not write 1 of 3 records to topic m")
+    );
     assert!(run.stderr.contains("ERROR Error when sending message to topic m with key: null, value: 400 bytes with error: "), "{}", run.stderr);
     assert!(run.stderr.contains("org.apache.kafka.common.errors.RecordTooLargeException: The request included a message larger than the max message size the server will accept."), "{}", run.stderr);
     assert_eq!(values(&consume_all(dir.path(), "m")), ["small1", "small2"]);
@@ -1458,13 +1463,130 @@ fn internal_topics_refuse_records_as_a_broker_does() {
         &["produce", "--topic", "__consumer_offsets"],
         b"a\nbb\n",
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, 1, "{}", run.stderr);
     let exception = "org.apache.kafka.common.errors.InvalidTopicException: Cannot append to internal topic __consumer_offsets";
     assert_eq!(run.stderr.matches(exception).count(), 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.lines().last(),
+        Some("Could not write 2 of 2 records to topic __consumer_offsets")
+    );
     assert!(run.stderr.contains("Error when sending message to topic __consumer_offsets with key: null, value: 2 bytes with error:"), "{}", run.stderr);
     let offsets = kafkit(
         dir.path(),
         &["get-offsets", "--topic", "__consumer_offsets"],
     );
     assert_eq!(offsets.ok(), "__consumer_offsets:0:0\n");
+}
+
+#[test]
+fn a_failing_stdout_stops_the_json_report_not_the_run() {
+    use crate::common::{kafkit_closed, Closed};
+    use std::process::{Command, Stdio};
+    let dir = tempdir();
+    create_topic(dir.path(), "j", 1, &[]);
+    // Far more than the 64 KiB the report is buffered in: the closed pipe fails mid-run.
+    let input: String = (0..200_000).map(|i| format!("{i}\n")).collect();
+    let run = kafkit_closed(
+        dir.path(),
+        &["produce", "--topic", "j", "--output", "json"],
+        input.as_bytes(),
+        Closed::Stdout,
+    );
+    // A closed pipe is a normal end, and every line is written whoever reads the report.
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stderr, "");
+    let offsets = kafkit(dir.path(), &["get-offsets", "--topic", "j"]);
+    assert_eq!(offsets.ok(), "j:0:200000\n");
+    // A stdout that fails otherwise (a full disk) is an error, said once the records are
+    // written.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args(["produce", "--topic", "j", "--output", "json"])
+        .env("KAFKIT_DATA_DIR", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(fs::File::create("/dev/full").expect("/dev/full"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn kafkit");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().expect("wait kafkit");
+    feeder.join().expect("feeder");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let offsets = kafkit(dir.path(), &["get-offsets", "--topic", "j"]);
+    assert_eq!(offsets.ok(), "j:0:400000\n");
+}
+
+#[test]
+fn refused_records_are_counted_and_the_run_exits_1() {
+    let dir = tempdir();
+    create_topic(dir.path(), "r", 2, &["max.message.bytes=1000"]);
+    // 10000 lines, every 1000th too large for max.request.size (refused when sent), and the
+    // 500th of each thousand too large for the topic's max.message.bytes (refused by the log,
+    // after batching on the sender thread): the other 9980 are written.
+    let line = |i: usize| match i % 1000 {
+        999 => "x".repeat(3000),
+        499 => "y".repeat(1500),
+        _ => i.to_string(),
+    };
+    let input: String = (0..10_000).map(|i| line(i) + "\n").collect();
+    for args in [
+        // Lines read block by block (`send_values`), then one by one (a null.marker).
+        &["--acks", "1"][..],
+        &["--acks", "1", "--property", "null.marker=NULL"],
+        &["--input", "json"],
+    ] {
+        let input = if args.contains(&"json") {
+            (0..10_000)
+                .map(|i| format!("{}\n", serde_json::json!({"value": line(i)})))
+                .collect()
+        } else {
+            input.clone()
+        };
+        let mut all = vec![
+            "produce",
+            "--topic",
+            "r",
+            "--producer-property",
+            "max.request.size=2000",
+        ];
+        all.extend_from_slice(args);
+        let run = kafkit_stdin(dir.path(), &all, input.as_bytes());
+        assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(
+            lines.last(),
+            Some(&"Could not write 20 of 10000 records to topic r"),
+            "{args:?}"
+        );
+        // Each refusal was logged before: Kafka's callback line and the exception.
+        assert_eq!(
+            run.stderr.matches("RecordTooLargeException").count(),
+            20,
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(lines.len(), 41, "{args:?}: {}", run.stderr);
+    }
+    let written: Vec<String> = values(&consume_all(dir.path(), "r"));
+    assert_eq!(written.len(), 3 * 9980);
+    assert!(written.iter().all(|v| v.len() < 1000));
+    // Nothing refused: exit 0, nothing said.
+    let run = kafkit_stdin(dir.path(), &["produce", "--topic", "r"], b"a\nb\n");
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    // --sync: the first refusal ends the run with its exception, as Kafka's tool ends.
+    let run = kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "r", "--sync"],
+        format!("a\n{}\nb\n", "y".repeat(1500)).as_bytes(),
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "org.apache.kafka.common.errors.RecordTooLargeException: The request included a message larger than the max message size the server will accept.\n"
+    );
 }

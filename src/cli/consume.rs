@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::{properties, usage_error, Exit, GlobalArgs};
+use super::{properties, stderrln, usage_error, Exit, GlobalArgs};
 use crate::client::offsets::offset_range;
 use crate::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
@@ -225,7 +225,7 @@ fn error_lines(message: &str, logger: &str, exception: &str) -> String {
 
 /// [`error_lines`] on stderr.
 fn log_error(message: &str, logger: &str, exception: &str) {
-    eprintln!("{}", error_lines(message, logger, exception));
+    stderrln!("{}", error_lines(message, logger, exception));
 }
 
 /// Runs `kafkit consume`.
@@ -259,16 +259,16 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
     match outcome {
         Err(e) if is_broken_pipe(&e) => {
-            eprintln!("Unable to write to standard out, closing consumer.");
-            eprintln!("Processed a total of {total} messages");
+            stderrln!("Unable to write to standard out, closing consumer.");
+            stderrln!("Processed a total of {total} messages");
             Ok(())
         }
         Err(e) => {
-            eprintln!("Processed a total of {total} messages");
+            stderrln!("Processed a total of {total} messages");
             Err(e)
         }
         Ok(()) => {
-            eprintln!("Processed a total of {total} messages");
+            stderrln!("Processed a total of {total} messages");
             match stop_signal() {
                 // Ended by a signal, as the JVM reports it: 128 + the signal number.
                 0 => Ok(()),
@@ -631,7 +631,7 @@ fn consume_loop(
         for (_, consumer) in consumers.iter_mut() {
             if let Some(tail) = consumer.take_skipped() {
                 out.flush()?;
-                eprintln!(
+                stderrln!(
                     "{}",
                     log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
                 );

@@ -14,7 +14,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 
 use anyhow::Result;
 
-use super::Exit;
+use super::{Exit, QuietStderr};
 use crate::output::dump::{dump_files, DumpOptions};
 pub use crate::output::dump::{BytesDecoder, Outcome};
 use crate::output::OutputFormat;
@@ -112,12 +112,11 @@ pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
     let list = file_list(args);
     let progress = progress_bar(&list);
     let stdout = io::stdout();
-    let stderr = io::stderr();
     let outcome = dump(
         args,
         format,
         BufWriter::with_capacity(1 << 16, stdout.lock()),
-        stderr.lock(),
+        QuietStderr,
         progress.clone(),
     )?;
     if let Some(p) = progress {
@@ -195,7 +194,7 @@ impl Args {
 /// A progress bar on stderr, only when stderr is a terminal that stdout is not written to, and
 /// only for large or many files.
 fn progress_bar(files: &[&str]) -> Option<indicatif::ProgressBar> {
-    if !io::stderr().is_terminal() || io::stdout().is_terminal() {
+    if !QuietStderr::is_terminal() || io::stdout().is_terminal() {
         return None;
     }
     let total: u64 = files

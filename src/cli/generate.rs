@@ -45,11 +45,18 @@ pub fn render() -> Result<Vec<(PathBuf, Vec<u8>)>> {
         files.push((Path::new("completions").join(name), buf));
     }
     let cmd = super::command();
-    man_pages(&cmd, "kafkit", &mut files)?;
+    man_pages(&cmd, "kafkit", None, &mut files)?;
     Ok(files)
 }
 
-fn man_pages(cmd: &clap::Command, name: &str, files: &mut Vec<(PathBuf, Vec<u8>)>) -> Result<()> {
+/// The man page of `cmd` (`command`: the kafkit command it is, `None` for kafkit itself) and
+/// of its subcommands, each with its EXIT STATUS section ([`super::exit_codes`]).
+fn man_pages(
+    cmd: &clap::Command,
+    name: &str,
+    command: Option<&str>,
+    files: &mut Vec<(PathBuf, Vec<u8>)>,
+) -> Result<()> {
     if cmd.is_hide_set() {
         return Ok(());
     }
@@ -58,9 +65,22 @@ fn man_pages(cmd: &clap::Command, name: &str, files: &mut Vec<(PathBuf, Vec<u8>)
     clap_mangen::Man::new(page)
         .render(&mut buf)
         .context("rendering a man page")?;
-    files.push((Path::new("man").join(format!("{name}.1")), buf));
+    let mut text = String::from_utf8(buf).context("a man page that is not UTF-8")?;
+    // Before VERSION and AUTHORS, where man pages keep it.
+    let exit_status = super::exit_codes::roff(command);
+    let at = text.find("\n.SH VERSION").map_or(text.len(), |at| at + 1);
+    text.insert_str(at, &exit_status);
+    files.push((
+        Path::new("man").join(format!("{name}.1")),
+        text.into_bytes(),
+    ));
     for sub in cmd.get_subcommands() {
-        man_pages(sub, &format!("{name}-{}", sub.get_name()), files)?;
+        man_pages(
+            sub,
+            &format!("{name}-{}", sub.get_name()),
+            Some(command.unwrap_or(sub.get_name())),
+            files,
+        )?;
     }
     Ok(())
 }

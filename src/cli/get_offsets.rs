@@ -7,7 +7,7 @@ use anyhow::Result;
 use regex::Regex;
 use serde_json::json;
 
-use super::{Exit, GlobalArgs};
+use super::{stderrln, Exit, GlobalArgs};
 use crate::client::offsets::{list_offset, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
@@ -204,14 +204,14 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             Err(e) => {
                 // Kafka's tool goes on with the other partitions; the exit status tells.
                 out.flush()?;
-                eprintln!("Skip getting offsets for topic-partition {tp} due to error: {e}");
+                stderrln!("Skip getting offsets for topic-partition {tp} due to error: {e}");
                 failed += 1;
                 continue;
             }
         };
         if let Some(tail) = listed.skipped {
             out.flush()?;
-            eprintln!(
+            stderrln!(
                 "{}",
                 log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
             );

@@ -12,11 +12,24 @@ use crate::output::OutputFormat;
 
 pub mod consume;
 pub mod dump_log_segments;
+pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
 pub mod produce;
 pub mod simulate_assignment;
 pub mod topics;
+
+/// `eprintln!` that never panics nor fails: the line goes to [`QuietStderr`].
+///
+/// `eprintln!` panics when stderr is closed (`2>&-`, or `2>&1 | head` once `head` is gone);
+/// commands print their diagnostics with this instead (`clippy::print_stderr` is denied).
+macro_rules! stderrln {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!($crate::cli::QuietStderr, $($arg)*);
+    }};
+}
+pub(crate) use stderrln;
 
 /// Apache Kafka's command-line tools for local Kafka-format data directories: no JVM, no broker.
 #[derive(Debug, Parser)]
@@ -159,6 +172,37 @@ pub(crate) fn properties(
     Ok(props)
 }
 
+/// Standard error for diagnostics, which never fails: when stderr is closed or failing, what is
+/// written is lost and the command goes on and ends as if it had been printed.
+///
+/// A diagnostic that cannot be shown is no reason to stop writing records or to change the exit
+/// code, and an error from stderr must not reach `report`, which takes a broken pipe for a
+/// closed stdout (a normal end). Every write to stderr goes through this type (directly or
+/// through `stderrln!`): `std::io::stderr` is a disallowed method (`clippy.toml`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QuietStderr;
+
+impl QuietStderr {
+    /// Whether stderr is a terminal (progress bars are drawn only there).
+    pub fn is_terminal() -> bool {
+        use std::io::IsTerminal as _;
+        #[allow(clippy::disallowed_methods)] // only asks, never writes
+        io::stderr().is_terminal()
+    }
+}
+
+impl Write for QuietStderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        #[allow(clippy::disallowed_methods)] // the one place that writes to stderr
+        let _ = io::stderr().lock().write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Parses the command line, runs the command and maps the outcome to an exit code.
 ///
 /// Usage errors exit with 1, as every Kafka tool's `printUsageAndExit` does; `--help` and
@@ -194,14 +238,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// Prints an error on stderr and returns its exit code. A closed pipe is a normal end.
+/// Prints an error on stderr and returns its exit code. A closed stdout is a normal end (stderr
+/// never fails: [`QuietStderr`]).
 fn report(err: &anyhow::Error) -> ExitCode {
     if is_broken_pipe(err) {
         return ExitCode::SUCCESS;
     }
     if let Some(exit) = err.downcast_ref::<Exit>() {
         if !exit.message.is_empty() {
-            let _ = writeln!(io::stderr(), "{}", exit.message);
+            stderrln!("{}", exit.message);
         }
         return ExitCode::from(exit.code);
     }
@@ -211,7 +256,7 @@ fn report(err: &anyhow::Error) -> ExitCode {
         text.push_str("\n  caused by: ");
         text.push_str(&cause.to_string());
     }
-    let _ = writeln!(io::stderr(), "{text}");
+    stderrln!("{text}");
     ExitCode::from(1)
 }
 

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
-use super::{properties, usage_error, Exit, GlobalArgs};
+use super::{properties, stderrln, usage_error, Exit, GlobalArgs, QuietStderr};
 use crate::client::producer::kafka_exception;
 use crate::client::{
     configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, ProduceError,
@@ -230,7 +230,7 @@ fn open_input(args: &Args) -> Result<(Box<dyn Read>, Option<indicatif::ProgressB
     };
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let progress = match file.metadata() {
-        Ok(meta) if io::stderr().is_terminal() => {
+        Ok(meta) if QuietStderr::is_terminal() => {
             let bar = indicatif::ProgressBar::new(meta.len());
             bar.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -298,12 +298,15 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let (input, progress) = open_input(args)?;
     let interactive = args.file.is_none() && io::stdin().is_terminal();
     let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut reporter = Reporter {
+        out: BufWriter::with_capacity(1 << 16, stdout.lock()),
+        out_error: None,
         topic: &topic.name,
         sync: args.sync,
-        failed: false,
+        refused: 0,
     };
+    // The records the input gave the producer (those it refused included).
+    let mut records: u64 = 0;
 
     // Reads of 256 KiB: each block is parsed while it is still in the core's cache.
     let mut lines = Lines::new(input, 256 << 10);
@@ -325,6 +328,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let by_block = whole_line_values && !args.sync && !interactive;
     loop {
         if by_block {
+            let before = lines.line_count();
             let mut block = lines.buffered().peekable();
             // A call only when there is a line for it (not before each line of input whose lines
             // end with a lone `\r`).
@@ -341,15 +345,16 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                     stop = Some(e.to_string());
                     break;
                 }
-                reporter.report_new(&mut out, &mut producer)?;
+                // One record a line, all of them sent.
+                records += lines.line_count() - before;
+                reporter.report_new(&mut producer);
                 if let Some(bar) = &progress {
                     bar.set_position(lines.consumed());
                 }
             }
         }
         if interactive {
-            out.write_all(b">")?;
-            out.flush()?;
+            reporter.prompt();
         }
         // Before waiting for more input, the batches sealed so far go to the log.
         let mut handed = Ok(());
@@ -426,14 +431,15 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             stop = Some(e.to_string());
             break;
         }
+        records += 1;
         if args.sync || interactive {
             if let Err(e) = producer.flush() {
                 stop = Some(e.to_string());
                 break;
             }
         }
-        reporter.report_new(&mut out, &mut producer)?;
-        if reporter.failed && args.sync {
+        reporter.report_new(&mut producer);
+        if reporter.refused > 0 && args.sync {
             break;
         }
         if let Some(bar) = &progress {
@@ -459,71 +465,110 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     if let Err(e) = producer.flush() {
         note(e);
     }
-    // Printing may fail (a closed pipe ends the run quietly): the logs are closed first.
-    let mut printed = Ok(());
     for event in producer.take_events() {
-        if printed.is_ok() {
-            printed = reporter.report(&mut out, &event);
-        }
+        reporter.report(&event);
     }
     match producer.close() {
         Ok(events) => {
             for event in &events {
-                if printed.is_ok() {
-                    printed = reporter.report(&mut out, event);
-                }
+                reporter.report(event);
             }
         }
         Err(e) => note(e),
     }
-    printed?;
-    out.flush()?;
+    // The logs are closed: a stdout that failed can be said now (a closed one is no error),
+    // after the producer's own errors.
+    let printed = reporter.finish();
     if !errors.is_empty() {
         return Err(Exit::failure(errors.join("\n")).into());
     }
-    if reporter.failed && args.sync {
-        return Err(Exit {
-            message: String::new(),
-            code: 1,
-        }
-        .into());
+    printed?;
+    if reporter.refused > 0 {
+        // With --sync the refusal ended the run, as the Java client's exception ends Kafka's
+        // tool: its exception said it. Otherwise the producer went on, as Kafka's does, and a
+        // script learns from the exit code and the count that not all was written (kcat's way).
+        let message = if args.sync {
+            String::new()
+        } else {
+            format!(
+                "Could not write {} of {records} records to topic {}",
+                reporter.refused, topic.name
+            )
+        };
+        return Err(Exit { message, code: 1 }.into());
     }
     Ok(())
 }
 
-/// Prints what happened to records: JSON lines for written ones, Kafka's log lines for refused
-/// ones.
-struct Reporter<'a> {
+/// Prints what happened to records: JSON lines for written ones on stdout, Kafka's log lines
+/// for refused ones on stderr.
+///
+/// The records are the producer's work and the JSON lines only a report of it: when stdout
+/// fails (closed by `| head`, or full), the report stops there and the run goes on, so that
+/// the input is written whoever reads the report ([`Self::finish`] says a failure other than a
+/// closed pipe once the logs are closed).
+struct Reporter<'a, W: Write> {
+    out: W,
+    /// The first error writing to `out`; nothing more is written to it after one.
+    out_error: Option<io::Error>,
     topic: &'a str,
     sync: bool,
-    failed: bool,
+    /// How many records were refused.
+    refused: u64,
 }
 
-impl Reporter<'_> {
+impl<W: Write> Reporter<'_, W> {
     /// Reports what the producer learnt since the last call: cheap after every record.
-    fn report_new(&mut self, out: &mut impl Write, producer: &mut Producer) -> io::Result<()> {
+    fn report_new(&mut self, producer: &mut Producer) {
         if producer.may_have_events() {
             for event in producer.take_events() {
-                self.report(out, &event)?;
+                self.report(&event);
             }
         }
-        Ok(())
     }
 
-    fn report(&mut self, out: &mut impl Write, event: &Event) -> io::Result<()> {
+    /// Writes to stdout unless writing to it failed before.
+    fn print(&mut self, write: impl FnOnce(&mut W) -> io::Result<()>) {
+        if self.out_error.is_none() {
+            if let Err(e) = write(&mut self.out) {
+                self.out_error = Some(e);
+            }
+        }
+    }
+
+    /// The console producer's prompt, before it waits for a line from a terminal.
+    fn prompt(&mut self) {
+        self.print(|out| out.write_all(b">").and_then(|()| out.flush()));
+    }
+
+    /// Flushes stdout; its first failure is the error, unless it is a closed pipe.
+    fn finish(&mut self) -> io::Result<()> {
+        self.print(Write::flush);
+        match self.out_error.take() {
+            Some(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    fn report(&mut self, event: &Event) {
         match event {
-            Event::Written(m) => write_typed_line(
-                out,
-                json!({
-                    "type": "produced",
-                    "topic": self.topic,
-                    "partition": m.partition,
-                    "offset": m.offset,
-                    "timestamp": m.timestamp,
-                }),
-            ),
+            Event::Written(m) => {
+                let topic = self.topic;
+                self.print(|out| {
+                    write_typed_line(
+                        out,
+                        json!({
+                            "type": "produced",
+                            "topic": topic,
+                            "partition": m.partition,
+                            "offset": m.offset,
+                            "timestamp": m.timestamp,
+                        }),
+                    )
+                });
+            }
             Event::Failed(f) => {
-                self.failed = true;
+                self.refused += 1;
                 let size = |n: i32| {
                     if n < 0 {
                         "null".to_string()
@@ -531,10 +576,10 @@ impl Reporter<'_> {
                         format!("{n} bytes")
                     }
                 };
-                let mut err = io::stderr().lock();
+                // Kafka's callback logs the error and the producer goes on: a stderr that
+                // cannot show it changes nothing ([`QuietStderr`]).
                 if !self.sync {
-                    writeln!(
-                        err,
+                    stderrln!(
                         "{}",
                         log4j::line(
                             "ERROR",
@@ -546,9 +591,9 @@ impl Reporter<'_> {
                             ),
                             "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback"
                         )
-                    )?;
+                    );
                 }
-                writeln!(err, "{}", f.error)
+                stderrln!("{}", f.error);
             }
         }
     }

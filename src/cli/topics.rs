@@ -11,7 +11,7 @@ use anyhow::Result;
 use clap::{CommandFactory, ValueEnum};
 use serde_json::json;
 
-use super::{Exit, GlobalArgs};
+use super::{stderrln, Exit, GlobalArgs};
 use crate::datadir::{
     names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter, Uuid,
     MAX_REPLICATION_FACTOR,
@@ -298,7 +298,7 @@ fn validate(args: &Args) -> Result<(Action, Option<&'static str>)> {
     };
     let action = *action;
     if !args.delete_config.is_empty() {
-        eprintln!(
+        stderrln!(
             "delete-config option is no longer supported and deprecated since version 4.0. The config will be fully removed in future releases."
         );
     }

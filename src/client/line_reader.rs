@@ -220,7 +220,7 @@ impl LineFormat {
             None if self.ignore_error => Ok(None),
             None => Err(LineError(format!(
                 "No {name} found on line number {line_number}: '{}'",
-                String::from_utf8_lossy(line)
+                crate::java::utf8_string(line)
             ))),
         }
     }
@@ -291,26 +291,26 @@ impl LineFormat {
         for pair in pieces {
             let Some(at) = find(pair, &self.headers_key_separator, 0) else {
                 if self.ignore_error {
-                    headers.push(Header::new(String::from_utf8_lossy(pair), None));
+                    headers.push(Header::new(crate::java::utf8_string(pair), None));
                     continue;
                 }
                 return Err(LineError(format!(
                     "No header key separator found in pair '{}' on line number {line_number}",
-                    String::from_utf8_lossy(pair)
+                    crate::java::utf8_string(pair)
                 )));
             };
             let key = pair.get(..at).unwrap_or_default();
             if self.is_null(key) {
                 return Err(LineError(format!(
                     "Header keys should not be equal to the null marker '{}' as they can't be null",
-                    String::from_utf8_lossy(key)
+                    crate::java::utf8_string(key)
                 )));
             }
             let value = pair
                 .get(at + self.headers_key_separator.len()..)
                 .unwrap_or_default();
             headers.push(Header::new(
-                String::from_utf8_lossy(key),
+                crate::java::utf8_string(key),
                 Some(value).filter(|v| !self.is_null(v)),
             ));
         }

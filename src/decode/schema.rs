@@ -356,7 +356,7 @@ impl Schema {
                 if len > 0x7fff {
                     return err(format!("string field {name} had invalid length {len}"));
                 }
-                JValue::Str(String::from_utf8_lossy(r.array(len as usize)?).into_owned())
+                JValue::Str(crate::java::utf8_string(r.array(len as usize)?).into_owned())
             }
             Ty::Bytes => {
                 let len = if flexible {

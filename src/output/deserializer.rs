@@ -155,7 +155,7 @@ impl Deserializer {
             serialization(&format!("Size of data received by {who} is not {expected}"))
         };
         match self {
-            Self::String => out.extend_from_slice(String::from_utf8_lossy(data).as_bytes()),
+            Self::String => out.extend_from_slice(crate::java::utf8_string(data).as_bytes()),
             Self::Short => {
                 let bytes: [u8; 2] = data.try_into().map_err(|_| size(2, self.name()))?;
                 write_text(out, format_args!("{}", i16::from_be_bytes(bytes)));
@@ -188,7 +188,7 @@ impl Deserializer {
                 _ => return Err(size(1, self.name())),
             },
             Self::Uuid => {
-                let text = String::from_utf8_lossy(data);
+                let text = crate::java::utf8_string(data);
                 let (most, least) = java_uuid(&text)
                     .ok_or_else(|| serialization("Error parsing data into UUID"))?;
                 let hex = format!("{most:016x}{least:016x}");

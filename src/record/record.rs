@@ -171,7 +171,7 @@ pub(crate) fn read_v2_record(c: &mut Cursor<'_>, ctx: &V2Context) -> Result<Reco
     let mut headers = Vec::new();
     let parts = parse_v2_record(c, |key, value| {
         headers.push(Header {
-            key: String::from_utf8_lossy(key).into_owned(),
+            key: crate::java::utf8_string(key).into_owned(),
             value: value.map(<[u8]>::to_vec),
         });
     })?;

@@ -108,6 +108,53 @@ pub fn kafkit_stdin(data_dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
     Run::from(out)
 }
 
+/// Which of the binary's output streams [`kafkit_closed`] connects to a closed pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closed {
+    Stdout,
+    Stderr,
+    Both,
+}
+
+/// Runs `kafkit` with `args`, feeding `stdin`, with stdout, stderr or both connected to a pipe
+/// whose read end is already closed (as `| head` leaves it once `head` has gone, or `>&-`
+/// without the `EBADF`): every write to it fails with `EPIPE`. A stream left open is captured
+/// as by [`kafkit_stdin`]; a closed one reads as empty in the returned [`Run`].
+pub fn kafkit_closed(data_dir: &Path, args: &[&str], stdin: &[u8], closed: Closed) -> Run {
+    let closed_pipe = || {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        Stdio::from(writer)
+    };
+    let (stdout, stderr) = match closed {
+        Closed::Stdout => (closed_pipe(), Stdio::piped()),
+        Closed::Stderr => (Stdio::piped(), closed_pipe()),
+        // One pipe for both, as `2>&1 | head` gives.
+        Closed::Both => {
+            let (reader, writer) = std::io::pipe().expect("pipe");
+            drop(reader);
+            let copy = writer.try_clone().expect("dup");
+            (Stdio::from(writer), Stdio::from(copy))
+        }
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args(args)
+        .env("KAFKIT_DATA_DIR", data_dir)
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn kafkit");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait kafkit");
+    writer.join().expect("stdin writer");
+    Run::from(out)
+}
+
 /// The bytes a hex string spells (two digits a byte).
 pub fn hex(s: &str) -> Vec<u8> {
     assert!(s.len().is_multiple_of(2), "odd hex length");

@@ -141,13 +141,10 @@ pub fn push_i64(out: &mut String, v: i64) {
     }
 }
 
-/// Appends `bytes` as Kafka's `StringDecoder` shows them: UTF-8, malformed sequences replaced
-/// by U+FFFD.
+/// Appends `bytes` as Kafka's `StringDecoder` shows them: `new String(bytes, UTF_8)`, malformed
+/// sequences replaced by U+FFFD as Java replaces them (`java::utf8_string`).
 pub fn push_lossy(out: &mut String, bytes: &[u8]) {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => out.push_str(text),
-        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
-    }
+    out.push_str(&crate::java::utf8_string(bytes));
 }
 
 /// Appends a record's metadata part: `| offset: … headerKeys: [...]` (magic 2) or
@@ -356,9 +353,10 @@ pub fn write_record_json(
     out.write_all(b"\n")
 }
 
-/// Kafka's `StringDecoder`: UTF-8 with malformed sequences replaced by U+FFFD.
+/// Kafka's `StringDecoder`: `new String(bytes, UTF_8)`, malformed sequences replaced by U+FFFD
+/// as Java replaces them.
 pub fn string_decode(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    crate::java::utf8_string(bytes).into_owned()
 }
 
 #[cfg(test)]
