@@ -377,7 +377,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         };
         if let Some(length) = lines.dropped_line() {
             producer.refuse_unread_value(args.partition, length);
-            reporter.report_new(&mut out, &mut producer)?;
+            reporter.report_new(&mut producer);
             continue;
         }
         let line_number = lines.line_count();
