@@ -15,6 +15,7 @@ pub mod dump_log_segments;
 pub mod generate;
 pub mod get_offsets;
 pub mod produce;
+mod signals;
 pub mod simulate_assignment;
 pub mod topics;
 
