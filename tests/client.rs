@@ -1112,3 +1112,81 @@ fn sending_values_reads_the_clock_for_each_batch() {
         .collect();
     assert_eq!(stamps, expected);
 }
+
+#[test]
+fn open_batches_go_once_they_have_waited_linger_ms() {
+    use std::time::{Duration, Instant};
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 1);
+    // acks=all: the recovery point is the end of what the sender wrote.
+    let mut p = producer(
+        &datadir,
+        "t",
+        ProducerConfig {
+            linger: Duration::from_secs(3600),
+            ..ProducerConfig::default()
+        },
+    );
+    assert_eq!(p.linger_deadline(), None, "no open batch");
+    let before = Instant::now();
+    p.send(Some(0), 1_000, None, Some(b"a"), &[]).expect("send");
+    let deadline = p.send_lingered().expect("send_lingered");
+    assert!(
+        deadline.is_some_and(|at| at >= before + Duration::from_secs(3600)),
+        "an hour after the batch started"
+    );
+    assert_eq!(
+        p.recovery_point(0).expect("barrier"),
+        0,
+        "not due: kept open"
+    );
+    p.close().expect("close");
+    assert_eq!(batches_of(&datadir, &TopicPartition::new("t", 0)).len(), 1);
+
+    // linger.ms 0: due at once.
+    let mut p = producer(&datadir, "t", ProducerConfig::default());
+    p.send(Some(0), 1_000, None, Some(b"b"), &[]).expect("send");
+    assert!(p.linger_deadline().is_some());
+    assert_eq!(p.send_lingered().expect("send_lingered"), None, "none open");
+    assert_eq!(p.recovery_point(0).expect("barrier"), 2, "written");
+    p.close().expect("close");
+}
+
+#[test]
+fn lingered_batches_move_the_sticky_partitioner_on_after_batch_size_bytes() {
+    // A slow stream: each record is sent alone when its linger ends. Kafka's built-in
+    // partitioner moves on after batch.size bytes, full batches or not: here 6 batches of one
+    // 109-byte record (170 bytes with the batch header) reach 1000 bytes.
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 3);
+    let topic = datadir.topic("t").expect("topic").expect("exists");
+    let writer = PartitionWriter::new(&datadir).expect("writer");
+    let config = ProducerConfig {
+        batch_size: 1000,
+        acks: Acks::Leader,
+        ..ProducerConfig::default()
+    };
+    let mut p = Producer::new(
+        writer,
+        topic,
+        Box::new(BuiltInPartitioner::new(Some(7))),
+        config,
+    );
+    let value = [b'x'; 100];
+    for _ in 0..60 {
+        p.send(None, 1_000, None, Some(&value), &[]).expect("send");
+        p.send_lingered().expect("send_lingered");
+    }
+    p.close().expect("close");
+    let mut used = 0;
+    for partition in 0..3 {
+        let batches = batches_of(&datadir, &TopicPartition::new("t", partition));
+        assert!(
+            batches.iter().all(|&(n, size)| n == 1 && size == 170),
+            "{batches:?}"
+        );
+        assert_eq!(batches.len() % 6, 0, "runs of 6 on partition {partition}");
+        used += usize::from(!batches.is_empty());
+    }
+    assert!(used >= 2, "the partitioner moved on");
+}

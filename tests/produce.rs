@@ -1360,7 +1360,7 @@ fn config_files_with_arguments_winning_and_ignored_network_options() {
 fn a_quiet_input_does_not_hold_back_full_batches() {
     // `tail -f log | kafkit produce`: a burst fills batches, then the input goes quiet without
     // ending. The full batches must reach the log while the producer waits for more input;
-    // only the batch still open waits for the end (there is no linger timer).
+    // only the batch still open waits, for its linger time (--timeout, long here) or the end.
     use std::io::Write;
     use std::process::{Command, Stdio};
     let dir = tempdir();
@@ -1374,6 +1374,8 @@ fn a_quiet_input_does_not_hold_back_full_batches() {
             "1",
             "--batch-size",
             "300",
+            "--timeout",
+            "600000",
         ])
         .env("KAFKIT_DATA_DIR", dir.path())
         .stdin(Stdio::piped())
@@ -1417,7 +1419,7 @@ fn a_quiet_input_does_not_hold_back_full_batches() {
     assert_eq!(
         written(),
         18,
-        "the open batch waits for the end of the input"
+        "the open batch waits for its linger time or the end of the input"
     );
     drop(input);
     assert!(child.wait().expect("wait").success());

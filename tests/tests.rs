@@ -16,6 +16,7 @@ mod log;
 mod memory;
 mod produce;
 mod produce_interop;
+mod produce_streams;
 mod readers;
 mod readme;
 mod record;

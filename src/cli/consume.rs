@@ -6,11 +6,11 @@
 //! records until `--max-messages` records were printed or no record came for `--timeout-ms`.
 
 use std::io::{self, BufWriter, Write};
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
+use super::signals::{self, StopSignals};
 use super::{properties, stderrln, usage_error, Exit, GlobalArgs};
 use crate::client::offsets::offset_range;
 use crate::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
@@ -169,35 +169,6 @@ fn validate(args: &Args) -> Result<Start> {
     }
 }
 
-/// The signal that asked the consumer to stop (0: none yet).
-static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_stop_signal(signal: libc::c_int) {
-    STOP_SIGNAL.store(signal, Ordering::Relaxed);
-}
-
-/// Ctrl-C and SIGTERM end the loop instead of the process, so the consumer still prints
-/// `Processed a total of N messages`, as Kafka's shutdown hook does.
-fn catch_stop_signals() {
-    // SAFETY: `on_stop_signal` only stores into an atomic, which is async-signal-safe, and has
-    // the C signature `signal` expects; replacing the default action of SIGINT and SIGTERM
-    // affects only this process.
-    unsafe {
-        libc::signal(
-            libc::SIGINT,
-            on_stop_signal as *const () as libc::sighandler_t,
-        );
-        libc::signal(
-            libc::SIGTERM,
-            on_stop_signal as *const () as libc::sighandler_t,
-        );
-    }
-}
-
-fn stop_signal() -> i32 {
-    STOP_SIGNAL.load(Ordering::Relaxed)
-}
-
 /// What the arguments and the property files ask for, validated.
 struct Settings {
     start: Start,
@@ -237,7 +208,9 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         &datadir,
         &settings,
     )?;
-    catch_stop_signals();
+    // Ctrl-C, SIGTERM and SIGHUP end the loop instead of the process, so the consumer still
+    // prints `Processed a total of N messages`, as Kafka's shutdown hook does.
+    let signals = StopSignals::catch()?;
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut total: u64 = 0;
@@ -269,14 +242,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         }
         Ok(()) => {
             stderrln!("Processed a total of {total} messages");
-            match stop_signal() {
-                // Ended by a signal, as the JVM reports it: 128 + the signal number.
-                0 => Ok(()),
-                signal => Err(Exit {
-                    message: String::new(),
-                    code: u8::try_from(128 + signal).unwrap_or(1),
-                }
-                .into()),
+            // Ended by a signal, as the JVM reports it: 128 + the signal number.
+            match signals.exit() {
+                None => Ok(()),
+                Some(exit) => Err(exit.into()),
             }
         }
     }
@@ -525,7 +494,7 @@ fn consume_loop(
     let mut last_record = Instant::now();
     let mut last_refresh = Instant::now();
     loop {
-        if stop_signal() != 0 || reached(*total) {
+        if signals::caught().is_some() || reached(*total) {
             return Ok(());
         }
         if args.partition.is_none() && last_refresh.elapsed() >= settings.metadata_max_age {

@@ -72,7 +72,12 @@ pub const EXIT_CODES: &[ExitCode] = &[
     ExitCode {
         code: "128+N",
         commands: &["consume"],
-        meaning: "ended by signal N (Ctrl-C: 130), after printing `Processed a total of N messages`",
+        meaning: "ended by signal N (SIGINT, Ctrl-C: 130; SIGTERM: 143; SIGHUP: 129), after printing `Processed a total of N messages`",
+    },
+    ExitCode {
+        code: "128+N",
+        commands: &["produce"],
+        meaning: "ended by signal N (SIGINT, Ctrl-C: 130; SIGTERM: 143; SIGHUP: 129), after writing every record it had read",
     },
 ];
 

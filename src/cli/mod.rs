@@ -16,6 +16,7 @@ pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
 pub mod produce;
+mod signals;
 pub mod simulate_assignment;
 pub mod topics;
 

@@ -5,12 +5,17 @@
 //! `consume --output json` prints. Text mode prints nothing on success, as Kafka's tool.
 
 use std::fs::File;
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
+use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
+use super::signals::{StopSignals, Wake};
 use super::{properties, stderrln, usage_error, Exit, GlobalArgs, QuietStderr};
 use crate::client::producer::kafka_exception;
 use crate::client::{
@@ -84,11 +89,12 @@ pub struct Args {
     pub sync: bool,
     /// A line reader property, name=value; repeatable: parse.key, key.separator,
     /// parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker,
-    /// ignore.error.
+    /// ignore.error. Other names are warned about.
     #[arg(long, value_name = "NAME=VALUE")]
     pub property: Vec<String>,
     /// A producer config, name=value; repeatable. Used: acks, batch.size, compression.type,
-    /// max.request.size.
+    /// linger.ms, max.request.size; Kafka's connection and security configs are accepted and
+    /// ignored; other names are warned about (Kafka's "supplied but are not used yet").
     #[arg(long, value_name = "NAME=VALUE")]
     pub producer_property: Vec<String>,
     /// A properties file of line reader properties; --property wins over it.
@@ -105,9 +111,11 @@ pub struct Args {
     /// default) is the one there is (--input json reads consume's JSON Lines instead).
     #[arg(long, value_name = "CLASS")]
     pub line_reader: Option<String>,
-    /// Accepted and ignored: linger.ms; kafkit writes the open batches at the end of the input.
-    #[arg(long, value_name = "MS", hide = true)]
-    pub timeout: Option<String>,
+    /// How long a batch waits for more records before it is written, in ms (linger.ms; default
+    /// 1000, Kafka's console producer's): a record of a quiet input is written this long after
+    /// it is read, not at the end of the input.
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    pub timeout: Option<i64>,
     /// Accepted and ignored (network settings of kafka-console-producer.sh).
     #[arg(long, value_name = "N", hide = true)]
     pub message_send_max_retries: Option<String>,
@@ -155,8 +163,20 @@ struct Settings {
     acks: Acks,
     batch_size: usize,
     max_request_size: usize,
+    linger: Duration,
     codec: Option<Compression>,
+    /// Warnings about the properties and configs supplied but not used.
+    unused: Vec<String>,
 }
+
+/// The logger Kafka's `AbstractConfig.logUnused` logs the producer's unused configs with.
+const PRODUCER_CONFIG: &str = "org.apache.kafka.clients.producer.ProducerConfig";
+/// kafkit warns about the line reader's unknown properties in the same words, as its reader's.
+const LINE_MESSAGE_READER: &str = "org.apache.kafka.tools.LineMessageReader";
+/// The logger of kafkit's own warnings about the console producer's input.
+const PRODUCE_INPUT: &str = "kafkit.cli.produce";
+/// Kafka's console producer's `--timeout` default, its `linger.ms`.
+const CONSOLE_LINGER_MS: &str = "1000";
 
 fn settings(args: &Args) -> Result<Settings> {
     if let Some(class) = args
@@ -204,6 +224,14 @@ fn settings(args: &Args) -> Result<Settings> {
         args.max_partition_memory_bytes.or(args.batch_size),
     )?;
     let max_request_size = size(&configs::MAX_REQUEST_SIZE, None)?;
+    // --timeout wins over linger.ms, whose default here is the console producer's.
+    let timeout = args.timeout.map(|ms| ms.to_string());
+    let linger_raw = timeout
+        .as_deref()
+        .or(producer_prop(configs::LINGER_MS.name))
+        .unwrap_or(CONSOLE_LINGER_MS);
+    let linger_ms = configs::number(&configs::LINGER_MS, linger_raw).map_err(Exit::failure)?;
+    let linger = Duration::from_millis(u64::try_from(linger_ms).unwrap_or(0));
     let codec = match args
         .compression_codec
         .as_deref()
@@ -214,21 +242,47 @@ fn settings(args: &Args) -> Result<Settings> {
         })?),
         None => None,
     };
+    let unused_reader = reader_props
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .filter(|name| !LineFormat::PROPERTIES.contains(name));
+    let unused_producer = producer_props
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .filter(|name| {
+            !configs::PRODUCER_CONFIGS_USED.contains(name)
+                && !configs::PRODUCER_CONFIGS_FOR_A_BROKER.contains(name)
+        });
+    let unused = [
+        (configs::unused_message(unused_producer), PRODUCER_CONFIG),
+        (configs::unused_message(unused_reader), LINE_MESSAGE_READER),
+    ]
+    .into_iter()
+    .filter_map(|(message, logger)| Some(log4j::line("WARN", &message?, logger)))
+    .collect();
     Ok(Settings {
         format,
         acks,
         batch_size,
         max_request_size,
+        linger,
         codec,
+        unused,
     })
 }
 
+/// The input read, its file descriptor (to wait for it) and a progress bar.
+type Input = (Box<dyn Read>, RawFd, Option<indicatif::ProgressBar>);
+
 /// Standard input or --file, and a progress bar for a file when stderr is a terminal.
-fn open_input(args: &Args) -> Result<(Box<dyn Read>, Option<indicatif::ProgressBar>)> {
+fn open_input(args: &Args) -> Result<Input> {
     let Some(path) = &args.file else {
-        return Ok((Box::new(io::stdin().lock()), None));
+        let stdin = io::stdin();
+        let fd = stdin.as_raw_fd();
+        return Ok((Box::new(stdin.lock()), fd, None));
     };
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let fd = file.as_raw_fd();
     let progress = match file.metadata() {
         Ok(meta) if QuietStderr::is_terminal() => {
             let bar = indicatif::ProgressBar::new(meta.len());
@@ -242,7 +296,7 @@ fn open_input(args: &Args) -> Result<(Box<dyn Read>, Option<indicatif::ProgressB
         }
         _ => None,
     };
-    Ok((Box::new(file), progress))
+    Ok((Box::new(file), fd, progress))
 }
 
 /// Runs `kafkit produce`.
@@ -258,8 +312,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         acks,
         batch_size,
         max_request_size,
+        linger,
         codec,
+        unused,
     } = settings(args)?;
+    for warning in &unused {
+        stderrln!("{warning}");
+    }
+    // From here on SIGINT, SIGTERM and SIGHUP end the run as they end Kafka's (its shutdown
+    // hook closes the producer): every record read so far is written, then the exit code is
+    // 128 + the signal's number.
+    let signals = StopSignals::catch()?;
 
     let datadir = DataDir::open(&global.data_dir)?;
     let topic = datadir.topic(topic_name)?.ok_or_else(|| {
@@ -288,25 +351,29 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         acks,
         sync: args.sync,
         max_request_size,
+        linger,
     };
     let json_out = global.output == OutputFormat::Json;
     let writer = PartitionWriter::new(&datadir)?;
     let partitioner = args.partitioner.build(args.partitioner_seed);
-    let mut producer =
-        Producer::new(writer, topic.clone(), partitioner, config).report_written(json_out);
-
-    let (input, progress) = open_input(args)?;
-    let interactive = args.file.is_none() && io::stdin().is_terminal();
-    let stdout = io::stdout();
-    let mut reporter = Reporter {
-        out: BufWriter::with_capacity(1 << 16, stdout.lock()),
-        out_error: None,
-        topic: &topic.name,
-        sync: args.sync,
-        refused: 0,
+    let reporter = Reporter::new(&topic.name, args.sync);
+    // The sender thread reports each write as it is acknowledged, while this thread may be
+    // waiting for input.
+    let acknowledge = {
+        let reporter = reporter.clone();
+        Box::new(move |events: &[Event]| reporter.print(events))
     };
-    // The records the input gave the producer (those it refused included).
-    let mut records: u64 = 0;
+    let mut producer = Producer::with_callback(
+        writer,
+        topic.clone(),
+        partitioner,
+        config,
+        Some(acknowledge),
+    )
+    .report_written(json_out);
+
+    let (input, input_fd, progress) = open_input(args)?;
+    let interactive = args.file.is_none() && io::stdin().is_terminal();
 
     // Reads of 256 KiB: each block is parsed while it is still in the core's cache.
     let mut lines = Lines::new(input, 256 << 10);
@@ -315,6 +382,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         // A line longer than max.request.size cannot be sent: it is read through, not held.
         lines = lines.with_max_line(max_request_size);
     }
+    // The records the input gave the producer (those it refused included).
+    let mut records: u64 = 0;
     let mut headers: Vec<Header> = Vec::new();
     let mut stop: Option<String> = None;
     // CreateTime of text records: the clock is read when input arrives and every 64 lines,
@@ -356,15 +425,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         if interactive {
             reporter.prompt();
         }
-        // Before waiting for more input, the batches sealed so far go to the log.
-        let mut handed = Ok(());
-        let next = lines.advance_with(|| {
-            if handed.is_ok() {
-                handed = producer.hand_off();
+        // Before the input is read (which may block), what is due goes to the log.
+        let mut waited = Ok(());
+        let next = lines.advance_with(|| match wait_for_input(&mut producer, &signals, input_fd) {
+            Ok(read_on) => read_on,
+            Err(e) => {
+                waited = Err(e);
+                false
             }
         });
-        if let Err(e) = handed {
-            stop = Some(e.to_string());
+        if let Err(e) = waited {
+            stop = Some(e);
             break;
         }
         let line = match next {
@@ -377,6 +448,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         };
         if let Some(length) = lines.dropped_line() {
             producer.refuse_unread_value(args.partition, length);
+            records += 1;
             reporter.report_new(&mut producer);
             continue;
         }
@@ -439,7 +511,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             }
         }
         reporter.report_new(&mut producer);
-        if reporter.refused > 0 && args.sync {
+        if reporter.refused() > 0 && args.sync {
             break;
         }
         if let Some(bar) = &progress {
@@ -451,8 +523,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     if let Some(bar) = &progress {
         bar.finish_and_clear();
     }
-    // Whatever was accepted before a bad line is written and durable, as Kafka's shutdown hook
-    // closes the producer. What the sender reported is printed even when writing failed.
+    // As Java's readLine had not returned it, the start of a line is no record.
+    if let Some(signal) = signals.caught_name().filter(|_| lines.cut() > 0) {
+        let message = format!(
+            "The input was cut by {signal} in the middle of a line: the {} bytes read of it were not sent.",
+            lines.cut()
+        );
+        stderrln!("{}", log4j::line("WARN", &message, PRODUCE_INPUT));
+    }
+    // Whatever was accepted before a bad line or a signal is written and durable, as Kafka's
+    // shutdown hook closes the producer. What the sender reported is printed even when writing
+    // failed.
     let mut errors: Vec<String> = stop.into_iter().collect();
     let mut note = |e: crate::client::ProduceError| {
         // A failed write stops the sender, and every later call reports it: say each once.
@@ -465,25 +546,27 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     if let Err(e) = producer.flush() {
         note(e);
     }
-    for event in producer.take_events() {
-        reporter.report(&event);
-    }
+    let refused: Vec<Event> = producer.take_events().collect();
+    reporter.print(&refused);
     match producer.close() {
-        Ok(events) => {
-            for event in &events {
-                reporter.report(event);
-            }
-        }
+        Ok(events) => reporter.print(&events),
         Err(e) => note(e),
     }
-    // The logs are closed: a stdout that failed can be said now (a closed one is no error),
-    // after the producer's own errors.
-    let printed = reporter.finish();
     if !errors.is_empty() {
         return Err(Exit::failure(errors.join("\n")).into());
     }
-    printed?;
-    if reporter.refused > 0 {
+    // The logs are closed: a stdout that failed can be said now (a closed one is no error: it
+    // stopped the report, not the run).
+    if let Some(e) = reporter.output_error() {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            return Err(e.into());
+        }
+    }
+    if let Some(exit) = signals.exit() {
+        return Err(exit.into());
+    }
+    let refused = reporter.refused();
+    if refused > 0 {
         // With --sync the refusal ended the run, as the Java client's exception ends Kafka's
         // tool: its exception said it. Otherwise the producer went on, as Kafka's does, and a
         // script learns from the exit code and the count that not all was written (kcat's way).
@@ -491,8 +574,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             String::new()
         } else {
             format!(
-                "Could not write {} of {records} records to topic {}",
-                reporter.refused, topic.name
+                "Could not write {refused} of {records} records to topic {}",
+                topic.name
             )
         };
         return Err(Exit { message, code: 1 }.into());
@@ -500,102 +583,169 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     Ok(())
 }
 
-/// Prints what happened to records: JSON lines for written ones on stdout, Kafka's log lines
-/// for refused ones on stderr.
-///
-/// The records are the producer's work and the JSON lines only a report of it: when stdout
-/// fails (closed by `| head`, or full), the report stops there and the run goes on, so that
-/// the input is written whoever reads the report ([`Self::finish`] says a failure other than a
-/// closed pipe once the logs are closed).
-struct Reporter<'a, W: Write> {
-    out: W,
-    /// The first error writing to `out`; nothing more is written to it after one.
-    out_error: Option<io::Error>,
-    topic: &'a str,
-    sync: bool,
-    /// How many records were refused.
-    refused: u64,
+/// Called before the input is read, which may block: hands the sealed batches to the sender,
+/// with the open ones that have waited their linger time, and waits for input no longer than
+/// the next open batch's linger time at a time. False when the run is to end instead: a stop
+/// signal, or a closed standard output.
+fn wait_for_input(
+    producer: &mut Producer,
+    signals: &StopSignals,
+    input: RawFd,
+) -> Result<bool, String> {
+    loop {
+        let deadline = producer.send_lingered().map_err(|e| e.to_string())?;
+        match signals
+            .wait_readable(input, deadline)
+            .map_err(|e| format!("reading the input: {e}"))?
+        {
+            Wake::Input => return Ok(true),
+            Wake::Signal => return Ok(false),
+            Wake::Deadline => {}
+        }
+    }
 }
 
-impl<W: Write> Reporter<'_, W> {
-    /// Reports what the producer learnt since the last call: cheap after every record.
-    fn report_new(&mut self, producer: &mut Producer) {
-        if producer.may_have_events() {
-            for event in producer.take_events() {
-                self.report(&event);
-            }
+/// Prints what happened to records: JSON lines for written ones on stdout (`--output json`),
+/// Kafka's log lines for refused ones on stderr. The sender thread prints each acknowledged
+/// write through it as it happens ([`Producer::with_callback`]), this thread the records the
+/// producer refused itself; stdout is flushed after each call, so a script reading it sees
+/// each acknowledgement at once.
+#[derive(Clone)]
+struct Reporter {
+    shared: Arc<ReporterState>,
+}
+
+struct ReporterState {
+    topic: String,
+    sync: bool,
+    /// How many records were refused.
+    refused: AtomicU64,
+    /// Standard output failed (a closed pipe): nothing more is printed there, and the run
+    /// ends.
+    output: Mutex<Option<io::Error>>,
+    output_closed: AtomicBool,
+}
+
+impl Reporter {
+    fn new(topic: &str, sync: bool) -> Self {
+        Self {
+            shared: Arc::new(ReporterState {
+                topic: topic.to_string(),
+                sync,
+                refused: AtomicU64::new(0),
+                output: Mutex::new(None),
+                output_closed: AtomicBool::new(false),
+            }),
         }
     }
 
-    /// Writes to stdout unless writing to it failed before.
-    fn print(&mut self, write: impl FnOnce(&mut W) -> io::Result<()>) {
-        if self.out_error.is_none() {
-            if let Err(e) = write(&mut self.out) {
-                self.out_error = Some(e);
-            }
-        }
+    fn refused(&self) -> u64 {
+        self.shared.refused.load(Ordering::Relaxed)
     }
 
     /// The console producer's prompt, before it waits for a line from a terminal.
-    fn prompt(&mut self) {
-        self.print(|out| out.write_all(b">").and_then(|()| out.flush()));
-    }
-
-    /// Flushes stdout; its first failure is the error, unless it is a closed pipe.
-    fn finish(&mut self) -> io::Result<()> {
-        self.print(Write::flush);
-        match self.out_error.take() {
-            Some(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e),
-            _ => Ok(()),
+    fn prompt(&self) {
+        if self.output_closed() {
+            return;
+        }
+        let mut out = io::stdout().lock();
+        if let Err(e) = out.write_all(b">").and_then(|()| out.flush()) {
+            self.close_output(e);
         }
     }
 
-    fn report(&mut self, event: &Event) {
-        match event {
-            Event::Written(m) => {
-                let topic = self.topic;
-                self.print(|out| {
-                    write_typed_line(
-                        out,
+    /// Nothing more goes to stdout after its first failure, which is kept to be said at the end.
+    fn close_output(&self, error: io::Error) {
+        let state = &self.shared;
+        state.output_closed.store(true, Ordering::Relaxed);
+        state
+            .output
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get_or_insert(error);
+    }
+
+    fn output_closed(&self) -> bool {
+        self.shared.output_closed.load(Ordering::Relaxed)
+    }
+
+    /// The error that closed standard output, if it failed.
+    fn output_error(&self) -> Option<io::Error> {
+        self.shared
+            .output
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
+    /// Reports what the producer learnt since the last call: cheap after every record.
+    fn report_new(&self, producer: &mut Producer) {
+        if producer.may_have_events() {
+            let events: Vec<Event> = producer.take_events().collect();
+            self.print(&events);
+        }
+    }
+
+    /// Prints `events`: the written records' lines on stdout with one write, then flushed.
+    fn print(&self, events: &[Event]) {
+        let state = &self.shared;
+        let mut lines = Vec::new();
+        for event in events {
+            match event {
+                Event::Written(m) => {
+                    // Writing to a vector does not fail.
+                    let _ = write_typed_line(
+                        &mut lines,
                         json!({
                             "type": "produced",
-                            "topic": topic,
+                            "topic": state.topic,
                             "partition": m.partition,
                             "offset": m.offset,
                             "timestamp": m.timestamp,
                         }),
-                    )
-                });
-            }
-            Event::Failed(f) => {
-                self.refused += 1;
-                let size = |n: i32| {
-                    if n < 0 {
-                        "null".to_string()
-                    } else {
-                        format!("{n} bytes")
-                    }
-                };
-                // Kafka's callback logs the error and the producer goes on: a stderr that
-                // cannot show it changes nothing ([`QuietStderr`]).
-                if !self.sync {
-                    stderrln!(
-                        "{}",
-                        log4j::line(
-                            "ERROR",
-                            &format!(
-                                "Error when sending message to topic {} with key: {}, value: {} with error: ",
-                                self.topic,
-                                size(f.key_size),
-                                size(f.value_size)
-                            ),
-                            "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback"
-                        )
                     );
                 }
-                stderrln!("{}", f.error);
+                Event::Failed(f) => {
+                    state.refused.fetch_add(1, Ordering::Relaxed);
+                    self.print_failure(f);
+                }
             }
         }
+        if lines.is_empty() || self.output_closed() {
+            return;
+        }
+        let mut out = io::stdout().lock();
+        if let Err(e) = out.write_all(&lines).and_then(|()| out.flush()) {
+            self.close_output(e);
+        }
+    }
+
+    fn print_failure(&self, f: &crate::client::SendFailure) {
+        let size = |n: i32| {
+            if n < 0 {
+                "null".to_string()
+            } else {
+                format!("{n} bytes")
+            }
+        };
+        // Kafka's callback logs the error and the producer goes on: a stderr that cannot show
+        // it changes nothing ([`QuietStderr`]).
+        if !self.shared.sync {
+            stderrln!(
+                "{}",
+                log4j::line(
+                    "ERROR",
+                    &format!(
+                        "Error when sending message to topic {} with key: {}, value: {} with error: ",
+                        self.shared.topic,
+                        size(f.key_size),
+                        size(f.value_size)
+                    ),
+                    "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback"
+                )
+            );
+        }
+        stderrln!("{}", f.error);
     }
 }
 

@@ -19,6 +19,120 @@ pub const MAX_REQUEST_SIZE: ConfigKey = key(
     "1048576",
     Validator::AtLeast(0),
 );
+/// `linger.ms` (also `--timeout`): how long an open batch waits for more records.
+pub const LINGER_MS: ConfigKey = key("linger.ms", ConfigType::Long, "0", Validator::AtLeast(0));
+/// The producer configs kafkit reads.
+pub const PRODUCER_CONFIGS_USED: [&str; 5] = [
+    "acks",
+    "batch.size",
+    "compression.type",
+    "linger.ms",
+    "max.request.size",
+];
+/// The configs of Kafka's `ProducerConfig` (at the Kafka commit `kafka-cli-surface.md` reads)
+/// that only a client of a broker has a use for (connections, security, metadata, retries,
+/// metrics, client identity, serializers the console producer sets itself, partitioning by
+/// broker load): accepted without a word, as the console producer's network options are.
+/// Kafka's other configs that kafkit does not read (codec levels, idempotence, transactions,
+/// interceptors, `partitioner.class`, ...) are warned about as unused, as unknown names are.
+pub const PRODUCER_CONFIGS_FOR_A_BROKER: [&str; 80] = [
+    "bootstrap.servers",
+    "buffer.memory",
+    "client.dns.lookup",
+    "client.id",
+    "connections.max.idle.ms",
+    "delivery.timeout.ms",
+    "enable.metrics.push",
+    "key.serializer",
+    "max.block.ms",
+    "max.in.flight.requests.per.connection",
+    "metadata.max.age.ms",
+    "metadata.max.idle.ms",
+    "metadata.recovery.strategy",
+    "metric.reporters",
+    "metrics.num.samples",
+    "metrics.recording.level",
+    "metrics.sample.window.ms",
+    "partitioner.adaptive.partitioning.enable",
+    "partitioner.availability.timeout.ms",
+    "receive.buffer.bytes",
+    "reconnect.backoff.max.ms",
+    "reconnect.backoff.ms",
+    "request.timeout.ms",
+    "retries",
+    "retry.backoff.max.ms",
+    "retry.backoff.ms",
+    "sasl.client.callback.handler.class",
+    "sasl.jaas.config",
+    "sasl.kerberos.kinit.cmd",
+    "sasl.kerberos.min.time.before.relogin",
+    "sasl.kerberos.service.name",
+    "sasl.kerberos.ticket.renew.jitter",
+    "sasl.kerberos.ticket.renew.window.factor",
+    "sasl.login.callback.handler.class",
+    "sasl.login.class",
+    "sasl.login.connect.timeout.ms",
+    "sasl.login.read.timeout.ms",
+    "sasl.login.refresh.buffer.seconds",
+    "sasl.login.refresh.min.period.seconds",
+    "sasl.login.refresh.window.factor",
+    "sasl.login.refresh.window.jitter",
+    "sasl.login.retry.backoff.max.ms",
+    "sasl.login.retry.backoff.ms",
+    "sasl.mechanism",
+    "sasl.oauthbearer.clock.skew.seconds",
+    "sasl.oauthbearer.expected.audience",
+    "sasl.oauthbearer.expected.issuer",
+    "sasl.oauthbearer.header.urlencode",
+    "sasl.oauthbearer.jwks.endpoint.refresh.ms",
+    "sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms",
+    "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms",
+    "sasl.oauthbearer.jwks.endpoint.url",
+    "sasl.oauthbearer.scope.claim.name",
+    "sasl.oauthbearer.sub.claim.name",
+    "sasl.oauthbearer.token.endpoint.url",
+    "security.protocol",
+    "security.providers",
+    "send.buffer.bytes",
+    "socket.connection.setup.timeout.max.ms",
+    "socket.connection.setup.timeout.ms",
+    "ssl.cipher.suites",
+    "ssl.enabled.protocols",
+    "ssl.endpoint.identification.algorithm",
+    "ssl.engine.factory.class",
+    "ssl.key.password",
+    "ssl.keymanager.algorithm",
+    "ssl.keystore.certificate.chain",
+    "ssl.keystore.key",
+    "ssl.keystore.location",
+    "ssl.keystore.password",
+    "ssl.keystore.type",
+    "ssl.protocol",
+    "ssl.provider",
+    "ssl.secure.random.implementation",
+    "ssl.trustmanager.algorithm",
+    "ssl.truststore.certificates",
+    "ssl.truststore.location",
+    "ssl.truststore.password",
+    "ssl.truststore.type",
+    "value.serializer",
+];
+
+/// Kafka's `AbstractConfig.logUnused` message for the `names` supplied and not used (sorted,
+/// as Java prints a set: `[a, b]`), or `None` when there are none. Kafka logs it at INFO, below
+/// its tools' WARN threshold; kafkit shows it as a warning, since kafkit leaves more unused.
+pub fn unused_message<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut names: Vec<&str> = names.into_iter().collect();
+    names.sort_unstable();
+    names.dedup();
+    (!names.is_empty()).then(|| {
+        format!(
+            "These configurations '[{}]' were supplied but are not used yet.",
+            names.join(", ")
+        )
+    })
+}
+
 /// `metadata.max.age.ms`: how often a subscription looks for new partitions and topics.
 pub const METADATA_MAX_AGE_MS: ConfigKey = key(
     "metadata.max.age.ms",
@@ -102,6 +216,26 @@ mod tests {
             MAX_REQUEST_SIZE.default,
             DEFAULT_MAX_REQUEST_SIZE.to_string()
         );
+    }
+
+    #[test]
+    fn unused_configs_are_named_as_kafka_names_them() {
+        assert_eq!(unused_message([]), None);
+        assert_eq!(
+            unused_message(["foo", "bar", "foo"]).as_deref(),
+            Some("These configurations '[bar, foo]' were supplied but are not used yet.")
+        );
+        // The lists are sorted, distinct and disjoint.
+        for list in [
+            &PRODUCER_CONFIGS_USED[..],
+            &PRODUCER_CONFIGS_FOR_A_BROKER[..],
+        ] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+        assert!(PRODUCER_CONFIGS_USED
+            .iter()
+            .all(|n| !PRODUCER_CONFIGS_FOR_A_BROKER.contains(n)));
+        assert!(PRODUCER_CONFIGS_USED.contains(&LINGER_MS.name));
     }
 
     #[test]

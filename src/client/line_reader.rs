@@ -129,9 +129,22 @@ impl Default for LineFormat {
 }
 
 impl LineFormat {
+    /// The properties [`Self::from_properties`] reads (Kafka's `LineMessageReader`'s).
+    pub const PROPERTIES: [&'static str; 8] = [
+        "parse.key",
+        "key.separator",
+        "parse.headers",
+        "headers.delimiter",
+        "headers.separator",
+        "headers.key.separator",
+        "ignore.error",
+        "null.marker",
+    ];
+
     /// The format the properties describe, or Kafka's configuration error (checked in Kafka's
     /// order: the header separators against each other, then `null.marker` against each).
-    /// Unknown properties are ignored, as Kafka does.
+    /// Other properties are ignored, as Kafka's reader ignores them (the console producer
+    /// warns about them).
     pub fn from_properties<'p>(
         props: impl IntoIterator<Item = (&'p str, &'p str)>,
     ) -> Result<Self, LineError> {
@@ -151,7 +164,8 @@ impl LineFormat {
                 "headers.key.separator" => headers_key_separator = value,
                 "ignore.error" => format.ignore_error = property_is_true(value),
                 "null.marker" => null_marker = Some(value),
-                _ => {}
+                // Every name above is in PROPERTIES.
+                _ => debug_assert!(!Self::PROPERTIES.contains(&name), "{name}"),
             }
         }
         let conflict = |a: &str, b: &str| Err(LineError(format!("{a} and {b} may not be equal")));
@@ -220,7 +234,7 @@ impl LineFormat {
             None if self.ignore_error => Ok(None),
             None => Err(LineError(format!(
                 "No {name} found on line number {line_number}: '{}'",
-                crate::java::utf8_string(line)
+                String::from_utf8_lossy(line)
             ))),
         }
     }
@@ -291,26 +305,26 @@ impl LineFormat {
         for pair in pieces {
             let Some(at) = find(pair, &self.headers_key_separator, 0) else {
                 if self.ignore_error {
-                    headers.push(Header::new(crate::java::utf8_string(pair), None));
+                    headers.push(Header::new(String::from_utf8_lossy(pair), None));
                     continue;
                 }
                 return Err(LineError(format!(
                     "No header key separator found in pair '{}' on line number {line_number}",
-                    crate::java::utf8_string(pair)
+                    String::from_utf8_lossy(pair)
                 )));
             };
             let key = pair.get(..at).unwrap_or_default();
             if self.is_null(key) {
                 return Err(LineError(format!(
                     "Header keys should not be equal to the null marker '{}' as they can't be null",
-                    crate::java::utf8_string(key)
+                    String::from_utf8_lossy(key)
                 )));
             }
             let value = pair
                 .get(at + self.headers_key_separator.len()..)
                 .unwrap_or_default();
             headers.push(Header::new(
-                crate::java::utf8_string(key),
+                String::from_utf8_lossy(key),
                 Some(value).filter(|v| !self.is_null(v)),
             ));
         }
@@ -336,6 +350,9 @@ pub struct Lines<R> {
     /// Where the next `\r` of the unread input is (`end` if none): most input has none, and
     /// looking for `\n` alone up to it is cheaper than looking for both on every line.
     next_cr: usize,
+    /// Bytes of an unterminated last line left out because the input was stopped
+    /// ([`Self::advance_with`]).
+    cut: u64,
     /// A line longer than this is read through and dropped, not held ([`Self::with_max_line`]).
     max_line: usize,
     /// The length of the line the last advance dropped for being too long.
@@ -439,6 +456,7 @@ impl<R: Read> Lines<R> {
             reads: 0,
             lines: 0,
             next_cr: 0,
+            cut: 0,
             max_line: usize::MAX,
             dropped: None,
         }
@@ -466,6 +484,12 @@ impl<R: Read> Lines<R> {
     /// Lines taken so far: the number of the last line taken, counting from 1.
     pub fn line_count(&self) -> u64 {
         self.lines
+    }
+
+    /// The length of the unterminated line that ended the input when it was stopped
+    /// ([`Self::advance_with`]), which is not handed out; 0 if there was none.
+    pub fn cut(&self) -> u64 {
+        self.cut
     }
 
     /// How many reads returned input so far: a change means new input arrived (the producer
@@ -563,18 +587,26 @@ impl<R: Read> Lines<R> {
     /// Moves to the next line and returns where it is in the buffer ([`Self::line`] gives the
     /// bytes), or `None` at the end of the input.
     pub fn advance(&mut self) -> io::Result<Option<std::ops::Range<usize>>> {
-        self.advance_with(|| {})
+        self.advance_with(|| true)
     }
 
     /// [`Self::advance`], calling `before_read` whenever the buffered input holds no further
-    /// line and the input must be read (which may block: a producer hands over the batches it
-    /// has sealed then, so a quiet stream does not hold them back).
+    /// line and the input must be read (which may block: a producer hands over its batches then,
+    /// and waits for input no longer than its linger time, so a quiet stream does not hold
+    /// them back).
+    ///
+    /// `before_read` says whether to read on: `false` stops the input where it was read (a
+    /// signal ends the run), as its end would, except that an unterminated last line is left out
+    /// ([`Self::cut`] gives its length): it was cut, not ended, so it is no line yet (Java's
+    /// `readLine` would not have returned it either). A line ended by a `\r` that is the last
+    /// byte read is still a line.
     pub fn advance_with(
         &mut self,
-        mut before_read: impl FnMut(),
+        mut before_read: impl FnMut() -> bool,
     ) -> io::Result<Option<std::ops::Range<usize>>> {
         self.dropped = None;
         let mut searched = 0;
+        let mut stopped = false;
         loop {
             let from = self.start + searched;
             let limit = self.next_cr.min(self.end);
@@ -586,12 +618,15 @@ impl<R: Read> Lines<R> {
             };
             if let Some((at, is_cr)) = found {
                 if is_cr && at + 1 == self.end && !self.eof {
-                    // A `\r` at the edge of the buffer: is it `\r\n`? Read on and look again.
-                    let relative = at - self.start;
-                    before_read();
-                    self.fill()?;
-                    searched = relative;
-                    continue;
+                    // A `\r` at the edge of the buffer: is it `\r\n`? Read on and look again
+                    // (stopped, the `\r` ends the line as Java's `readLine` ends it).
+                    if before_read() {
+                        let relative = at - self.start;
+                        self.fill()?;
+                        searched = relative;
+                        continue;
+                    }
+                    self.eof = true;
                 }
                 // Only the unread input counts: the buffer beyond `end` holds stale bytes.
                 let unread = self.buf.get(..self.end).unwrap_or_default();
@@ -613,11 +648,17 @@ impl<R: Read> Lines<R> {
             if searched > self.max_line {
                 return self.drop_line(before_read).map(Some);
             }
-            if !self.eof {
-                before_read();
+            if !self.eof && !before_read() {
+                self.eof = true;
+                stopped = true;
             }
             if !self.fill()? {
                 if self.start == self.end {
+                    return Ok(None);
+                }
+                if stopped {
+                    self.cut = (self.end - self.start) as u64;
+                    self.start = self.end;
                     return Ok(None);
                 }
                 let line_start = self.start;
@@ -633,7 +674,10 @@ impl<R: Read> Lines<R> {
 impl<R: Read> Lines<R> {
     /// Reads through the rest of a line that is too long, holding none of it; returns the
     /// empty range [`Self::advance_with`] gives for it, with its length in `dropped`.
-    fn drop_line(&mut self, mut before_read: impl FnMut()) -> io::Result<std::ops::Range<usize>> {
+    fn drop_line(
+        &mut self,
+        mut before_read: impl FnMut() -> bool,
+    ) -> io::Result<std::ops::Range<usize>> {
         let mut length = 0u64;
         loop {
             let unread = self.buf.get(self.start..self.end).unwrap_or_default();
@@ -643,8 +687,9 @@ impl<R: Read> Lines<R> {
                 self.consumed += unread.len() as u64;
                 self.start = self.end;
                 self.next_cr = self.end;
-                if !self.eof {
-                    before_read();
+                if !self.eof && !before_read() {
+                    // Stopped: the line ends where it was read.
+                    self.eof = true;
                 }
                 if self.fill()? {
                     continue;
@@ -658,8 +703,11 @@ impl<R: Read> Lines<R> {
             if self.buf.get(at) == Some(&b'\r') && at + 1 == self.end && !self.eof {
                 // A `\r` at the edge of what was read: is it `\r\n`? Read on and look.
                 self.next_cr = at;
-                before_read();
-                self.fill()?;
+                if before_read() {
+                    self.fill()?;
+                } else {
+                    self.eof = true;
+                }
             }
             let crlf = self.buf.get(self.start) == Some(&b'\r')
                 && self.start + 1 < self.end
@@ -895,7 +943,13 @@ mod tests {
         let mut lines = Lines::new(Chunks(vec![b"a\nb\nc", b"\nd\n"]), 4096);
         let mut log = Vec::new();
         let mut hooks = 0;
-        while let Some(range) = lines.advance_with(|| hooks += 1).unwrap() {
+        while let Some(range) = lines
+            .advance_with(|| {
+                hooks += 1;
+                true
+            })
+            .unwrap()
+        {
             log.push((hooks, lines.line(range).to_vec()));
         }
         assert_eq!(
@@ -911,6 +965,45 @@ mod tests {
             hooks, 3,
             "before the first, the second and the final (empty) read"
         );
+    }
+
+    #[test]
+    fn a_stopped_input_ends_after_its_complete_lines() {
+        // Stopped before the second read: the complete lines read are handed out, the
+        // unterminated one is left out and counted.
+        let mut lines = Lines::new(Chunks(vec![b"a\nbc\nde", b"f\n"]), 4096);
+        let mut reads = 0;
+        let mut out = Vec::new();
+        while let Some(range) = lines
+            .advance_with(|| {
+                reads += 1;
+                reads == 1
+            })
+            .unwrap()
+        {
+            out.push(lines.line(range).to_vec());
+        }
+        assert_eq!(out, vec![b"a".to_vec(), b"bc".to_vec()]);
+        assert_eq!(lines.cut(), 2);
+        assert_eq!(lines.consumed(), 5);
+        assert_eq!(lines.advance_with(|| true).unwrap(), None, "it stays ended");
+
+        // A `\r` that is the last byte read ends its line even though no read tells whether a
+        // `\n` follows; nothing is cut.
+        let mut lines = Lines::new(Chunks(vec![b"a\r", b"\nb\n"]), 4096);
+        let mut reads = 0;
+        let mut out = Vec::new();
+        while let Some(range) = lines
+            .advance_with(|| {
+                reads += 1;
+                reads == 1
+            })
+            .unwrap()
+        {
+            out.push(lines.line(range).to_vec());
+        }
+        assert_eq!(out, vec![b"a".to_vec()]);
+        assert_eq!(lines.cut(), 0);
     }
 
     #[test]

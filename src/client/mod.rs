@@ -24,6 +24,6 @@ pub use partitioner::{
     RecordRef, RoundRobinPartitioner,
 };
 pub use producer::{
-    partition_error, Acks, Event, ProduceError, Producer, ProducerConfig, RecordMetadata,
+    partition_error, Acks, Callback, Event, ProduceError, Producer, ProducerConfig, RecordMetadata,
     SendFailure,
 };

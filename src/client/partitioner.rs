@@ -34,7 +34,10 @@ pub trait Partitioner {
     fn partition(&mut self, record: &RecordRef<'_>, partitions: i32) -> i32;
 
     /// The batch of `previous` was sealed because the next record did not fit; a new batch
-    /// starts. Sticky partitioners switch partitions here (Kafka's `onNewBatch`).
+    /// starts. Sticky partitioners switch partitions here (Kafka's `onNewBatch`). For a
+    /// partitioner that is [`Self::sticky_for_unkeyed`], it is also called when the batches
+    /// of `previous` that `linger.ms` sent before they were full add up to `batch.size` (Kafka's
+    /// built-in partitioner moves on after `batch.size` bytes, full batches or not).
     fn on_new_batch(&mut self, _topic: &str, _partitions: i32, _previous: i32) {}
 
     /// Whether [`Self::partition`] answers an unkeyed record with the partition it gave the

@@ -3,10 +3,16 @@
 //! [`Partitioner`], and a sender thread that appends the sealed batches to the partition logs
 //! under the data directory's lock (Kafka's `Sender`).
 //!
-//! There is no network and no linger timer: a sealed batch goes to the sender at once, or with
-//! the next batches sealed within a millisecond, or when the caller is about to wait
-//! ([`Producer::hand_off`]; the console producer calls it before each read of its input), and
-//! every open batch is written by [`Producer::flush`] (called at the end of the input).
+//! There is no network and no linger timer thread: a sealed batch goes to the sender at once,
+//! or with the next batches sealed within a millisecond, or when the caller is about to wait
+//! ([`Producer::hand_off`]). An open batch goes once it has waited `linger.ms`
+//! ([`ProducerConfig::linger`]), as in Kafka, but the open batches belong to the caller's
+//! thread, so the caller says when: [`Producer::send_lingered`] before it waits (the console
+//! producer calls it before each read of its input, and waits for input no longer than
+//! [`Producer::linger_deadline`]). Every open batch is written by [`Producer::flush`] (called at
+//! the end of the input). What the sender learns of each write can go to a callback that it
+//! runs as each write is acknowledged ([`Producer::with_callback`], Kafka's send callbacks,
+//! which run on its sender thread too).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
@@ -66,6 +72,10 @@ pub struct ProducerConfig {
     pub sync: bool,
     /// `max.request.size`: a record larger than this (as one batch) is refused before batching.
     pub max_request_size: usize,
+    /// `linger.ms`: how long an open batch waits for more records before
+    /// [`Producer::send_lingered`] sends it (default 0, the Java producer's at the Kafka commit
+    /// read; the console producer's `--timeout` defaults to 1000 ms).
+    pub linger: Duration,
 }
 
 impl Default for ProducerConfig {
@@ -76,6 +86,7 @@ impl Default for ProducerConfig {
             acks: Acks::All,
             sync: false,
             max_request_size: DEFAULT_MAX_REQUEST_SIZE,
+            linger: Duration::ZERO,
         }
     }
 }
@@ -165,6 +176,8 @@ struct Open {
     limit: usize,
     /// Each record's timestamp, kept only when written records are reported.
     timestamps: Option<Vec<i64>>,
+    /// When the batch was started: it is sent once it has waited `linger.ms` from then.
+    created: Instant,
 }
 
 impl Open {
@@ -266,7 +279,17 @@ struct SenderThread {
     /// The producer's compression-ratio estimate, updated with each batch compressed here (as
     /// Kafka's sender does when it closes a batch).
     compression_estimate: Arc<AtomicU32>,
+    /// Where events go as writes are acknowledged, instead of back to the producer.
+    callback: Option<Callback>,
+    /// The events of the write being acknowledged, for the callback.
+    acknowledged: Vec<Event>,
 }
+
+/// A callback the sender thread runs with the events of each acknowledged write: the records
+/// of a batch once it is written and as durable as `acks` asks (or of the batches of one
+/// partition written with one write), and the records the log refused. Kafka runs its send
+/// callbacks on its sender thread too.
+pub type Callback = Box<dyn FnMut(&[Event]) + Send>;
 
 impl SenderThread {
     /// Serves requests until the producer hangs up, then closes the logs. After a fatal error
@@ -277,13 +300,18 @@ impl SenderThread {
         for request in requests {
             let reply = match request {
                 Request::Append(_) if failed => continue,
-                Request::Append(group) => match self.append_group(group) {
-                    Ok(()) => continue,
-                    Err(e) => {
-                        failed = true;
-                        Reply::Fatal(e)
+                Request::Append(group) => {
+                    let appended = self.append_group(group);
+                    // What was written before a failure is acknowledged all the same.
+                    self.acknowledge();
+                    match appended {
+                        Ok(()) => continue,
+                        Err(e) => {
+                            failed = true;
+                            Reply::Fatal(e)
+                        }
                     }
-                },
+                }
                 Request::Sync => Reply::Synced,
                 Request::RecoveryPoint(p) => Reply::RecoveryPoint(
                     self.writer
@@ -306,9 +334,23 @@ impl SenderThread {
         Ok(())
     }
 
-    fn report(&self, event: Event) {
+    fn report(&mut self, event: Event) {
+        if self.callback.is_some() {
+            self.acknowledged.push(event);
+            return;
+        }
         // The producer is gone only when it is being dropped: nobody is left to tell.
         let _ = self.replies.send(Reply::Event(event));
+    }
+
+    /// Runs the callback with the events of the write just acknowledged.
+    fn acknowledge(&mut self) {
+        if let Some(callback) = &mut self.callback {
+            if !self.acknowledged.is_empty() {
+                callback(&self.acknowledged);
+                self.acknowledged.clear();
+            }
+        }
     }
 
     /// Appends a hand-off group: each run of batches for one partition with one write when the
@@ -353,6 +395,7 @@ impl SenderThread {
                         self.report_written(partition, info, timestamps);
                         self.give_back(batch);
                     }
+                    self.acknowledge();
                 }
                 None => {
                     for (batch, timestamps) in batches.into_iter().zip(timestamps) {
@@ -396,12 +439,13 @@ impl SenderThread {
                 return Err(ProduceError::Log { tp, source });
             }
         }
+        self.acknowledge();
         self.give_back(batch);
         Ok(())
     }
 
     /// Reports the written records of a batch, when they are to be reported.
-    fn report_written(&self, partition: i32, info: &AppendInfo, timestamps: Option<Vec<i64>>) {
+    fn report_written(&mut self, partition: i32, info: &AppendInfo, timestamps: Option<Vec<i64>>) {
         for (i, ts) in timestamps.iter().flatten().enumerate() {
             self.report(Event::Written(RecordMetadata {
                 partition,
@@ -514,6 +558,10 @@ pub struct Producer {
     fatal: Fatal,
     /// When sealed batches were last handed to the sender.
     last_hand_off: Instant,
+    /// Bytes of each partition's batches that `linger.ms` sent before they were full since the
+    /// sticky partitioner last moved on from it: at `batch.size` it moves on, as Kafka's
+    /// built-in partitioner moves on after `batch.size` bytes.
+    lingered_bytes: Vec<usize>,
 }
 
 impl std::fmt::Debug for Producer {
@@ -586,6 +634,21 @@ impl Producer {
         partitioner: Box<dyn Partitioner>,
         config: ProducerConfig,
     ) -> Self {
+        Self::with_callback(writer, topic, partitioner, config, None)
+    }
+
+    /// [`Self::new`], with the events the sender thread learns (written records when
+    /// [`Self::report_written`] is on, records the log refused) going to `callback`, run on the
+    /// sender thread as each write is acknowledged, instead of to [`Self::take_events`] (which
+    /// then has the records [`Self::send`] itself refused). The callback has run for every
+    /// write when [`Self::flush`] or [`Self::close`] returns.
+    pub fn with_callback(
+        writer: PartitionWriter,
+        topic: Topic,
+        partitioner: Box<dyn Partitioner>,
+        config: ProducerConfig,
+        callback: Option<Callback>,
+    ) -> Self {
         let partitions = topic.partition_count() as i32;
         let max_message = topic.log_config().max_message_bytes as usize;
         let limit = config.batch_size.min(max_message).max(1);
@@ -605,6 +668,8 @@ impl Producer {
             replies,
             free: free_sender,
             compression_estimate: Arc::clone(&compression_estimate),
+            callback,
+            acknowledged: Vec::new(),
         };
         let (thread, fatal) = match thread::Builder::new()
             .name("kafkit-producer-sender".to_string())
@@ -642,6 +707,7 @@ impl Producer {
             last_hand_off: Instant::now()
                 .checked_sub(HANDOFF_DELAY)
                 .unwrap_or_else(Instant::now),
+            lingered_bytes: vec![0; partitions.max(0) as usize],
             topic,
             config,
         }
@@ -713,6 +779,49 @@ impl Producer {
                 Err(ProduceError::Sender(message))
             }
         }
+    }
+
+    /// When the first of the open batches will have waited `linger.ms`
+    /// ([`ProducerConfig::linger`]), `None` when no batch is open (or the wait is past any
+    /// clock): a caller about to wait for input waits no longer, then calls
+    /// [`Self::send_lingered`].
+    pub fn linger_deadline(&self) -> Option<Instant> {
+        self.open
+            .iter()
+            .flatten()
+            .filter_map(|open| open.created.checked_add(self.config.linger))
+            .min()
+    }
+
+    /// Hands the sealed batches to the sender thread with every open batch that has waited
+    /// `linger.ms` (Kafka's sender sends a batch once it is full or has waited that long), and
+    /// returns [`Self::linger_deadline`] of the batches still open. Call it before waiting (for
+    /// input): the open batches belong to the caller's thread, there is no timer thread.
+    pub fn send_lingered(&mut self) -> Result<Option<Instant>, ProduceError> {
+        let now = Instant::now();
+        for p in 0..self.open.len() {
+            let Some(Some(open)) = self.open.get(p) else {
+                continue;
+            };
+            if now.saturating_duration_since(open.created) < self.config.linger {
+                continue;
+            }
+            let bytes = open.builder.uncompressed_size_in_bytes();
+            self.seal(p)?;
+            // Kafka's built-in partitioner moves on after batch.size bytes, full batches or not.
+            if self.partitioner.sticky_for_unkeyed() {
+                if let Some(lingered) = self.lingered_bytes.get_mut(p) {
+                    *lingered += bytes;
+                    if *lingered >= self.limit {
+                        *lingered = 0;
+                        self.partitioner
+                            .on_new_batch(&self.topic.name, self.partitions, p as i32);
+                    }
+                }
+            }
+        }
+        self.hand_off()?;
+        Ok(self.linger_deadline())
     }
 
     /// Hands the batches sealed so far to the sender thread now, instead of with the next ones
@@ -911,6 +1020,9 @@ impl Producer {
                 // batch, and the record then goes to the open batch of the partition chosen.
                 self.partitioner
                     .on_new_batch(&self.topic.name, self.partitions, p as i32);
+                if let Some(bytes) = self.lingered_bytes.get_mut(p) {
+                    *bytes = 0;
+                }
                 p = self.choose_partition(key, value)?;
                 if self.try_append(p, fields, timestamp, key, value, headers) {
                     return Ok(p);
@@ -1030,6 +1142,7 @@ impl Producer {
             timestamps: self
                 .report_written
                 .then(|| Vec::with_capacity(self.last_count)),
+            created: Instant::now(),
         };
         let slot = self
             .open
