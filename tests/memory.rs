@@ -42,16 +42,7 @@ fn consume_streams_the_records_of_a_huge_compressed_batch() {
 fn dump_streams_the_records_of_a_huge_compressed_batch() {
     let dir = one_huge_batch(Compression::Zstd);
     let log = dir.path().join("t-0/00000000000000000000.log");
-    let run = kafkit_within(
-        dir.path(),
-        &[
-            "dump-log-segments",
-            "--deep-iteration",
-            "--files",
-            log.to_str().expect("utf-8"),
-        ],
-        STREAMING,
-    );
+    let run = deep_dump(dir.path(), &log);
     run.ok();
     assert_eq!(
         run.stdout
@@ -76,6 +67,20 @@ fn legacy_wrapper(count: i64) -> Vec<u8> {
         1_700_000_000_000,
         count - 1,
         &inner,
+    )
+}
+
+/// `dump-log-segments --deep-iteration` of `log`, within [`STREAMING`].
+fn deep_dump(dir: &std::path::Path, log: &std::path::Path) -> crate::common::Run {
+    kafkit_within(
+        dir,
+        &[
+            "dump-log-segments",
+            "--deep-iteration",
+            "--files",
+            log.to_str().expect("utf-8"),
+        ],
+        STREAMING,
     )
 }
 
@@ -106,16 +111,7 @@ fn consume_streams_the_messages_of_a_huge_legacy_wrapper() {
     let run = consume_all(dir.path());
     run.ok();
     assert_eq!(run.stdout.len() as i64, count, "one empty line a record");
-    let run = kafkit_within(
-        dir.path(),
-        &[
-            "dump-log-segments",
-            "--deep-iteration",
-            "--files",
-            log.to_str().expect("utf-8"),
-        ],
-        STREAMING,
-    );
+    let run = deep_dump(dir.path(), &log);
     run.ok();
     let offsets: Vec<&str> = run
         .stdout

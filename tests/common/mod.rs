@@ -90,12 +90,18 @@ pub fn kafkit(data_dir: &Path, args: &[&str]) -> Run {
 
 /// Runs `kafkit` with `args`, feeding `stdin`.
 pub fn kafkit_stdin(data_dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    run_with(data_dir, args, stdin, Stdio::piped(), Stdio::piped())
+}
+
+/// Runs `kafkit` with `args`, feeding `stdin` from a thread, its stdout and stderr as given
+/// (a piped one is captured).
+fn run_with(data_dir: &Path, args: &[&str], stdin: &[u8], stdout: Stdio, stderr: Stdio) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
         .args(args)
         .env("KAFKIT_DATA_DIR", data_dir)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(stdout)
+        .stderr(stderr)
         .spawn()
         .expect("spawn kafkit");
     let mut input = child.stdin.take().expect("stdin");
@@ -137,22 +143,7 @@ pub fn kafkit_closed(data_dir: &Path, args: &[&str], stdin: &[u8], closed: Close
             (Stdio::from(writer), Stdio::from(copy))
         }
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
-        .args(args)
-        .env("KAFKIT_DATA_DIR", data_dir)
-        .stdin(Stdio::piped())
-        .stdout(stdout)
-        .stderr(stderr)
-        .spawn()
-        .expect("spawn kafkit");
-    let mut input = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait kafkit");
-    writer.join().expect("stdin writer");
-    Run::from(out)
+    run_with(data_dir, args, stdin, stdout, stderr)
 }
 
 /// The bytes a hex string spells (two digits a byte).
