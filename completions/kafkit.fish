@@ -66,7 +66,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l under-min-isr-p
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l at-min-isr-partitions -d 'With --describe: only show partitions whose ISR count equals the configured minimum'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped. A partition directory stands for its segment files, in offset order' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l max-message-size -d 'Size of largest message' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l max-bytes -d 'Limit the amount of total batches read in bytes avoiding reading the whole .log file(s)' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l key-decoder -d 'How to print record keys (in place of Kafka\'s --key-decoder-class)' -r -f -a "string\t'UTF-8, malformed sequences replaced by U+FFFD (Kafka\'s `StringDecoder`)'
@@ -91,7 +91,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l skip
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l strict -d 'Exit with status 3 when anything is wrong: a bad CRC, invalid trailing bytes, an index entry that does not match the log, time-index errors, or non-consecutive offsets in a log that shows no sign of compaction'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped. A partition directory stands for its segment files, in offset order' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l max-message-size -d 'Size of largest message' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l max-bytes -d 'Limit the amount of total batches read in bytes avoiding reading the whole .log file(s)' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l key-decoder -d 'How to print record keys (in place of Kafka\'s --key-decoder-class)' -r -f -a "string\t'UTF-8, malformed sequences replaced by U+FFFD (Kafka\'s `StringDecoder`)'

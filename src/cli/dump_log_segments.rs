@@ -15,7 +15,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use anyhow::Result;
 
 use super::{Exit, QuietStderr};
-use crate::output::dump::{dump_files, DumpOptions};
+use crate::output::dump::{dump_files, expand_directories, DumpOptions};
 pub use crate::output::dump::{BytesDecoder, Outcome};
 use crate::output::OutputFormat;
 
@@ -34,7 +34,8 @@ docs/json.md); otherwise they are printed on stderr as `Problem in <file> at byt
 follow on stderr after all files."
 )]
 pub struct Args {
-    /// REQUIRED: The comma separated list of data and index log files to be dumped.
+    /// REQUIRED: The comma separated list of data and index log files to be dumped. A partition
+    /// directory stands for its segment files, in offset order.
     #[arg(long, value_name = "file1, file2, ...")]
     pub files: Option<String>,
     /// If set, printing the messages content when dumping data logs. Automatically set if any
@@ -139,8 +140,9 @@ pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
     Ok(())
 }
 
-/// `--files`, split as Java's `String.split(",")` does (trailing empty items dropped).
-fn file_list(args: &Args) -> Vec<&str> {
+/// `--files`, split as Java's `String.split(",")` does (trailing empty items dropped), a
+/// directory standing for its segment files in offset order.
+fn file_list(args: &Args) -> Vec<String> {
     let mut list: Vec<&str> = args
         .files
         .as_deref()
@@ -150,7 +152,7 @@ fn file_list(args: &Args) -> Vec<&str> {
     while list.len() > 1 && list.last() == Some(&"") {
         list.pop();
     }
-    list
+    expand_directories(&list)
 }
 
 /// The whole command without process concerns (for tests and the fuzz target): dumps the files
@@ -162,14 +164,9 @@ pub fn dump<W: Write, E: Write>(
     err: E,
     progress: Option<indicatif::ProgressBar>,
 ) -> io::Result<Outcome> {
-    dump_files(
-        &args.options(),
-        &file_list(args),
-        format,
-        out,
-        err,
-        progress,
-    )
+    let files = file_list(args);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    dump_files(&args.options(), &files, format, out, err, progress)
 }
 
 impl Args {
@@ -193,7 +190,7 @@ impl Args {
 
 /// A progress bar on stderr, only when stderr is a terminal that stdout is not written to, and
 /// only for large or many files.
-fn progress_bar(files: &[&str]) -> Option<indicatif::ProgressBar> {
+fn progress_bar(files: &[String]) -> Option<indicatif::ProgressBar> {
     if !QuietStderr::is_terminal() || io::stdout().is_terminal() {
         return None;
     }

@@ -134,6 +134,69 @@ fn files_are_dumped_in_order_and_the_alias_works() {
 }
 
 #[test]
+fn a_partition_directory_dumps_its_segment_files_in_offset_order() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let config = LogConfig {
+        segment_bytes: 600,
+        index_interval_bytes: 128,
+        ..LogConfig::default()
+    };
+    let mut log = Log::open(&dir, config, 0, 0, 1_000).expect("open");
+    for b in 0..BATCHES {
+        let mut builder = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+        for r in 0..PER_BATCH {
+            builder.append(
+                1_700_000_000_000,
+                None,
+                Some(format!("value {b}-{r}").as_bytes()),
+                &[],
+            );
+        }
+        log.append(&builder.build().expect("build"), 1_000)
+            .expect("append");
+    }
+    log.close().expect("close");
+    fs::write(dir.join("partition.metadata"), "version: 0\n").expect("metadata");
+    // The segments' files as a script would list them: by base offset, the log first.
+    let mut bases: Vec<String> = fs::read_dir(&dir)
+        .expect("read dir")
+        .filter_map(|e| {
+            let name = e.expect("entry").file_name().into_string().expect("utf-8");
+            name.strip_suffix(".log").map(str::to_string)
+        })
+        .collect();
+    bases.sort();
+    assert!(bases.len() >= 3, "{bases:?}");
+    // 00000000000000000010 sorts after 00000000000000000005 as text too: 20 digits.
+    let listed: Vec<String> = bases
+        .iter()
+        .flat_map(|base| {
+            [".log", ".index", ".timeindex"].map(|suffix| format!("t-0/{base}{suffix}"))
+        })
+        .collect();
+    let by_list = dump_in(
+        tmp.path(),
+        &["--files", &listed.join(","), "--deep-iteration"],
+    );
+    for arg in ["t-0", "t-0/"] {
+        let by_dir = dump_in(tmp.path(), &["--files", arg, "--deep-iteration"]);
+        assert_eq!(by_dir.ok(), by_list.ok(), "--files {arg}");
+        assert_eq!(by_dir.stderr, by_list.stderr, "--files {arg}");
+        assert!(
+            !by_dir.stderr.contains("Ignoring"),
+            "partition.metadata is no segment file"
+        );
+    }
+    let first = by_list.stdout.lines().next().expect("a line");
+    assert_eq!(first, format!("Dumping {}", listed[0]));
+    // An empty directory is not a log file, as before.
+    fs::create_dir(tmp.path().join("empty-0")).expect("mkdir");
+    let run = dump_in(tmp.path(), &["--files", "empty-0"]);
+    assert_eq!(run.stderr, "Ignoring unknown file empty-0\n");
+}
+
+#[test]
 fn missing_files_option_is_kafkas_usage_error() {
     let tmp = tempdir();
     let run = dump_in(tmp.path(), &[]);

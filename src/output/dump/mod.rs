@@ -15,6 +15,59 @@ use crate::record::{ControlRecordType, EndTransactionMarker, RawBatch, Record};
 
 pub use files::{dump_files, BytesDecoder, DumpOptions, Outcome};
 
+/// The order of a segment's files when a directory is dumped: the log, then its indexes, then
+/// the producer snapshot and the transaction index.
+const SEGMENT_FILE_ORDER: [&str; 6] = [
+    ".log",
+    ".index",
+    ".timeindex",
+    ".snapshot",
+    ".txnindex",
+    ".checkpoint",
+];
+
+/// `files` as given to `--files`, a directory (a partition's, as `topic-0`) standing for the
+/// segment files in it: sorted by base offset, each segment's `.log` first, then `.index`,
+/// `.timeindex`, `.snapshot`, `.txnindex` (and KRaft's `.checkpoint` snapshots). Other files of
+/// the directory (`partition.metadata`, leftovers) are left out; a directory without segment
+/// files, or one that cannot be read, stays as given (the dump then reports it as Kafka's tool
+/// reports a file it does not know).
+pub fn expand_directories(files: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for &file in files {
+        let found = std::fs::read_dir(file)
+            .map(|entries| segment_files(file, entries))
+            .unwrap_or_default();
+        if found.is_empty() {
+            out.push(file.to_string());
+        } else {
+            out.extend(found);
+        }
+    }
+    out
+}
+
+/// The segment files of directory `dir`, in dump order.
+fn segment_files(dir: &str, entries: std::fs::ReadDir) -> Vec<String> {
+    let mut found: Vec<(i64, usize, String)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let base = crate::log::segment::parse_base_offset(&name)?;
+            let kind = SEGMENT_FILE_ORDER
+                .iter()
+                .position(|suffix| name.ends_with(suffix))?;
+            Some((base, kind, name))
+        })
+        .collect();
+    found.sort();
+    let dir = dir.trim_end_matches('/');
+    found
+        .into_iter()
+        .map(|(_, _, name)| format!("{dir}/{name}"))
+        .collect()
+}
+
 /// Kafka's `OptionalLong.toString`.
 pub fn optional_long(v: Option<i64>) -> String {
     match v {
