@@ -88,12 +88,8 @@ impl Fetcher {
         }
     }
 
-    /// The partition's name as Kafka prints it (`topic-partition`: the directory's name).
     fn partition(&self) -> String {
-        self.dir
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        partition_name(&self.dir)
     }
 
     /// Kafka's consumer error for a batch it cannot hand out.
@@ -334,16 +330,23 @@ pub enum ConsumeError {
     },
     /// A batch did not decode (with `check.crcs=false`, or bytes the CRC covers that are wrong
     /// all the same): Kafka's consumer error for it, the decoder's error its cause.
-    #[error("Received exception when fetching the next record from {}. If needed, please seek past the record to continue consumption.", dir.file_name().map(|name| name.to_string_lossy()).unwrap_or_default())]
+    #[error("Received exception when fetching the next record from {partition}. If needed, please seek past the record to continue consumption.")]
     Record {
-        /// The partition directory.
-        dir: PathBuf,
+        /// `topic-partition`.
+        partition: String,
         /// The batch's base offset.
         offset: i64,
         /// The decoder's error.
         #[source]
         source: crate::record::RecordError,
     },
+}
+
+/// A partition's name as Kafka prints it (`topic-partition`): its directory's name.
+fn partition_name(dir: &std::path::Path) -> String {
+    dir.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// The batch a consumer is handing out.
@@ -404,7 +407,7 @@ impl PartitionConsumer {
 
     fn corrupt(&self, offset: i64, source: crate::record::RecordError) -> ConsumeError {
         ConsumeError::Record {
-            dir: self.dir.clone(),
+            partition: partition_name(&self.dir),
             offset,
             source,
         }

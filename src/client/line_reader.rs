@@ -977,11 +977,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_stopped_input_ends_after_its_complete_lines() {
-        // Stopped before the second read: the complete lines read are handed out, the
-        // unterminated one is left out and counted.
-        let mut lines = Lines::new(Chunks(vec![b"a\nbc\nde", b"f\n"]), 4096);
+    /// The lines of `chunks` (one a read) when the input is stopped before its second read.
+    fn stopped_after_one_read(chunks: Vec<&'static [u8]>) -> (Vec<Vec<u8>>, Lines<Chunks>) {
+        let mut lines = Lines::new(Chunks(chunks), 4096);
         let mut reads = 0;
         let mut out = Vec::new();
         while let Some(range) = lines
@@ -993,6 +991,14 @@ mod tests {
         {
             out.push(lines.line(range).to_vec());
         }
+        (out, lines)
+    }
+
+    #[test]
+    fn a_stopped_input_ends_after_its_complete_lines() {
+        // Stopped before the second read: the complete lines read are handed out, the
+        // unterminated one is left out and counted.
+        let (out, mut lines) = stopped_after_one_read(vec![b"a\nbc\nde", b"f\n"]);
         assert_eq!(out, vec![b"a".to_vec(), b"bc".to_vec()]);
         assert_eq!(lines.cut(), 2);
         assert_eq!(lines.consumed(), 5);
@@ -1000,18 +1006,7 @@ mod tests {
 
         // A `\r` that is the last byte read ends its line even though no read tells whether a
         // `\n` follows; nothing is cut.
-        let mut lines = Lines::new(Chunks(vec![b"a\r", b"\nb\n"]), 4096);
-        let mut reads = 0;
-        let mut out = Vec::new();
-        while let Some(range) = lines
-            .advance_with(|| {
-                reads += 1;
-                reads == 1
-            })
-            .unwrap()
-        {
-            out.push(lines.line(range).to_vec());
-        }
+        let (out, lines) = stopped_after_one_read(vec![b"a\r", b"\nb\n"]);
         assert_eq!(out, vec![b"a".to_vec()]);
         assert_eq!(lines.cut(), 0);
     }
