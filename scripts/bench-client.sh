@@ -4,9 +4,8 @@
 #   scripts/bench-client.sh [WORK_DIR]      (default: a fresh directory under /tmp)
 #
 # Builds the release binary, writes 2,000,000 lines of 100 bytes (+ newline), then times (medians
-# printed): ROUNDS (default 7) rounds of cp of the file, cp + sync, and produce of the file with
-# --acks 1, in alternation; produce with the default --acks all (each 16 KiB batch fsynced and checkpointed:
-# one run, it is slow on purpose); 5 runs of consume of the partition to /dev/null; a seek to the
+# printed): ROUNDS (default 7) rounds of cp of the file, cp + sync, produce of the file with
+# --acks 1 and with the default --acks all (group commit), in alternation; 5 runs of consume of the partition to /dev/null; a seek to the
 # middle of a 10-segment partition, for two partition sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,7 +47,8 @@ for i in $(seq "${ROUNDS:-7}"); do
   rm -f copy.txt; c=$(t cp lines.txt copy.txt); rm -f copy.txt
   cs=$(t sh -c 'cp lines.txt copy.txt && sync copy.txt'); rm -f copy.txt
   p=$(produce "--acks 1")
-  echo "$c $cs $p" >> pairs.txt
+  a=$(produce "")
+  echo "$c $cs $p $a" >> pairs.txt
 done
 cp_s=$(awk '{print $1}' pairs.txt | median)
 cps_s=$(awk '{print $2}' pairs.txt | median)
@@ -58,15 +58,14 @@ ratio_sync=$(awk '{printf "%.2f\n", $3 / $2}' pairs.txt | median)
 echo "cp: ${cp_s} s"
 echo "cp + sync of the copy: ${cps_s} s"
 echo "produce --acks 1: ${p_s} s ($(python3 -c "print(round($N/$p_s))") records/s; median of the pairs' ratios: ${ratio}x cp, ${ratio_sync}x cp + sync)"
-echo "pairs (cp, cp + sync, produce):" $(tr '\n' ';' < pairs.txt)
+a_s=$(awk '{print $4}' pairs.txt | median)
+ratio_all=$(awk '{printf "%.2f\n", $4 / $2}' pairs.txt | median)
+echo "produce (default --acks all, group commit): ${a_s} s ($(python3 -c "print(round($N/$a_s))") records/s; median of the pairs' ratios: ${ratio_all}x cp + sync)"
+echo "pairs (cp, cp + sync, produce --acks 1, produce --acks all):" $(tr '\n' ';' < pairs.txt)
 
 c_s=$(for i in 1 2 3 4 5; do t "$K" --data-dir d consume --topic b --partition 0 --offset earliest --max-messages $N; done | median)
 echo "consume to /dev/null: ${c_s} s ($(python3 -c "print(round($N/$c_s))") records/s)"
 
-if [ "${BENCH_ACKS_ALL:-1}" = 1 ]; then
-  a_s=$(produce "")
-  echo "produce (default --acks all, fsync per batch): ${a_s} s"
-fi
 
 seek() { # $1 = lines, $2 = segment.bytes
   rm -rf s && "$K" --data-dir s topics --create --topic s --config segment.bytes=$2 >/dev/null

@@ -72,8 +72,9 @@ pub struct Args {
     #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip")]
     pub compression_codec: Option<String>,
     /// The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka's default). With
-    /// all, each batch is fsynced and checkpointed before the next is appended, which makes bulk
-    /// loads disk-latency bound: use 1 for them. With 0 or 1, as on a broker, flushing is left
+    /// all, a record is acknowledged once an fsync covers it; the fsyncs run while appends go
+    /// on, each covering every batch written meanwhile (group commit). With 0 or 1, as on a
+    /// broker, flushing is left
     /// to the topic's flush.messages / flush.ms, segment rolls and the operating system, also
     /// when the run ends: a crash of the machine can lose what was written since the last
     /// flush (the next writer then cuts any torn tail).

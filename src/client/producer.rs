@@ -14,7 +14,9 @@
 //! runs as each write is acknowledged ([`Producer::with_callback`], Kafka's send callbacks,
 //! which run on its sender thread too).
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -41,8 +43,9 @@ pub enum Acks {
     None,
     /// `1`: written by the leader (the page cache; the topic's flush policy decides fsync).
     Leader,
-    /// `all` / `-1` (Kafka's default): each batch is fsynced and checkpointed before the next
-    /// one is appended.
+    /// `all` / `-1` (Kafka's default): a record is acknowledged once an fsync covers it. The
+    /// fsyncs run on their own thread while appends go on, each covering every batch written
+    /// while the one before ran (group commit).
     #[default]
     All,
 }
@@ -153,6 +156,15 @@ pub enum ProduceError {
     /// The sender thread failed (its first error) or stopped.
     #[error("{0}")]
     Sender(String),
+    /// An fsync of written records failed: they are not acknowledged, and nothing after them.
+    #[error("flushing {}: {source}", path.display())]
+    Flush {
+        /// The segment file.
+        path: PathBuf,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The codec failed to compress.
     #[error("compressing a batch for {tp}: {source}")]
     Compress {
@@ -273,7 +285,11 @@ enum Reply {
 struct SenderThread {
     writer: PartitionWriter,
     topic: Topic,
-    durable_each_batch: bool,
+    durability: Durability,
+    /// The group commit's flushing thread ([`Durability::GroupCommit`]).
+    flusher: Option<Flusher>,
+    /// The segment files written since the last flush was asked for.
+    touched: BTreeSet<PathBuf>,
     replies: mpsc::Sender<Reply>,
     free: mpsc::Sender<Vec<u8>>,
     /// The producer's compression-ratio estimate, updated with each batch compressed here (as
@@ -285,11 +301,168 @@ struct SenderThread {
     acknowledged: Vec<Event>,
 }
 
-/// A callback the sender thread runs with the events of each acknowledged write: the records
-/// of a batch once it is written and as durable as `acks` asks (or of the batches of one
-/// partition written with one write), and the records the log refused. Kafka runs its send
-/// callbacks on its sender thread too.
+/// A callback run with the events of each acknowledged write: the records of a batch once it
+/// is written and as durable as `acks` asks (or of the batches written with one write, or
+/// covered by one flush), and the records the log refused. It runs on the sender thread, as
+/// Kafka runs its send callbacks, or with `acks=all` on the thread whose flush made the
+/// records durable.
 pub type Callback = Box<dyn FnMut(&[Event]) + Send>;
+
+/// When the sender acknowledges a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    /// `acks` 0 and 1: once written (to the page cache); flushing is left to the topic's flush
+    /// policy and to the operating system.
+    Written,
+    /// `acks=all`: once an fsync covers it. A flushing thread syncs the segment files written
+    /// since its last flush while the sender goes on appending, so one fsync covers every
+    /// batch written while the one before ran (group commit).
+    GroupCommit,
+    /// `--sync`: each batch is flushed and checkpointed before the next is appended.
+    EachBatch,
+}
+
+impl Durability {
+    fn of(config: &ProducerConfig) -> Self {
+        match (config.sync, config.acks) {
+            (true, _) => Durability::EachBatch,
+            (false, Acks::All) => Durability::GroupCommit,
+            (false, Acks::None | Acks::Leader) => Durability::Written,
+        }
+    }
+}
+
+/// Written records waiting for an fsync, and the files that must be synced for them.
+struct FlushJob {
+    files: BTreeSet<PathBuf>,
+    events: Vec<Event>,
+    /// Told once this job and every one before it are synced and acknowledged.
+    done: Option<mpsc::Sender<()>>,
+}
+
+/// The group commit's flushing thread, as the sender sees it.
+struct Flusher {
+    jobs: mpsc::SyncSender<FlushJob>,
+    thread: thread::JoinHandle<()>,
+    /// Set by the flushing thread when an fsync failed: nothing written after is ever
+    /// acknowledged, so the sender stops appending.
+    failed: Arc<AtomicBool>,
+}
+
+/// How many written groups may wait for their fsync before the sender waits too (a group is
+/// up to [`HANDOFF_BYTES`] or one linger's records).
+const FLUSH_BACKLOG: usize = 64;
+
+impl Flusher {
+    /// Starts the flushing thread; it reports events through `callback` or `replies`.
+    fn start(
+        callback: Option<Callback>,
+        replies: mpsc::Sender<Reply>,
+    ) -> Result<Self, ProduceError> {
+        let (jobs, inbox) = mpsc::sync_channel(FLUSH_BACKLOG);
+        let failed = Arc::new(AtomicBool::new(false));
+        let flushing = FlushingThread {
+            callback,
+            replies,
+            failed: Arc::clone(&failed),
+        };
+        let thread = thread::Builder::new()
+            .name("kafkit-group-commit".to_string())
+            .spawn(move || flushing.run(inbox))
+            .map_err(|e| ProduceError::Sender(format!("starting the flushing thread: {e}")))?;
+        Ok(Flusher {
+            jobs,
+            thread,
+            failed,
+        })
+    }
+
+    /// Waits until everything submitted so far is synced and acknowledged.
+    fn barrier(&self) {
+        let (done, wait) = mpsc::channel();
+        let job = FlushJob {
+            files: BTreeSet::new(),
+            events: Vec::new(),
+            done: Some(done),
+        };
+        if self.jobs.send(job).is_ok() {
+            // The thread ends only when the sender hangs up: a lost answer is not an error.
+            let _ = wait.recv();
+        }
+    }
+
+    /// Hangs up and waits for the last acknowledgements.
+    fn finish(self) {
+        drop(self.jobs);
+        // A panic of the flushing thread leaves records unacknowledged, never lost.
+        let _ = self.thread.join();
+    }
+}
+
+/// The thread that syncs written segment files and acknowledges what they hold.
+struct FlushingThread {
+    callback: Option<Callback>,
+    replies: mpsc::Sender<Reply>,
+    failed: Arc<AtomicBool>,
+}
+
+impl FlushingThread {
+    fn run(mut self, inbox: mpsc::Receiver<FlushJob>) {
+        while let Ok(first) = inbox.recv() {
+            // Every job that came while the last fsync ran is covered by the next one.
+            let mut jobs = vec![first];
+            jobs.extend(inbox.try_iter());
+            let mut files = BTreeSet::new();
+            for job in &mut jobs {
+                files.append(&mut job.files);
+            }
+            if !self.failed.load(Ordering::Acquire) {
+                if let Err(e) = sync_files(&files) {
+                    self.failed.store(true, Ordering::Release);
+                    let _ = self.replies.send(Reply::Fatal(e));
+                }
+            }
+            let synced = !self.failed.load(Ordering::Acquire);
+            for job in jobs {
+                if synced {
+                    self.acknowledge(job.events);
+                }
+                if let Some(done) = job.done {
+                    let _ = done.send(());
+                }
+            }
+        }
+    }
+
+    fn acknowledge(&mut self, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
+        match &mut self.callback {
+            Some(callback) => callback(&events),
+            None => {
+                for event in events {
+                    // The producer is gone only when it is being dropped: nobody is left to tell.
+                    let _ = self.replies.send(Reply::Event(event));
+                }
+            }
+        }
+    }
+}
+
+/// Makes the written data of `files` durable (`fdatasync`; appends change a file's size, which
+/// it syncs too). A file that is gone (its topic deleted) fails.
+fn sync_files(files: &BTreeSet<PathBuf>) -> Result<(), ProduceError> {
+    for path in files {
+        std::fs::File::open(path)
+            .and_then(|file| file.sync_data())
+            .map_err(|source| ProduceError::Flush {
+                path: path.clone(),
+                source,
+            })?;
+    }
+    Ok(())
+}
 
 impl SenderThread {
     /// Serves requests until the producer hangs up, then closes the logs. After a fatal error
@@ -298,6 +471,10 @@ impl SenderThread {
     fn run(mut self, requests: mpsc::Receiver<Request>) -> Result<(), ProduceError> {
         let mut failed = false;
         for request in requests {
+            failed |= self
+                .flusher
+                .as_ref()
+                .is_some_and(|f| f.failed.load(Ordering::Acquire));
             let reply = match request {
                 Request::Append(_) if failed => continue,
                 Request::Append(group) => {
@@ -312,30 +489,54 @@ impl SenderThread {
                         }
                     }
                 }
-                Request::Sync => Reply::Synced,
-                Request::RecoveryPoint(p) => Reply::RecoveryPoint(
+                Request::Sync => match self.settle() {
+                    Ok(()) => Reply::Synced,
+                    Err(e) => {
+                        failed = true;
+                        Reply::Fatal(e)
+                    }
+                },
+                Request::RecoveryPoint(p) => Reply::RecoveryPoint(self.settle().and_then(|()| {
                     self.writer
                         .log(&self.topic, p)
                         .map(|log| log.recovery_point())
-                        .map_err(ProduceError::from),
-                ),
+                        .map_err(ProduceError::from)
+                })),
             };
             if self.replies.send(reply).is_err() {
                 break;
             }
         }
+        if let Some(flusher) = self.flusher.take() {
+            flusher.finish();
+        }
         // With acks 0 or 1 flushing is left to the topic's flush policy and to the operating
         // system, at the end of the run too (`PartitionWriter::close_unflushed`).
-        if self.durable_each_batch {
-            self.writer.close()?;
-        } else {
-            self.writer.close_unflushed()?;
+        match self.durability {
+            Durability::Written => self.writer.close_unflushed()?,
+            Durability::GroupCommit | Durability::EachBatch => self.writer.close()?,
+        }
+        Ok(())
+    }
+
+    /// Waits until every write so far is acknowledged; with group commit the logs are then
+    /// flushed whole (indexes too) and their recovery points checkpointed, as at a flush of
+    /// Kafka's log.
+    fn settle(&mut self) -> Result<(), ProduceError> {
+        if let Some(flusher) = &self.flusher {
+            flusher.barrier();
+            if flusher.failed.load(Ordering::Acquire) {
+                return Err(ProduceError::Sender(
+                    "an earlier flush failed: nothing after it is acknowledged".to_string(),
+                ));
+            }
+            self.writer.checkpoint()?;
         }
         Ok(())
     }
 
     fn report(&mut self, event: Event) {
-        if self.callback.is_some() {
+        if self.callback.is_some() || self.flusher.is_some() {
             self.acknowledged.push(event);
             return;
         }
@@ -343,8 +544,22 @@ impl SenderThread {
         let _ = self.replies.send(Reply::Event(event));
     }
 
-    /// Runs the callback with the events of the write just acknowledged.
+    /// Acknowledges the write just done: runs the callback with its events, or with group
+    /// commit hands them to the flushing thread with the files to sync first.
     fn acknowledge(&mut self) {
+        if let Some(flusher) = &self.flusher {
+            if self.acknowledged.is_empty() && self.touched.is_empty() {
+                return;
+            }
+            let job = FlushJob {
+                files: std::mem::take(&mut self.touched),
+                events: std::mem::take(&mut self.acknowledged),
+                done: None,
+            };
+            // The thread ends only when the sender hangs up; a failure is in `failed`.
+            let _ = flusher.jobs.send(job);
+            return;
+        }
         if let Some(callback) = &mut self.callback {
             if !self.acknowledged.is_empty() {
                 callback(&self.acknowledged);
@@ -380,14 +595,19 @@ impl SenderThread {
                 batches.push(batch);
                 timestamps.push(sealed.timestamps);
             }
-            let written = if self.durable_each_batch {
+            let written = if self.durability == Durability::EachBatch {
                 // Each batch is made durable before the next is appended: one at a time.
                 None
             } else {
-                self.writer
-                    .log(&self.topic, partition)?
+                let log = self.writer.log(&self.topic, partition)?;
+                let from = log.active_base_offset();
+                let written = log
                     .append_built_all(&mut batches, now_ms())
-                    .map_err(|source| ProduceError::Log { tp: tp(), source })?
+                    .map_err(|source| ProduceError::Log { tp: tp(), source })?;
+                if self.flusher.is_some() {
+                    self.touched.extend(log.segment_files_from(from));
+                }
+                written
             };
             match written {
                 Some(infos) => {
@@ -414,10 +634,16 @@ impl SenderThread {
         timestamps: Option<Vec<i64>>,
     ) -> Result<(), ProduceError> {
         let log = self.writer.log(&self.topic, partition)?;
+        let from = log.active_base_offset();
         match log.append_built(&mut batch, now_ms()) {
             Ok(info) => {
-                if self.durable_each_batch {
-                    self.writer.checkpoint()?;
+                match self.durability {
+                    Durability::EachBatch => self.writer.checkpoint()?,
+                    Durability::GroupCommit => {
+                        let written = self.writer.log(&self.topic, partition)?;
+                        self.touched.extend(written.segment_files_from(from));
+                    }
+                    Durability::Written => {}
                 }
                 self.report_written(partition, &info, timestamps);
             }
@@ -661,25 +887,37 @@ impl Producer {
             mpsc::sync_channel((BUFFER_MEMORY / limit.max(HANDOFF_BYTES)).max(1));
         let (replies, outbox) = mpsc::channel();
         let (free_sender, free) = mpsc::channel();
-        let sender = SenderThread {
-            writer,
-            topic: topic.clone(),
-            durable_each_batch: config.sync || config.acks == Acks::All,
-            replies,
-            free: free_sender,
-            compression_estimate: Arc::clone(&compression_estimate),
-            callback,
-            acknowledged: Vec::new(),
+        let durability = Durability::of(&config);
+        let (flusher, callback) = match durability {
+            Durability::GroupCommit => match Flusher::start(callback, replies.clone()) {
+                Ok(flusher) => (Ok(Some(flusher)), None),
+                Err(e) => (Err(e), None),
+            },
+            Durability::Written | Durability::EachBatch => (Ok(None), callback),
         };
-        let (thread, fatal) = match thread::Builder::new()
-            .name("kafkit-producer-sender".to_string())
-            .spawn(move || sender.run(inbox))
-        {
+        let started = flusher.and_then(|flusher| {
+            let sender = SenderThread {
+                writer,
+                topic: topic.clone(),
+                durability,
+                flusher,
+                touched: BTreeSet::new(),
+                replies,
+                free: free_sender,
+                compression_estimate: Arc::clone(&compression_estimate),
+                callback,
+                acknowledged: Vec::new(),
+            };
+            thread::Builder::new()
+                .name("kafkit-producer-sender".to_string())
+                .spawn(move || sender.run(inbox))
+                .map_err(|e| {
+                    ProduceError::Sender(format!("starting the producer's sender thread: {e}"))
+                })
+        });
+        let (thread, fatal) = match started {
             Ok(handle) => (Some(handle), Fatal::None),
-            Err(e) => (
-                None,
-                Fatal::Reported(format!("starting the producer's sender thread: {e}")),
-            ),
+            Err(e) => (None, Fatal::Reported(e.to_string())),
         };
         Self {
             internal: topic.is_internal(),
@@ -1255,6 +1493,56 @@ fn size_of(bytes: Option<&[u8]>) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn written(offset: i64) -> Event {
+        Event::Written(RecordMetadata {
+            partition: 0,
+            offset,
+            timestamp: 0,
+        })
+    }
+
+    #[test]
+    fn group_commit_acknowledges_only_what_a_successful_fsync_covers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let present = dir.path().join("00000000000000000000.log");
+        std::fs::write(&present, b"x").expect("segment");
+        let acked = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = Arc::clone(&acked);
+        let (replies, outbox) = mpsc::channel();
+        let callback: Callback = Box::new(move |events: &[Event]| {
+            seen.lock().expect("lock").extend_from_slice(events);
+        });
+        let flusher = Flusher::start(Some(callback), replies).expect("start");
+        let job = |file: &std::path::Path, offset| FlushJob {
+            files: BTreeSet::from([file.to_path_buf()]),
+            events: vec![written(offset)],
+            done: None,
+        };
+        flusher.jobs.send(job(&present, 0)).expect("send");
+        flusher.barrier();
+        assert_eq!(*acked.lock().expect("lock"), vec![written(0)]);
+        // The file is gone (say its topic was deleted): the fsync fails, its records and every
+        // later one stay unacknowledged, and the producer is told why.
+        flusher
+            .jobs
+            .send(job(&dir.path().join("gone.log"), 1))
+            .expect("send");
+        flusher.jobs.send(job(&present, 2)).expect("send");
+        flusher.barrier();
+        assert!(flusher.failed.load(Ordering::Acquire));
+        assert_eq!(*acked.lock().expect("lock"), vec![written(0)]);
+        flusher.finish();
+        let fatal: Vec<String> = outbox
+            .try_iter()
+            .filter_map(|reply| match reply {
+                Reply::Fatal(e) => Some(e.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(fatal.len(), 1, "{fatal:?}");
+        assert!(fatal[0].starts_with("flushing ") && fatal[0].contains("gone.log"));
+    }
 
     #[test]
     fn the_compression_estimate_moves_as_kafkas() {

@@ -271,6 +271,20 @@ impl Log {
         &self.segments
     }
 
+    /// The base offset of the active (last) segment.
+    pub fn active_base_offset(&self) -> i64 {
+        self.segments.last().copied().unwrap_or(self.log_end_offset)
+    }
+
+    /// The `.log` files of the segments from the one based at `base` on (those a write that
+    /// began in that segment touched; rolls start new ones).
+    pub fn segment_files_from(&self, base: i64) -> impl Iterator<Item = PathBuf> + '_ {
+        let first = self.segments.partition_point(|&b| b < base);
+        self.segments[first..]
+            .iter()
+            .map(|&b| self.dir.join(segment::file_name(b, ".log")))
+    }
+
     fn active(&mut self) -> Result<&mut LogSegment> {
         self.active
             .as_mut()
