@@ -391,7 +391,10 @@ fn kill_9_at_random_moments_never_loses_an_acknowledged_record() {
         }
         acknowledged += report.len();
     }
-    assert!(acknowledged > 0, "some runs acknowledged records before the kill");
+    assert!(
+        acknowledged > 0,
+        "some runs acknowledged records before the kill"
+    );
 }
 
 /// stderr lines without their log time (`[2026-01-01 00:00:00,000] `).

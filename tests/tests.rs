@@ -21,3 +21,4 @@ mod readers;
 mod readme;
 mod record;
 mod topics;
+mod writers;

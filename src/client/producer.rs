@@ -497,10 +497,12 @@ impl SenderThread {
                     }
                 },
                 Request::RecoveryPoint(p) => Reply::RecoveryPoint(self.settle().and_then(|()| {
-                    self.writer
+                    let point = self
+                        .writer
                         .log(&self.topic, p)
-                        .map(|log| log.recovery_point())
-                        .map_err(ProduceError::from)
+                        .map(|log| log.recovery_point());
+                    let released = self.writer.release();
+                    Ok(released.and(point)?)
                 })),
             };
             if self.replies.send(reply).is_err() {
@@ -569,7 +571,8 @@ impl SenderThread {
     }
 
     /// Appends a hand-off group: each run of batches for one partition with one write when the
-    /// log can take them so ([`crate::log::Log::append_built_all`]), else one by one.
+    /// log can take them so ([`crate::log::Log::append_built_all`]), else one by one, under
+    /// the partition's lock.
     fn append_group(&mut self, group: Vec<Sealed>) -> Result<(), ProduceError> {
         let mut group = group.into_iter().peekable();
         while let Some(first) = group.next() {
@@ -623,6 +626,8 @@ impl SenderThread {
                     }
                 }
             }
+            // Other writers of the partition append between two runs of batches.
+            self.writer.release()?;
         }
         Ok(())
     }

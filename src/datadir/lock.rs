@@ -1,11 +1,23 @@
-//! The data directory's `.lock` file, locked the way a Kafka broker locks it.
+//! The data directory's `.lock` file, locked so that kafkit processes share a directory among
+//! themselves while a Kafka broker and kafkit exclude one another.
 //!
 //! Kafka takes `FileChannel.tryLock()` on `<dir>/.lock`, which on Linux is a POSIX `fcntl`
-//! write lock over the whole file. We take an open-file-description lock (`F_OFD_SETLK`) on the
-//! same range: OFD locks and classic POSIX locks conflict with each other, so a running broker
-//! and kafkit exclude one another, and unlike classic POSIX locks OFD locks also conflict
-//! between two opens in the same process (threads). `flock(2)` would not see a broker's lock.
-//! The lock is released when the file is closed (the guard is dropped) or the process dies.
+//! write lock over the whole file. kafkit takes open-file-description locks (`F_OFD_SETLK`) on
+//! byte ranges of the same file; OFD locks and classic POSIX locks conflict with each other,
+//! and unlike classic POSIX locks OFD locks also conflict between two opens in one process
+//! (threads). `flock(2)` would not see a broker's lock. Three kinds of range:
+//!
+//! - byte 0, a **read** lock held by every kafkit writer for its life ([`DirLock`]): writers
+//!   share it, and it conflicts with a broker's write lock both ways (kafkit refuses a
+//!   directory a broker holds, and a broker cannot start on one kafkit is writing);
+//! - byte 1, a write lock held while the directory's metadata changes ([`MetaLock`]: topic
+//!   create, alter and delete, recovery of a crashed writer's leftovers, checkpoint merges);
+//! - one byte per partition above [`PARTITION_RANGE_START`], chosen by a hash of its name, a
+//!   write lock held while a writer appends to the partition ([`PartitionLocks`]): appends of
+//!   two writers never interleave. Two partitions may share a byte; they are then only appended
+//!   to one at a time.
+//!
+//! Every lock is released when its file is closed (the guard is dropped) or the process dies.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -19,7 +31,8 @@ pub const LOCK_FILE: &str = ".lock";
 /// How long writers wait for another writer by default before giving up.
 pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(10);
 
-/// Held while this process writes to a data directory; released on drop.
+/// Held while this process writes to a data directory (shared with other kafkit processes,
+/// never with a broker); released on drop.
 #[derive(Debug)]
 pub struct DirLock {
     _file: File,
@@ -31,14 +44,86 @@ impl DirLock {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// Takes the metadata lock, waiting up to `wait` while another kafkit process changes the
+    /// directory's metadata.
+    pub fn meta(&self, wait: Duration) -> Result<MetaLock, LockError> {
+        let (path, file) = open_lock_file(&self.dir)?;
+        lock_waiting(&file, Lock::Write, META_BYTE, wait)
+            .map_err(|e| LockError::io(&path, e))?
+            .then_some(MetaLock { _file: file })
+            .ok_or_else(|| LockError::Busy {
+                dir: self.dir.clone(),
+            })
+    }
+
+    /// A fresh set of partition locks (its own open of `.lock`: its locks conflict with those
+    /// of every other set, in this process too).
+    pub fn partition_locks(&self) -> Result<PartitionLocks, LockError> {
+        let (path, file) = open_lock_file(&self.dir)?;
+        Ok(PartitionLocks { file, path })
+    }
+}
+
+/// Held while the directory's metadata changes; released on drop.
+#[derive(Debug)]
+pub struct MetaLock {
+    _file: File,
+}
+
+/// Partition append locks of one writer ([`crate::datadir::PartitionWriter`]).
+#[derive(Debug)]
+pub struct PartitionLocks {
+    file: File,
+    path: PathBuf,
+}
+
+impl PartitionLocks {
+    /// Takes the lock of the partition named `name` (`topic-partition`), waiting as long as
+    /// another writer appends to it (an append holds it for one group of batches).
+    pub fn lock(&self, name: &str) -> Result<(), LockError> {
+        set_lock(&self.file, Lock::Write, partition_byte(name), true)
+            .map(drop)
+            .map_err(|e| LockError::io(&self.path, e))
+    }
+
+    /// Releases the partition's lock.
+    pub fn unlock(&self, name: &str) -> Result<(), LockError> {
+        set_lock(&self.file, Lock::Unlock, partition_byte(name), false)
+            .map(drop)
+            .map_err(|e| LockError::io(&self.path, e))
+    }
+}
+
+/// Where partition lock bytes start in `.lock`.
+pub const PARTITION_RANGE_START: i64 = 1 << 20;
+/// How many partition lock bytes there are.
+const PARTITION_RANGE_LEN: u64 = 1 << 40;
+const SHARED_BYTE: i64 = 0;
+const META_BYTE: i64 = 1;
+
+/// The lock byte of a partition: FNV-1a of its name, a stable spread over a large range.
+fn partition_byte(name: &str) -> i64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in name.bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    PARTITION_RANGE_START + (hash % PARTITION_RANGE_LEN) as i64
 }
 
 /// Why the lock was not taken.
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
-    /// Someone else holds it (Kafka's message).
+    /// A broker (or something else taking a write lock on `.lock`) holds it (Kafka's message).
     #[error("Failed to acquire lock on file .lock in {}. A Kafka instance in another process or thread is using this directory.", dir.display())]
     Held {
+        /// The data directory.
+        dir: PathBuf,
+    },
+    /// Another kafkit process kept changing the directory's metadata for the whole wait.
+    #[error("Timed out waiting for another kafkit process to finish changing the metadata of {}", dir.display())]
+    Busy {
         /// The data directory.
         dir: PathBuf,
     },
@@ -52,66 +137,109 @@ pub enum LockError {
     },
 }
 
-/// Locks `<dir>/.lock` (creating it), waiting up to `wait` while another holder has it.
-pub fn lock_dir(dir: &Path, wait: Duration) -> Result<DirLock, LockError> {
+impl LockError {
+    fn io(path: &Path, source: io::Error) -> Self {
+        LockError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+fn open_lock_file(dir: &Path) -> Result<(PathBuf, File), LockError> {
     let path = dir.join(LOCK_FILE);
-    let io_err = |source| LockError::Io {
-        path: path.clone(),
-        source,
-    };
     let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .open(&path)
-        .map_err(io_err)?;
+        .map_err(|e| LockError::io(&path, e))?;
+    Ok((path, file))
+}
+
+/// Takes the shared lock of `dir`'s `.lock` (creating it), waiting up to `wait` while a broker
+/// (or an older kafkit, which took a write lock) holds it.
+pub fn lock_dir(dir: &Path, wait: Duration) -> Result<DirLock, LockError> {
+    let (path, file) = open_lock_file(dir)?;
+    if lock_waiting(&file, Lock::Read, SHARED_BYTE, wait).map_err(|e| LockError::io(&path, e))? {
+        Ok(DirLock {
+            _file: file,
+            dir: dir.to_path_buf(),
+        })
+    } else {
+        Err(LockError::Held {
+            dir: dir.to_path_buf(),
+        })
+    }
+}
+
+/// Tries to take a lock until `wait` has passed: `Ok(false)` when another holder kept it.
+fn lock_waiting(file: &File, kind: Lock, byte: i64, wait: Duration) -> io::Result<bool> {
     let deadline = Instant::now() + wait;
     let mut pause = Duration::from_millis(2);
     loop {
-        if try_write_lock(&file).map_err(io_err)? {
-            return Ok(DirLock {
-                _file: file,
-                dir: dir.to_path_buf(),
-            });
+        if set_lock(file, kind, byte, false)? {
+            return Ok(true);
         }
         let now = Instant::now();
         if now >= deadline {
-            return Err(LockError::Held {
-                dir: dir.to_path_buf(),
-            });
+            return Ok(false);
         }
         thread::sleep(pause.min(deadline - now));
         pause = (pause * 2).min(Duration::from_millis(50));
     }
 }
 
+#[derive(Debug, Clone, Copy)]
+enum Lock {
+    Read,
+    Write,
+    Unlock,
+}
+
 #[cfg(target_os = "linux")]
 const SET_LOCK: libc::c_int = libc::F_OFD_SETLK;
+#[cfg(target_os = "linux")]
+const SET_LOCK_WAIT: libc::c_int = libc::F_OFD_SETLKW;
 #[cfg(not(target_os = "linux"))]
 const SET_LOCK: libc::c_int = libc::F_SETLK;
+#[cfg(not(target_os = "linux"))]
+const SET_LOCK_WAIT: libc::c_int = libc::F_SETLKW;
 
-/// Tries to take a write lock over the whole file: `Ok(false)` when another holder has it.
+/// Sets a lock on one byte of the file (`byte` 0 for the shared lock, and beyond the end for
+/// the others: POSIX locks may cover bytes a file does not have): `Ok(false)` when another
+/// holder has a conflicting one (never when `wait`, which blocks until it is free).
 ///
 /// The only `unsafe` of the data directory. `fcntl` with a lock command reads one `flock`
 /// struct that lives on our stack for the duration of the call; the descriptor is owned by
 /// `file`, which outlives the call. OFD locks require `l_pid == 0`, which `zeroed` gives.
-fn try_write_lock(file: &File) -> io::Result<bool> {
+fn set_lock(file: &File, kind: Lock, byte: i64, wait: bool) -> io::Result<bool> {
     use std::os::fd::AsRawFd;
     // SAFETY: `flock` is a plain C struct for which all-zero bytes are a valid value.
     let mut lock: libc::flock = unsafe { std::mem::zeroed() };
-    lock.l_type = libc::F_WRLCK as _;
+    lock.l_type = match kind {
+        Lock::Read => libc::F_RDLCK,
+        Lock::Write => libc::F_WRLCK,
+        Lock::Unlock => libc::F_UNLCK,
+    } as _;
     lock.l_whence = libc::SEEK_SET as _;
-    lock.l_start = 0;
-    lock.l_len = 0;
-    // SAFETY: a valid open descriptor and a pointer to an initialised `flock` (see above).
-    let rc = unsafe { libc::fcntl(file.as_raw_fd(), SET_LOCK, &lock as *const libc::flock) };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let err = io::Error::last_os_error();
-    match err.raw_os_error() {
-        Some(code) if code == libc::EAGAIN || code == libc::EACCES => Ok(false),
-        _ => Err(err),
+    lock.l_start = byte as _;
+    lock.l_len = 1;
+    let command = if wait { SET_LOCK_WAIT } else { SET_LOCK };
+    loop {
+        // SAFETY: a valid open descriptor and a pointer to an initialised `flock` (see above).
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), command, &lock as *const libc::flock) };
+        if rc == 0 {
+            return Ok(true);
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(code) if code == libc::EINTR => continue,
+            Some(code) if !wait && (code == libc::EAGAIN || code == libc::EACCES) => {
+                return Ok(false)
+            }
+            _ => return Err(err),
+        }
     }
 }

@@ -66,7 +66,7 @@ pub use atomic::{sync_dir, write_atomic, write_atomic_via};
 
 pub use checkpoint::{CheckpointError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint};
 pub use config::{ConfigError, TopicConfigs};
-pub use lock::{DirLock, LockError, DEFAULT_LOCK_WAIT};
+pub use lock::{DirLock, LockError, MetaLock, PartitionLocks, DEFAULT_LOCK_WAIT};
 pub use meta::{MetaError, MetaProperties};
 pub use names::{InvalidTopicFilter, InvalidTopicName, TopicFilter};
 pub use tails::UNFLUSHED_TAILS;
@@ -275,6 +275,10 @@ pub enum DataDirError {
     /// A partition number outside the topic.
     #[error("Partition {0} does not exist.")]
     UnknownPartition(String),
+    /// The partition went away under a writer: its topic was deleted (and maybe created
+    /// again) by another process (the error a Kafka broker answers then).
+    #[error("{0}: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not host this topic-partition.")]
+    UnknownTopicOrPartition(TopicPartition),
     /// A partition's log failed.
     #[error("partition {tp}: {source}")]
     Log {
@@ -512,7 +516,8 @@ impl DataDir {
         }
         let meta_path = path.join(meta::META_PROPERTIES);
         if !meta_path.exists() {
-            let _lock = lock::lock_dir(&path, DEFAULT_LOCK_WAIT)?;
+            let lock = lock::lock_dir(&path, DEFAULT_LOCK_WAIT)?;
+            let _meta = lock.meta(DEFAULT_LOCK_WAIT)?;
             if !meta_path.exists() {
                 MetaProperties::new_v1().write(&meta_path)?;
             }
@@ -545,8 +550,9 @@ impl DataDir {
         self.path.join(name)
     }
 
-    /// Takes the directory's `.lock` for writing, waiting up to [`DEFAULT_LOCK_WAIT`] for
-    /// another writer, then finishes any create or delete a crashed writer left behind.
+    /// Takes the directory's `.lock` for writing (shared with other kafkit writers, refused
+    /// while a broker holds it: [`lock`]), waiting up to [`DEFAULT_LOCK_WAIT`], then finishes
+    /// any create or delete a crashed writer left behind.
     pub fn lock(&self) -> Result<DirLock> {
         self.lock_wait(DEFAULT_LOCK_WAIT)
     }
@@ -557,7 +563,8 @@ impl DataDir {
     pub fn lock_wait(&self, wait: Duration) -> Result<DirLock> {
         check_writable(&self.path)?;
         let guard = lock::lock_dir(&self.path, wait)?;
-        self.recover(&guard)?;
+        let meta = guard.meta(wait.max(DEFAULT_LOCK_WAIT))?;
+        self.recover(&meta)?;
         Ok(guard)
     }
 
@@ -683,7 +690,7 @@ impl DataDir {
     /// Finishes what a crashed writer left: pending topics lose their partition directories,
     /// `-delete` directories and partitions an interrupted alter made are removed, and the
     /// metadata file's temporary too.
-    fn recover(&self, _lock: &DirLock) -> Result<()> {
+    fn recover(&self, _meta: &MetaLock) -> Result<()> {
         remove_file_if_exists(&atomic::temp_path(&self.topics_path()))?;
         let mut file = self.read_topics_file()?;
         if !file.pending.is_empty() {
@@ -870,6 +877,7 @@ impl DataDir {
     /// commits the topic file. No segment is created (the log does that on first open).
     pub fn create_topic(&self, lock: &DirLock, new: &NewTopic) -> Result<Topic> {
         debug_assert_eq!(lock.dir(), self.path.as_path());
+        let _meta = lock.meta(DEFAULT_LOCK_WAIT)?;
         Self::check_new_topic_name(&new.name)?;
         let existing = self.topics()?;
         if existing.iter().any(|t| t.name == new.name) {
@@ -930,6 +938,7 @@ impl DataDir {
         assignment: Option<&[Vec<i32>]>,
     ) -> Result<Topic> {
         debug_assert_eq!(lock.dir(), self.path.as_path());
+        let _meta = lock.meta(DEFAULT_LOCK_WAIT)?;
         let mut topic = self
             .topic(name)?
             .ok_or_else(|| DataDirError::UnknownTopic(name.to_string()))?;
@@ -994,9 +1003,12 @@ impl DataDir {
     }
 
     /// Deletes a topic: the topic file goes first (the commit point), then each partition
-    /// directory is renamed to `…-delete` and removed.
+    /// directory is renamed to `…-delete` and removed, between two appends of any writer of
+    /// the partition (under its partition lock). A writer then finds the partition gone.
     pub fn delete_topic(&self, lock: &DirLock, name: &str) -> Result<()> {
         debug_assert_eq!(lock.dir(), self.path.as_path());
+        let _meta = lock.meta(DEFAULT_LOCK_WAIT)?;
+        let appends = lock.partition_locks()?;
         let topic = self
             .topic(name)?
             .ok_or_else(|| DataDirError::UnknownTopic(name.to_string()))?;
@@ -1009,7 +1021,10 @@ impl DataDir {
         for tp in topic.topic_partitions() {
             let dir = self.partition_dir(&tp);
             if dir.exists() {
+                let tp_name = tp.to_string();
+                appends.lock(&tp_name)?;
                 self.delete_partition_dir(&dir, name, tp.partition)?;
+                appends.unlock(&tp_name)?;
             }
         }
         file.pending.remove(name);

@@ -168,6 +168,24 @@ impl UnflushedTails {
     }
 
     /// Drops what is recorded for a log (it was flushed, or its file could not be stamped).
+    /// Puts what this record says of `partitions` into `other` (read again from the file: other
+    /// writers of the directory may have changed it meanwhile).
+    pub(crate) fn merge_into<'a>(
+        &self,
+        other: &mut UnflushedTails,
+        partitions: impl IntoIterator<Item = &'a TopicPartition>,
+    ) {
+        for tp in partitions {
+            match self.tails.get(tp) {
+                Some(tail) => {
+                    other.tails.insert(tp.clone(), tail.clone());
+                    other.changed = true;
+                }
+                None => other.forget(tp),
+            }
+        }
+    }
+
     pub(crate) fn forget(&mut self, tp: &TopicPartition) {
         self.changed |= self.tails.remove(tp).is_some();
     }

@@ -523,6 +523,17 @@ impl<E: IndexEntry> IndexFile<E> {
         Ok(())
     }
 
+    /// Whether the file still has the length this index has it at (another writer of the
+    /// partition trims or regrows it when it rolls or closes the segment).
+    pub fn unchanged_on_disk(&self) -> Result<bool> {
+        let len = self
+            .file
+            .metadata()
+            .map_err(LogError::io("reading the size of", &self.path))?
+            .len();
+        Ok(len == (self.max_entries * E::SIZE) as u64)
+    }
+
     /// Grows the file back to `max_index_size` bytes (a segment becoming active again).
     pub fn resize(&mut self, max_index_size: u32) -> Result<()> {
         self.resize_slots(max_index_size as usize / E::SIZE)

@@ -10,7 +10,7 @@
 pub mod config;
 pub mod error;
 pub mod index;
-mod os;
+pub(crate) mod os;
 pub mod partition;
 pub mod reader;
 pub mod segment;
@@ -18,6 +18,6 @@ pub mod segment;
 pub use config::{CompressionPolicy, LogConfig};
 pub use error::{LogError, OffsetDisorder};
 pub use index::{OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
-pub use partition::{AppendInfo, Log, LogEnd, LogReader, RecoveryReport, SkippedTail};
+pub use partition::{AppendInfo, Freshness, Log, LogEnd, LogReader, RecoveryReport, SkippedTail};
 pub use reader::{ReadChecks, SegmentReader, Stop};
 pub use segment::{LogSegment, SegmentAppend};

@@ -1,11 +1,13 @@
 //! The storage code's calls into the operating system that `std` does not wrap: memory maps of
 //! index files, and writeback of a segment's data. Every `unsafe` block of `log/` lives here.
 //!
-//! Kafka memory-maps a segment's `.index` and `.timeindex` and so does kafkit, but only while it
-//! holds the data directory's `.lock` as the writer of that partition. A map of a file that another
-//! process truncates raises SIGBUS on access; holding the lock means no other kafkit process
-//! writes (and so truncates) these files while they are mapped. Readers that do not hold the lock
-//! use positioned reads instead (see [`crate::log::index`]), never a map.
+//! Kafka memory-maps a segment's `.index` and `.timeindex` and so does kafkit, but a writer
+//! touches its maps only while it holds the partition's append lock, and only after checking
+//! that no other writer changed the files since it last held it ([`crate::log::Log::freshness`]:
+//! the indexes still have the lengths it maps). A map of a file that another process truncated
+//! raises SIGBUS on access; a writer that finds the files changed drops its maps unread and maps
+//! them again ([`crate::log::Log::refresh`]). Readers use positioned reads instead (see
+//! [`crate::log::index`]), never a map.
 
 use std::fs::File;
 use std::io;
@@ -14,10 +16,11 @@ use memmap2::MmapMut;
 
 /// Maps `file` read-write, shared, over its current length.
 pub(crate) fn map_mut(file: &File) -> io::Result<MmapMut> {
-    // SAFETY: the map is only created by the holder of the data directory's write lock, for an
-    // index file that only this process truncates or resizes, and every resize drops the map
-    // first (`IndexFile::remap`). Bytes read through the map are treated as untrusted input and
-    // never used to index memory unchecked.
+    // SAFETY: the map is only created and used under the partition's append lock, after the
+    // file's length was checked to be the one mapped (another writer resizes it only under that
+    // lock, and this one then drops the map unread), and every resize here drops the map first
+    // (`IndexFile::resize_slots`). Bytes read through the map are treated as untrusted input
+    // and never used to index memory unchecked.
     unsafe { MmapMut::map_mut(file) }
 }
 
@@ -40,4 +43,21 @@ pub(crate) fn start_writeback(file: &File, offset: u64, len: u64) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (file, offset, len);
+}
+
+/// The soft limit on open files of this process (`RLIMIT_NOFILE`), `None` when unlimited or
+/// unknown.
+pub(crate) fn open_file_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes one `rlimit` struct into the one we own, nothing else.
+        let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+        (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+    }
+    #[cfg(not(unix))]
+    None
 }

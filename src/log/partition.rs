@@ -68,6 +68,31 @@ pub struct Log {
     /// A flush failed: what it should have synced may not be on disk, so the recovery point
     /// never moves again in this log's life (Kafka takes the log dir offline).
     flush_failed: bool,
+    /// The partition directory's device and inode when the log was opened: a directory of the
+    /// same name with another inode is another partition (its topic deleted and created again).
+    dir_id: (u64, u64),
+}
+
+/// How a log a writer holds compares with its files ([`Log::freshness`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Nobody else wrote to it since this writer did.
+    Current,
+    /// Another writer appended, rolled or closed it: [`Log::refresh`] before appending.
+    Stale,
+    /// The partition directory is gone or is another one (its topic was deleted).
+    Gone,
+}
+
+/// The device and inode of a directory, `None` when it is gone.
+fn dir_identity(dir: &Path) -> Result<Option<(u64, u64)>> {
+    use std::os::unix::fs::MetadataExt;
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(Some((m.dev(), m.ino()))),
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(LogError::io("reading", dir)(e)),
+    }
 }
 
 /// Makes a directory's entries (files created, renamed or removed in it) durable.
@@ -226,11 +251,13 @@ impl Log {
             recovery,
             rolled_flush: None,
             flush_failed: false,
+            dir_id: dir_identity(dir)?.unwrap_or_default(),
         };
         if trusted && recovery == RecoveryReport::default() {
             // Kafka's unflushed messages: what lies between the recovery point and the end.
             log.unflushed_messages = log_end_offset - log.recovery_point;
-        } else {
+        } else if recovery != RecoveryReport::default() || log.recovery_point < log_end_offset {
+            // What recovery changed, or validated past the recovery point, is made durable.
             log.flush()?;
         }
         Ok(log)
@@ -269,6 +296,65 @@ impl Log {
     /// Base offsets of the segments, oldest first.
     pub fn segment_base_offsets(&self) -> &[i64] {
         &self.segments
+    }
+
+    /// Whether another writer of the partition changed its files since this log last did
+    /// (appended, rolled, closed), or removed the partition. A few `stat`s: writers sharing a
+    /// partition ask before each run of appends, under the partition's lock.
+    pub fn freshness(&self) -> Result<Freshness> {
+        if dir_identity(&self.dir)? != Some(self.dir_id) {
+            return Ok(Freshness::Gone);
+        }
+        let Some(active) = &self.active else {
+            return Ok(Freshness::Stale);
+        };
+        if !active.unchanged_on_disk()? {
+            return Ok(Freshness::Stale);
+        }
+        // A roll by another writer starts a segment at this log's end before appending to it.
+        let rolled = self.log_end_offset != active.base_offset()
+            && self
+                .dir
+                .join(segment::file_name(self.log_end_offset, ".log"))
+                .exists();
+        Ok(if rolled {
+            Freshness::Stale
+        } else {
+            Freshness::Current
+        })
+    }
+
+    /// Takes in what other writers of the partition appended since this log last wrote:
+    /// the segments they rolled and the active segment's new end, validated from its last
+    /// offset-index entry on (a writer that died in the middle of an append leaves a torn
+    /// batch there, which is cut as recovery cuts it; everything before that entry was written
+    /// by writers that went on). The caller holds the partition's lock; nothing this log has
+    /// mapped is touched before the files are looked at again.
+    pub fn refresh(&mut self, now_ms: i64) -> Result<()> {
+        let active_base = self.active_base_offset();
+        // Dropping the segment unmaps its indexes and writes nothing.
+        self.active = None;
+        let later: Vec<i64> = list_segments(&self.dir)?
+            .into_iter()
+            .filter(|&base| base >= active_base)
+            .collect();
+        let Some(&last) = later.last() else {
+            return Err(LogError::Io {
+                action: "reopening",
+                path: self.dir.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("the active segment {active_base} is gone"),
+                ),
+            });
+        };
+        let mut active = LogSegment::open_writable(&self.dir, last, &self.config, now_ms)?;
+        self.recovery.truncated_bytes += active.recover(Some(i64::MAX))?;
+        self.log_end_offset = active.read_next_offset()?.unwrap_or(last);
+        self.segments.retain(|&base| base < active_base);
+        self.segments.extend(later);
+        self.active = Some(active);
+        Ok(())
     }
 
     /// The base offset of the active (last) segment.

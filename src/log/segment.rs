@@ -254,6 +254,20 @@ impl LogSegment {
         self.size
     }
 
+    /// Whether the files are as this segment left them: the `.log` has the size it knows and
+    /// the indexes the lengths it maps. Another writer of the partition changes one of them
+    /// whenever it appends, rolls or closes.
+    pub fn unchanged_on_disk(&self) -> Result<bool> {
+        let len = self
+            .log
+            .metadata()
+            .map_err(LogError::io("reading the size of", &self.log_path))?
+            .len();
+        Ok(len == self.size
+            && self.offset_index.unchanged_on_disk()?
+            && self.time_index.unchanged_on_disk()?)
+    }
+
     /// The `.log` file.
     pub fn log_path(&self) -> &Path {
         &self.log_path
