@@ -480,3 +480,52 @@ fn no_command_panics_on_a_closed_stdout_or_stderr() {
         check(&run);
     }
 }
+
+#[test]
+fn a_data_dir_is_made_only_where_mkdir_would_make_it_and_said_once() {
+    let tmp = tempdir();
+    // A mistyped path: its parent is missing, so nothing is made, and the message names it.
+    let typo = tmp.path().join("no-such-parent").join("kafka-logs");
+    for args in [
+        &["topics", "--create", "--topic", "t"][..],
+        &["topics", "create", "--topic", "t", "--if-not-exists"],
+        &["produce", "--topic", "t"],
+    ] {
+        let run = crate::common::kafkit_stdin(&typo, args, b"a\n");
+        assert_eq!(run.code, 1, "{args:?}: {}", said(&run));
+        assert!(
+            said(&run).contains(&typo.display().to_string()),
+            "{args:?}: {}",
+            said(&run)
+        );
+        assert!(!tmp.path().join("no-such-parent").exists(), "{args:?}");
+    }
+    let run = kafkit(&typo, &["topics", "--create", "--topic", "t"]);
+    let parent = tmp.path().join("no-such-parent");
+    assert!(
+        run.stdout.contains(&format!(
+            "cannot create data directory {}: {} does not exist",
+            typo.display(),
+            parent.display()
+        )),
+        "{}",
+        said(&run)
+    );
+    // Its parent exists: made, and said once on stderr, not again by the next command.
+    let new = tmp.path().join("kafka-logs");
+    let run = kafkit(&new, &["topics", "--create", "--topic", "a"]);
+    assert_eq!(run.ok(), "Created topic a.\n");
+    assert_eq!(
+        run.stderr,
+        format!("Created data directory {}\n", new.display())
+    );
+    let run = kafkit(&new, &["topics", "--create", "--topic", "b"]);
+    assert_eq!(run.ok(), "Created topic b.\n");
+    assert_eq!(run.stderr, "");
+    // An existing empty directory is used as it is, without the note.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let run = kafkit(&empty, &["topics", "--create", "--topic", "c"]);
+    assert_eq!(run.ok(), "Created topic c.\n");
+    assert_eq!(run.stderr, "");
+}

@@ -51,7 +51,8 @@ pub struct GlobalArgs {
     /// they run; another writer waits up to 10 s for it, then fails with Kafka's lock message.
     /// Readers take no lock. Writers refuse an existing directory that is neither empty nor a
     /// data directory (one with meta.properties or .kafkit-topics.json, or only the files and
-    /// partition directories a data directory holds).
+    /// partition directories a data directory holds). `topics --create` makes a missing one as
+    /// mkdir does (its parent must exist) and says so on stderr.
     #[arg(
         long,
         global = true,

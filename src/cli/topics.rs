@@ -530,6 +530,9 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
         configs,
     };
     let dir = DataDir::create(&global.data_dir)?;
+    if dir.was_created() {
+        stderrln!("Created data directory {}", global.data_dir.display());
+    }
     let lock = dir.lock()?;
     let topic = match dir.create_topic(&lock, &new) {
         Ok(topic) => topic,
