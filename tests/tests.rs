@@ -20,4 +20,5 @@ mod produce_streams;
 mod readers;
 mod readme;
 mod record;
+mod skips;
 mod topics;
