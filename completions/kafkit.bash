@@ -96,7 +96,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__consume)
-            opts="-h -V --topic --include --partition --offset --from-beginning --max-messages --timeout-ms --isolation-level --group --property --consumer-property --enable-systest-events --skip-message-on-error --key-deserializer --value-deserializer --formatter --formatter-config --consumer.config --bootstrap-server --data-dir --output --help --version"
+            opts="-h -V --topic --include --partition --offset --from-beginning --max-messages --timeout-ms --isolation-level --group --property --consumer-property --enable-systest-events --skip-message-on-error --key-deserializer --value-deserializer --formatter --formatter-config --consumer.config --bootstrap-server --exit-at-end --format --format-escape --data-dir --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -164,6 +164,14 @@ _kafkit() {
                     ;;
                 --bootstrap-server)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format-escape)
+                    COMPREPLY=($(compgen -W "none json" -- "${cur}"))
                     return 0
                     ;;
                 --data-dir)

@@ -480,3 +480,158 @@ fn no_command_panics_on_a_closed_stdout_or_stderr() {
         check(&run);
     }
 }
+
+#[test]
+fn a_data_dir_is_made_only_where_mkdir_would_make_it_and_said_once() {
+    let tmp = tempdir();
+    // A mistyped path: its parent is missing, so nothing is made, and the message names it.
+    let typo = tmp.path().join("no-such-parent").join("kafka-logs");
+    for args in [
+        &["topics", "--create", "--topic", "t"][..],
+        &["topics", "create", "--topic", "t", "--if-not-exists"],
+        &["produce", "--topic", "t"],
+    ] {
+        let run = crate::common::kafkit_stdin(&typo, args, b"a\n");
+        assert_eq!(run.code, 1, "{args:?}: {}", said(&run));
+        assert!(
+            said(&run).contains(&typo.display().to_string()),
+            "{args:?}: {}",
+            said(&run)
+        );
+        assert!(!tmp.path().join("no-such-parent").exists(), "{args:?}");
+    }
+    let run = kafkit(&typo, &["topics", "--create", "--topic", "t"]);
+    let parent = tmp.path().join("no-such-parent");
+    assert!(
+        run.stdout.contains(&format!(
+            "cannot create data directory {}: {} does not exist",
+            typo.display(),
+            parent.display()
+        )),
+        "{}",
+        said(&run)
+    );
+    // Its parent exists: made, and said once on stderr, not again by the next command.
+    let new = tmp.path().join("kafka-logs");
+    let run = kafkit(&new, &["topics", "--create", "--topic", "a"]);
+    assert_eq!(run.ok(), "Created topic a.\n");
+    assert_eq!(
+        run.stderr,
+        format!("Created data directory {}\n", new.display())
+    );
+    let run = kafkit(&new, &["topics", "--create", "--topic", "b"]);
+    assert_eq!(run.ok(), "Created topic b.\n");
+    assert_eq!(run.stderr, "");
+    // An existing empty directory is used as it is, without the note.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let run = kafkit(&empty, &["topics", "--create", "--topic", "c"]);
+    assert_eq!(run.ok(), "Created topic c.\n");
+    assert_eq!(run.stderr, "");
+}
+
+/// The commands a user can name (`kafkit --help` lists them; `generate` is hidden).
+fn visible_commands() -> Vec<String> {
+    kafkit::cli::command()
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name().to_string())
+        .collect()
+}
+
+#[test]
+fn with_output_json_every_command_ends_an_error_with_one_error_object_on_stdout() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    kafkit(dir, &["topics", "--create", "--topic", "t"]).ok();
+    // (command line, stdin, what the error says)
+    let cases: &[(&[&str], &[u8], &str)] = &[
+        (
+            &["topics", "--create", "--topic", "t"],
+            b"",
+            "Error while executing topic command : Topic 't' already exists.",
+        ),
+        (
+            &["topics", "--create"],
+            b"",
+            "Missing required argument \"[topic]\"",
+        ),
+        (
+            &[
+                "produce",
+                "--topic",
+                "t",
+                "--producer-property",
+                "max.request.size=100",
+            ],
+            b"a value longer than a hundred bytes once serialized with its record and batch overhead: ..............\nok\n",
+            "Could not write 1 of 2 records to topic t",
+        ),
+        (
+            &["consume", "--topic", "t", "--offset", "1"],
+            b"",
+            "The partition is required when offset is specified.",
+        ),
+        (
+            &["get-offsets", "--topic", "t", "--time", "yesterday"],
+            b"",
+            "Error occurred: Malformed time argument yesterday.",
+        ),
+        (
+            &["dump-log-segments"],
+            b"",
+            "Missing required argument \"[files]\"",
+        ),
+        (
+            &[
+                "simulate-assignment",
+                "--topic",
+                "orders:0",
+                "--members",
+                "a",
+            ],
+            b"",
+            "simulate-assignment: ",
+        ),
+        // A usage error clap finds, before any command runs.
+        (&["consume", "--no-such-option"], b"", "--no-such-option"),
+    ];
+    let covered: std::collections::BTreeSet<&str> = cases.iter().map(|c| c.0[0]).collect();
+    for command in visible_commands() {
+        assert!(
+            covered.contains(command.as_str()),
+            "{command} is not tested"
+        );
+    }
+    for (args, stdin, says) in cases {
+        for output in [&["--output", "json"][..], &["--output=json"]] {
+            let args: Vec<&str> = args.iter().chain(output).copied().collect();
+            let run = crate::common::kafkit_stdin(dir, &args, stdin);
+            assert_eq!(run.code, 1, "{args:?}: {}", said(&run));
+            let lines: Vec<serde_json::Value> = run
+                .stdout
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON line"))
+                .collect();
+            let errors: Vec<&serde_json::Value> =
+                lines.iter().filter(|v| v["type"] == "error").collect();
+            assert_eq!(errors.len(), 1, "{args:?}: {}", run.stdout);
+            let error = lines.last().unwrap();
+            assert_eq!(error["type"], "error", "{args:?}: last line {error}");
+            assert_eq!(error["code"], 1, "{args:?}");
+            let message = error["message"].as_str().unwrap();
+            assert!(message.contains(says), "{args:?}: {message}");
+            // The human text stays on stderr: the same message.
+            assert!(
+                run.stderr.trim_end().ends_with(message),
+                "{args:?}: stderr {}\nmessage {message}",
+                run.stderr
+            );
+        }
+        // Text output has no JSON on stdout (topics prints Kafka's line there).
+        let run = crate::common::kafkit_stdin(dir, args, stdin);
+        assert_eq!(run.code, 1, "{args:?}");
+        assert!(!said(&run).contains("\"type\":\"error\""), "{args:?}");
+        assert!(said(&run).contains(says), "{args:?}: {}", said(&run));
+    }
+}

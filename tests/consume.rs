@@ -1386,3 +1386,221 @@ fn malformed_utf8_is_shown_as_javas_new_string_shows_it() {
         run.stdout
     );
 }
+
+/// Topic `t` of two partitions with records at known times: partition 0 at 1000, 2000, 3000
+/// ms, partition 1 at 1500 and 5000 ms.
+fn timed_topic(dir: &std::path::Path) {
+    create_topic(dir, "t", 2, &[]);
+    produce_json(
+        dir,
+        "t",
+        &[
+            r#"{"partition":0,"timestamp":1000,"key":"a","value":"p0-1000"}"#,
+            r#"{"partition":0,"timestamp":2000,"key":"b","value":"p0-2000"}"#,
+            r#"{"partition":0,"timestamp":3000,"key":"c","value":"p0-3000"}"#,
+            r#"{"partition":1,"timestamp":1500,"key":null,"value":"p1-1500","headers":[["h","x"],["n",null]]}"#,
+            r#"{"partition":1,"timestamp":5000,"key":"e","value":null}"#,
+        ],
+    );
+}
+
+#[test]
+fn exit_at_end_stops_once_every_partition_is_read_to_its_end() {
+    let dir = tempdir();
+    timed_topic(dir.path());
+    // The timeout only keeps a broken --exit-at-end from hanging the test: reached, it would
+    // print Kafka's TimeoutException, which must not be there.
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--exit-at-end",
+            "--timeout-ms",
+            "120000",
+        ],
+    );
+    assert_eq!(run.ok(), "p0-1000\np0-2000\np0-3000\np1-1500\nnull\n");
+    assert_eq!(run.stderr, "Processed a total of 5 messages\n");
+    // An empty partition is at its end at once; assign mode too.
+    create_topic(dir.path(), "empty", 1, &[]);
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "empty",
+            "--partition",
+            "0",
+            "--offset",
+            "0",
+            "--exit-at-end",
+            "--timeout-ms",
+            "120000",
+        ],
+    );
+    assert_eq!(run.ok(), "");
+    assert_eq!(run.stderr, "Processed a total of 0 messages\n");
+}
+
+#[test]
+fn offset_takes_a_time_for_one_partition_or_all() {
+    let dir = tempdir();
+    timed_topic(dir.path());
+    let consume = |extra: &[&str]| {
+        let mut args = vec![
+            "consume",
+            "--topic",
+            "t",
+            "--exit-at-end",
+            "--format",
+            r"%p:%o:%T\n",
+        ];
+        args.extend_from_slice(extra);
+        kafkit(dir.path(), &args)
+    };
+    for (offset, partition, want) in [
+        // The first record at or after the time.
+        ("@2000", Some("0"), "0:1:2000\n0:2:3000\n"),
+        ("@1999", Some("0"), "0:1:2000\n0:2:3000\n"),
+        ("@0", Some("0"), "0:0:1000\n0:1:2000\n0:2:3000\n"),
+        // None as late: the end.
+        ("@3001", Some("0"), ""),
+        // Every partition, each from its own first record at or after the time.
+        ("@1800", None, "0:1:2000\n0:2:3000\n1:1:5000\n"),
+        ("@1500", None, "0:1:2000\n0:2:3000\n1:0:1500\n1:1:5000\n"),
+        ("@4000", None, "1:1:5000\n"),
+        // ISO-8601 with its zone.
+        (
+            "1970-01-01T00:00:01.800Z",
+            None,
+            "0:1:2000\n0:2:3000\n1:1:5000\n",
+        ),
+        (
+            "1970-01-01T01:00:02+01:00",
+            Some("0"),
+            "0:1:2000\n0:2:3000\n",
+        ),
+    ] {
+        let mut extra = vec!["--offset", offset];
+        if let Some(p) = partition {
+            extra.extend(["--partition", p]);
+        }
+        let run = consume(&extra);
+        assert_eq!(
+            run.ok(),
+            want,
+            "--offset {offset} --partition {partition:?}"
+        );
+    }
+    for (offset, says) in [
+        ("@soon", "The provided offset value '@soon' is incorrect: 'soon' is not a number of milliseconds."),
+        ("@-5", "The provided offset value '@-5' is incorrect: the time cannot be negative."),
+        ("2026-12-01T10:00:00", "The provided offset value '2026-12-01T10:00:00' is incorrect: not an ISO-8601 time (no zone: end it with Z or +HH:MM)"),
+        ("2026-02-30T10:00:00Z", "no such day in the month"),
+        // Not a time: Kafka's own message.
+        ("soon", "The provided offset value 'soon' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long."),
+    ] {
+        let run = consume(&["--partition", "0", "--offset", offset]);
+        assert_eq!(run.code, 1, "{offset}");
+        assert!(run.stderr.lines().next().unwrap().contains(says), "{offset}: {}", run.stderr);
+        assert!(run.stderr.contains("Usage: kafkit consume"), "{offset}");
+        assert_eq!(run.stdout, "", "{offset}");
+    }
+    let run = consume(&["--offset", "@1000", "--from-beginning"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .starts_with("Options from-beginning and offset cannot be specified together."),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn format_strings_use_kcats_placeholders() {
+    let dir = tempdir();
+    timed_topic(dir.path());
+    let consume = |extra: &[&str]| {
+        let mut args = vec![
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--exit-at-end",
+        ];
+        args.extend_from_slice(extra);
+        kafkit(dir.path(), &args)
+    };
+    let run = consume(&["--format", r"%t %p %o %T %k(%K) %s(%S) [%h] 100%%\n"]);
+    assert_eq!(
+        run.ok(),
+        "t 0 0 1000 a(1) p0-1000(7) [] 100%\n\
+         t 0 1 2000 b(1) p0-2000(7) [] 100%\n\
+         t 0 2 3000 c(1) p0-3000(7) [] 100%\n\
+         t 1 0 1500 (-1) p1-1500(7) [h=x,n=] 100%\n\
+         t 1 1 5000 e(1) (-1) [] 100%\n"
+    );
+    // %R: the value's size as 4 big-endian bytes; nothing is added between records.
+    let run = consume(&["--partition", "1", "--format", "%R"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.raw_stdout, [0, 0, 0, 7, 0xff, 0xff, 0xff, 0xff]);
+    // JSON escaping: every line is JSON, null stays null.
+    let run = consume(&[
+        "--format",
+        r#"{"p":%p,"key":%k,"value":%s,"headers":%h}\n"#,
+        "--format-escape",
+        "json",
+    ]);
+    let lines: Vec<Value> = run
+        .ok()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(
+        lines[3],
+        serde_json::json!({"p": 1, "key": null, "value": "p1-1500", "headers": [{"key": "h", "value": "x"}, {"key": "n", "value": null}]})
+    );
+    assert_eq!(lines[4]["value"], Value::Null);
+    // With Kafka's formatter options or --output json: refused, with what to drop.
+    for (extra, says) in [
+        (
+            &["--format", "%s", "--property", "print.key=true"][..],
+            "Option \"[format]\" can't be used with option \"[property]\"",
+        ),
+        (
+            &[
+                "--format",
+                "%s",
+                "--formatter",
+                "org.apache.kafka.tools.consumer.NoOpMessageFormatter",
+            ][..],
+            "Option \"[format]\" can't be used with option \"[formatter]\"",
+        ),
+        (
+            &[
+                "--format",
+                "%s",
+                "--value-deserializer",
+                "org.apache.kafka.common.serialization.StringDeserializer",
+            ][..],
+            "Option \"[format]\" can't be used with option \"[value-deserializer]\"",
+        ),
+        (
+            &["--format", "%s", "--output", "json"][..],
+            "Option \"[format]\" can't be used with option \"[output json]\"",
+        ),
+        (
+            &["--format", "%x"][..],
+            "The format '%x' is incorrect: Unsupported formatter: %x",
+        ),
+        (&["--format-escape", "json"][..], "--format"),
+    ] {
+        let run = consume(extra);
+        assert_eq!(run.code, 1, "{extra:?}");
+        assert!(run.stderr.contains(says), "{extra:?}: {}", run.stderr);
+    }
+}

@@ -2,8 +2,9 @@
 //! reads every batch (valid CRC, the codec asked for, consecutive offsets) and finds the same
 //! records `kafkit consume` prints; the `.index`/`.timeindex` entries follow Kafka's rules.
 //!
-//! Needs `python3` with kafka-python (installed by `.ci/run`). Without it the test prints a
-//! visible SKIPPED line, unless `KAFKIT_REQUIRE_KAFKA_PYTHON` is set (CI), where it fails.
+//! Needs `python3` with kafka-python (installed by `.ci/run`). Without it the test is skipped
+//! with a visible SKIPPED line (`common::skip`), unless prerequisites are required (CI) or
+//! `KAFKIT_REQUIRE_KAFKA_PYTHON` is set, where it fails.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,7 +14,7 @@ use serde_json::Value;
 use kafkit::datadir::{DataDir, TopicPartition};
 use kafkit::log::LogReader;
 
-use crate::common::{kafkit_stdin, repo_root, tempdir};
+use crate::common::{kafkit_stdin, repo_root, skip, tempdir};
 use crate::produce::{consume_all, create_topic};
 
 /// kafka-python's view of some `.log` files, or `None` (after saying SKIPPED) without it.
@@ -28,12 +29,12 @@ fn kafka_python(logs: &[&Path]) -> Option<Value> {
                 "kafka-python is required: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            eprintln!("SKIPPED: kafka-python interop (kafka-python is not installed: pip install kafka-python)");
+            skip("kafka-python is not installed (pip install kafka-python)");
             return None;
         }
         Err(e) => {
             assert!(!required, "python3 is required: {e}");
-            eprintln!("SKIPPED: kafka-python interop (python3 not found: {e})");
+            skip(&format!("python3 was not found ({e})"));
             return None;
         }
         Ok(out) => out,

@@ -110,7 +110,7 @@ fn check_examples(doc: &str) -> usize {
     let scratch = common::tempdir();
     let dir = scratch.path().join("work");
     std::fs::create_dir(&dir).expect("scratch dir");
-    let shared = common::repo_root().join("..").join("shared");
+    let shared = common::shared_root();
     let have_shared = shared.is_dir();
     if have_shared {
         std::os::unix::fs::symlink(&shared, scratch.path().join("shared")).expect("link shared");

@@ -20,5 +20,6 @@ mod produce_streams;
 mod readers;
 mod readme;
 mod record;
+mod skips;
 mod topics;
 mod writers;

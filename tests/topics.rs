@@ -779,7 +779,10 @@ fn json_output_parses() {
     let last: serde_json::Value =
         serde_json::from_str(run.stdout.lines().last().expect("line")).expect("json");
     assert_eq!(last["type"], "error");
-    assert_eq!(last["message"], "Topic 'j.s' already exists.");
+    assert_eq!(
+        last["message"],
+        "Error while executing topic command : Topic 'j.s' already exists."
+    );
 }
 
 #[test]

@@ -12,10 +12,11 @@ use anyhow::Result;
 
 use super::signals::{self, StopSignals};
 use super::{properties, stderrln, usage_error, Exit, GlobalArgs};
-use crate::client::offsets::offset_range;
+use crate::client::offsets::{list_offset, offset_range, OffsetSpec};
 use crate::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use crate::output::format::{FormatEscape, RecordFormat};
 use crate::output::json::write_typed_line;
 use crate::output::message::{record_json, DeserializerIssue, FormatError, Formatter, MessageView};
 use crate::output::{log4j, OutputFormat};
@@ -37,7 +38,12 @@ pub struct Args {
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub partition: Option<i32>,
     /// The offset to consume from (a non-negative number), or 'earliest' which means from
-    /// beginning, or 'latest' which means from end.
+    /// beginning, or 'latest' which means from end. Or a time, as kcat takes it: '@' and
+    /// milliseconds since the epoch (@1796086513663), or an ISO-8601 time with its zone
+    /// (2026-12-01T10:00:00Z, 2026-12-01T11:00:00.5+01:00): each partition starts at its first
+    /// record whose timestamp is at least that (Kafka's offsetsForTimes, through the
+    /// .timeindex), or at its end when it has none. A time applies to --partition, or without
+    /// it to every partition read.
     #[arg(long, value_name = "OFFSET", allow_hyphen_values = true)]
     pub offset: Option<String>,
     /// Start with the earliest message present in the log rather than the latest message.
@@ -103,6 +109,24 @@ pub struct Args {
     /// --data-dir.
     #[arg(long, value_name = "HOST:PORT")]
     pub bootstrap_server: Option<String>,
+    /// Exit (0) once every partition read has been read to its end, as kcat's -e: no waiting
+    /// for new records, no TimeoutException. Not an option of Kafka's tool.
+    #[arg(long)]
+    pub exit_at_end: bool,
+    /// Print each record as this kcat format string says (kcat's -f) instead of Kafka's
+    /// formatter: %s value, %S value size, %R value size as a big-endian int32 (binary), %k
+    /// key, %K key size (-1 for null), %t topic, %p partition, %o offset, %T timestamp (ms),
+    /// %h headers (name=value,...), %% a %; \n \r \t \xHH \NNN in the text. Nothing is added
+    /// after a record (end the format with \n). Cannot be used with Kafka's formatter options
+    /// (--formatter, --formatter-config, --property, --key-deserializer,
+    /// --value-deserializer) nor --output json.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// How --format writes %s, %k, %t and %h: as bytes (none, kcat's way), or as JSON values
+    /// with their quotes (json: a string, null, or {"base64": ...} for bytes that are not
+    /// UTF-8), so that '{"key":%k,"value":%s}\n' makes a JSON line whatever the record holds.
+    #[arg(long, value_enum, value_name = "ESCAPE", requires = "format")]
+    pub format_escape: Option<FormatEscape>,
 }
 
 /// Where a partition starts.
@@ -111,16 +135,126 @@ enum Start {
     Earliest,
     Latest,
     At(i64),
+    /// The first record whose timestamp is at least this (ms), else the end.
+    Time(i64),
 }
 
-fn parse_offset(text: &str) -> Option<Start> {
+/// `--offset`: Kafka's values, or a time as kcat takes one. `Err(None)` for a value that is
+/// none of them (Kafka's message), `Err(Some(why))` for a time that is malformed.
+fn parse_offset(text: &str) -> Result<Start, Option<String>> {
     if text.eq_ignore_ascii_case("earliest") {
-        Some(Start::Earliest)
+        Ok(Start::Earliest)
     } else if text.eq_ignore_ascii_case("latest") {
-        Some(Start::Latest)
+        Ok(Start::Latest)
+    } else if let Some(ms) = text.strip_prefix('@') {
+        match ms.parse::<i64>() {
+            Ok(ms) if ms >= 0 => Ok(Start::Time(ms)),
+            Ok(_) => Err(Some("the time cannot be negative".to_string())),
+            Err(_) => Err(Some(format!("'{ms}' is not a number of milliseconds"))),
+        }
+    } else if text.len() > 4 && text.as_bytes().get(4) == Some(&b'-') {
+        match iso_8601_ms(text) {
+            Ok(ms) if ms >= 0 => Ok(Start::Time(ms)),
+            Ok(_) => Err(Some("the time cannot be before 1970".to_string())),
+            Err(why) => Err(Some(why)),
+        }
     } else {
-        text.parse::<i64>().ok().filter(|n| *n >= 0).map(Start::At)
+        text.parse::<i64>()
+            .ok()
+            .filter(|n| *n >= 0)
+            .map(Start::At)
+            .ok_or(None)
     }
+}
+
+/// Milliseconds since the epoch of an ISO-8601 time with its zone:
+/// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` then `Z` or `+HH:MM` / `-HH:MM` (or `+HHMM`, `+HH`).
+/// A time without a zone is refused rather than read in the local zone.
+fn iso_8601_ms(text: &str) -> Result<i64, String> {
+    let bad = |what: &str| format!("not an ISO-8601 time ({what})");
+    let (date, time) = text
+        .split_once(['T', 't'])
+        .ok_or_else(|| bad("no 'T' between the date and the time"))?;
+    let number = |s: &str, what: &str| -> Result<i64, String> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad(what));
+        }
+        s.parse::<i64>().map_err(|_| bad(what))
+    };
+    let mut ymd = date.split('-');
+    let (Some(y), Some(m), Some(d), None) = (ymd.next(), ymd.next(), ymd.next(), ymd.next()) else {
+        return Err(bad("the date is not YYYY-MM-DD"));
+    };
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 {
+        return Err(bad("the date is not YYYY-MM-DD"));
+    }
+    let (year, month, day) = (number(y, "year")?, number(m, "month")?, number(d, "day")?);
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Err(bad("no such month")),
+    };
+    if !(1..=days_in_month).contains(&day) {
+        return Err(bad("no such day in the month"));
+    }
+    // The zone: Z, or a sign and HH[:MM].
+    let (clock, zone_ms) = if let Some(clock) = time.strip_suffix(['Z', 'z']) {
+        (clock, 0)
+    } else if let Some(at) = time.rfind(['+', '-']) {
+        let (clock, zone) = time.split_at(at);
+        let sign = if zone.starts_with('-') { -1 } else { 1 };
+        let zone = zone.get(1..).unwrap_or_default().replace(':', "");
+        let (hh, mm) = match zone.len() {
+            2 => (number(&zone, "zone")?, 0),
+            4 => (
+                number(zone.get(..2).unwrap_or_default(), "zone")?,
+                number(zone.get(2..).unwrap_or_default(), "zone")?,
+            ),
+            _ => return Err(bad("the zone is not Z or +HH:MM")),
+        };
+        if hh > 23 || mm > 59 {
+            return Err(bad("the zone is not Z or +HH:MM"));
+        }
+        (clock, sign * (hh * 3600 + mm * 60) * 1000)
+    } else {
+        return Err(bad("no zone: end it with Z or +HH:MM"));
+    };
+    let (hms, fraction) = match clock.split_once(['.', ',']) {
+        Some((hms, fraction)) => (hms, Some(fraction)),
+        None => (clock, None),
+    };
+    let mut fields = hms.split(':');
+    let (Some(h), Some(mi), s, None) = (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return Err(bad("the time is not HH:MM:SS"));
+    };
+    if h.len() != 2 || mi.len() != 2 || s.is_some_and(|s| s.len() != 2) {
+        return Err(bad("the time is not HH:MM:SS"));
+    }
+    let (hour, minute) = (number(h, "hour")?, number(mi, "minute")?);
+    let second = s.map_or(Ok(0), |s| number(s, "second"))?;
+    if hour > 23 || minute > 59 || second > 59 {
+        return Err(bad("no such time of day"));
+    }
+    let millis = match fraction {
+        None => 0,
+        Some(f) => {
+            number(f, "fraction of a second")?;
+            let ms: String = f.chars().chain("000".chars()).take(3).collect();
+            number(&ms, "fraction of a second")?
+        }
+    };
+    // Days from 1970-01-01 to the date (Howard Hinnant's days_from_civil).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Ok(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis - zone_ms)
 }
 
 /// Kafka's validation, in Kafka's order (`ConsoleConsumerOptions`).
@@ -143,10 +277,19 @@ fn validate(args: &Args) -> Result<Start> {
             "Options from-beginning and offset cannot be specified together.",
         ));
     }
-    if args.offset.is_some() && args.partition.is_none() {
+    let start = args.offset.as_deref().map(parse_offset);
+    let is_time = matches!(start, Some(Ok(Start::Time(_)) | Err(Some(_))));
+    // A time names where every partition starts, so it needs no --partition (kcat's s@).
+    if args.offset.is_some() && args.partition.is_none() && !is_time {
         return Err(usage_error(
             "consume",
             "The partition is required when offset is specified.",
+        ));
+    }
+    if is_time && args.from_beginning {
+        return Err(usage_error(
+            "consume",
+            "Options from-beginning and offset cannot be specified together.",
         ));
     }
     let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
@@ -157,15 +300,39 @@ fn validate(args: &Args) -> Result<Start> {
         )
         .into());
     }
-    match &args.offset {
-        Some(text) => parse_offset(text).ok_or_else(|| {
+    if let Some(format) = &args.format {
+        let kafkas = [
+            ("formatter", args.formatter.is_some()),
+            ("formatter-config", args.formatter_config.is_some()),
+            ("property", !args.property.is_empty()),
+            ("key-deserializer", args.key_deserializer.is_some()),
+            ("value-deserializer", args.value_deserializer.is_some()),
+        ];
+        if let Some((option, _)) = kafkas.iter().find(|(_, given)| *given) {
+            return Err(usage_error(
+                "consume",
+                format!("Option \"[format]\" can't be used with option \"[{option}]\": --format replaces Kafka's formatter"),
+            ));
+        }
+        RecordFormat::parse(format, FormatEscape::None).map_err(|why| {
             usage_error(
                 "consume",
-                format!("The provided offset value '{text}' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long."),
+                format!("The format '{format}' is incorrect: {why}"),
             )
-        }),
-        None if args.from_beginning => Ok(Start::Earliest),
-        None => Ok(Start::Latest),
+        })?;
+    }
+    match (&args.offset, start) {
+        (Some(_), Some(Ok(start))) => Ok(start),
+        (Some(text), Some(Err(None))) => Err(usage_error(
+            "consume",
+            format!("The provided offset value '{text}' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long."),
+        )),
+        (Some(text), Some(Err(Some(why)))) => Err(usage_error(
+            "consume",
+            format!("The provided offset value '{text}' is incorrect: {why}. A time is '@' and milliseconds since the epoch, or an ISO-8601 time with its zone, such as 2026-12-01T10:00:00Z or 2026-12-01T11:00:00+01:00."),
+        )),
+        _ if args.from_beginning => Ok(Start::Earliest),
+        _ => Ok(Start::Latest),
     }
 }
 
@@ -184,6 +351,8 @@ struct Settings {
     exclude_internal: bool,
     /// check.crcs: a batch whose checksum does not match ends the run.
     check_crcs: bool,
+    /// --format: kcat's format string, in place of the formatter.
+    format: Option<RecordFormat>,
 }
 
 /// The logger of Kafka's console consumer, as its log lines name it.
@@ -207,6 +376,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         subscribed(args, global, &datadir, &settings)?,
         &datadir,
         &settings,
+        settings.start,
     )?;
     // Ctrl-C, SIGTERM and SIGHUP end the loop instead of the process, so the consumer still
     // prints `Processed a total of N messages`, as Kafka's shutdown hook does.
@@ -292,7 +462,7 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
         None if args.from_beginning => Some(Start::Earliest),
         None => Some(Start::Latest),
     };
-    if args.partition.is_none() {
+    if args.partition.is_none() && !matches!(start, Start::Time(_)) {
         // Subscribe mode without a group: no committed offsets, the reset policy decides.
         start = reset.unwrap_or(Start::At(-1));
     }
@@ -355,9 +525,23 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
             ),
         }
     }
+    let format = match &args.format {
+        Some(_) if global.output == OutputFormat::Json => {
+            return Err(usage_error(
+                "consume",
+                "Option \"[format]\" can't be used with option \"[output json]\": each prints the records its own way",
+            ))
+        }
+        Some(format) => Some(
+            RecordFormat::parse(format, args.format_escape.unwrap_or_default())
+                .map_err(Exit::failure)?,
+        ),
+        None => None,
+    };
     Ok(Settings {
         start,
         reset,
+        format,
         isolation,
         formatter,
         metadata_max_age,
@@ -404,11 +588,13 @@ fn subscribed(
     Ok(partitions)
 }
 
-/// A consumer for each of `partitions`, positioned where the settings say.
+/// A consumer for each of `partitions`, positioned at `start` (the reset policy where that is
+/// out of range).
 fn open_partitions(
     partitions: Vec<TopicPartition>,
     datadir: &DataDir,
     settings: &Settings,
+    start: Start,
 ) -> Result<Vec<(TopicPartition, PartitionConsumer)>> {
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
@@ -422,8 +608,16 @@ fn open_partitions(
         // An end that cannot be read (a corrupt last batch) is needed only to start there: a
         // read from before it serves the records up to the damage, then reports it.
         let in_range = |n: i64| n >= earliest && range.end.as_ref().map_or(true, |&end| n <= end);
-        let offset = match (settings.start, settings.reset) {
+        let offset = match (start, settings.reset) {
             (Start::Earliest, _) => earliest,
+            // Kafka's offsetsForTimes: the first offset whose timestamp is at least the time;
+            // none (every record is older), the end, as kcat then starts.
+            (Start::Time(ms), _) => {
+                match list_offset(&dir, OffsetSpec::Timestamp(ms), checkpointed)?.offset {
+                    Some(offset) => offset.max(earliest),
+                    None => range.end?,
+                }
+            }
             (Start::At(n), _) if in_range(n) => n,
             (Start::At(_), Some(Start::Earliest)) => earliest,
             // Latest, or out of range with auto.offset.reset latest.
@@ -463,7 +657,10 @@ fn add_new_partitions(
         .filter(|tp| !consumers.iter().any(|(known, _)| known == tp))
         .collect();
     if !new.is_empty() {
-        consumers.extend(open_partitions(new, datadir, settings)?);
+        // Positioned by auto.offset.reset, as Kafka positions a partition assigned later
+        // (a --offset time named where the partitions known at the start begin).
+        let start = settings.reset.unwrap_or(Start::At(-1));
+        consumers.extend(open_partitions(new, datadir, settings, start)?);
     }
     Ok(())
 }
@@ -567,6 +764,8 @@ fn consume_loop(
                 got += 1;
                 if json {
                     write_typed_line(out, record_json(&view))?;
+                } else if let Some(format) = &settings.format {
+                    format.write(out, &view)?;
                 } else {
                     match settings.formatter.write(out, &view) {
                         Ok(()) => {}
@@ -612,6 +811,10 @@ fn consume_loop(
         }
         // Caught up: show what was printed, then wait for more or give up.
         out.flush()?;
+        if args.exit_at_end {
+            // Every partition is at its end (a round found nothing in any of them).
+            return Ok(());
+        }
         let waited = last_record.elapsed();
         let nap = Duration::from_millis(50);
         match timeout {
@@ -635,4 +838,62 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<io::Error>()
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_8601_times_are_read_with_their_zone() {
+        // 2026-12-01T10:00:00Z, as `date -u -d 2026-12-01T10:00:00Z +%s` gives.
+        let base = 1_796_119_200_000;
+        for (text, ms) in [
+            ("2026-12-01T10:00:00Z", base),
+            ("2026-12-01t10:00:00z", base),
+            ("2026-12-01T10:00Z", base),
+            ("2026-12-01T11:00:00+01:00", base),
+            ("2026-12-01T11:00:00+0100", base),
+            ("2026-12-01T11:00:00+01", base),
+            ("2026-12-01T05:30:00-04:30", base),
+            ("2026-12-01T10:00:00.5Z", base + 500),
+            ("2026-12-01T10:00:00,123456Z", base + 123),
+            ("1970-01-01T00:00:00Z", 0),
+            ("2000-02-29T00:00:00Z", 951_782_400_000),
+        ] {
+            assert_eq!(iso_8601_ms(text), Ok(ms), "{text}");
+        }
+        for text in [
+            "2026-12-01T10:00:00",
+            "2026-12-01 10:00:00Z",
+            "2026-13-01T10:00:00Z",
+            "2026-02-29T10:00:00Z",
+            "2026-12-01T24:00:00Z",
+            "2026-12-01T10:00:00+25:00",
+            "2026-12-1T10:00:00Z",
+            "2026-12-01T10:00:00.Z",
+            "2026-12-01T10:00:0xZ",
+        ] {
+            assert!(iso_8601_ms(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn offsets_and_times() {
+        assert_eq!(parse_offset("earliest"), Ok(Start::Earliest));
+        assert_eq!(parse_offset("7"), Ok(Start::At(7)));
+        assert_eq!(
+            parse_offset("@1796119200000"),
+            Ok(Start::Time(1_796_119_200_000))
+        );
+        assert_eq!(
+            parse_offset("2026-12-01T10:00:00Z"),
+            Ok(Start::Time(1_796_119_200_000))
+        );
+        assert_eq!(parse_offset("-1"), Err(None));
+        assert_eq!(parse_offset("soon"), Err(None));
+        assert!(matches!(parse_offset("@-1"), Err(Some(_))));
+        assert!(matches!(parse_offset("@x"), Err(Some(_))));
+        assert!(matches!(parse_offset("1969-12-31T23:59:59Z"), Err(Some(_))));
+    }
 }

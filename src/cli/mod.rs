@@ -51,7 +51,8 @@ pub struct GlobalArgs {
     /// they run; another writer waits up to 10 s for it, then fails with Kafka's lock message.
     /// Readers take no lock. Writers refuse an existing directory that is neither empty nor a
     /// data directory (one with meta.properties or .kafkit-topics.json, or only the files and
-    /// partition directories a data directory holds).
+    /// partition directories a data directory holds). `topics --create` makes a missing one as
+    /// mkdir does (its parent must exist) and says so on stderr.
     #[arg(
         long,
         global = true,
@@ -213,17 +214,53 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
-            return if err.use_stderr() {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            };
+            if !err.use_stderr() {
+                return ExitCode::SUCCESS;
+            }
+            // The arguments did not parse, so `--output` is looked for in them as they are.
+            if json_asked(std::env::args_os().skip(1)) {
+                json_error(err.render().to_string().trim_end(), 1);
+            }
+            return ExitCode::from(1);
         }
     };
+    let output = cli.global.output;
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => report(&err),
+        Err(err) => report(&err, output),
     }
+}
+
+/// Whether command-line arguments that clap refused ask for `--output json` (`--output json`
+/// or `--output=json`, before a `--`).
+fn json_asked(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    let mut previous_was_output = false;
+    for arg in args {
+        let Some(arg) = arg.to_str() else {
+            previous_was_output = false;
+            continue;
+        };
+        if arg == "--" {
+            break;
+        }
+        if (previous_was_output && arg == "json") || arg == "--output=json" {
+            return true;
+        }
+        previous_was_output = arg == "--output";
+    }
+    false
+}
+
+/// With `--output json`, an error also ends stdout's JSON Lines as one object, after what the
+/// command printed (`docs/json.md`): `{"type":"error","code":N,"message":TEXT}`, TEXT being
+/// what stderr shows. A closed stdout loses it, as it would lose any line.
+fn json_error(message: &str, code: u8) {
+    let mut out = io::stdout().lock();
+    let _ = crate::output::json::write_typed_line(
+        &mut out,
+        serde_json::json!({"type": "error", "code": code, "message": message}),
+    )
+    .and_then(|()| out.flush());
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -239,26 +276,33 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// Prints an error on stderr and returns its exit code. A closed stdout is a normal end (stderr
-/// never fails: [`QuietStderr`]).
-fn report(err: &anyhow::Error) -> ExitCode {
+/// Prints an error on stderr (and with `--output json` as an `error` object on stdout) and
+/// returns its exit code. A closed stdout is a normal end (stderr never fails:
+/// [`QuietStderr`]). An [`Exit`] without a message prints nothing: the command has said why
+/// already (in its own JSON objects too), or a signal ended it.
+fn report(err: &anyhow::Error, output: OutputFormat) -> ExitCode {
     if is_broken_pipe(err) {
         return ExitCode::SUCCESS;
     }
-    if let Some(exit) = err.downcast_ref::<Exit>() {
-        if !exit.message.is_empty() {
-            stderrln!("{}", exit.message);
+    let (text, code) = match err.downcast_ref::<Exit>() {
+        Some(exit) => (exit.message.clone(), exit.code),
+        None => {
+            let mut text = String::from("kafkit: error: ");
+            text.push_str(&err.to_string());
+            for cause in err.chain().skip(1) {
+                text.push_str("\n  caused by: ");
+                text.push_str(&cause.to_string());
+            }
+            (text, 1)
         }
-        return ExitCode::from(exit.code);
+    };
+    if !text.is_empty() {
+        stderrln!("{text}");
+        if output == OutputFormat::Json {
+            json_error(text.trim_end(), code);
+        }
     }
-    let mut text = String::from("kafkit: error: ");
-    text.push_str(&err.to_string());
-    for cause in err.chain().skip(1) {
-        text.push_str("\n  caused by: ");
-        text.push_str(&cause.to_string());
-    }
-    stderrln!("{text}");
-    ExitCode::from(1)
+    ExitCode::from(code)
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -156,14 +156,23 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             Ok(())
         }
         Err(Failure::Io(e)) => Err(e.into()),
+        // Kafka prints its line on stdout; with --output json, stdout is JSON Lines, and the
+        // line goes where every command's error goes (`report`: stderr, and an `error` object).
         Err(Failure::Message(message)) => {
-            out.error(&message)?;
             out.w.flush()?;
-            Err(Exit {
-                message: String::new(),
-                code: 1,
+            let line = format!("Error while executing topic command : {message}");
+            match out.format {
+                OutputFormat::Text => {
+                    writeln!(out.w, "{line}")?;
+                    out.w.flush()?;
+                    Err(Exit {
+                        message: String::new(),
+                        code: 1,
+                    }
+                    .into())
+                }
+                OutputFormat::Json => Err(Exit::failure(line).into()),
             }
-            .into())
         }
     }
 }
@@ -216,15 +225,6 @@ impl<W: Write> Out<W> {
         match self.format {
             OutputFormat::Text => writeln!(self.w, "{text}"),
             OutputFormat::Json => self.json(json!({"type": "warning", "message": text})),
-        }
-    }
-
-    fn error(&mut self, message: &str) -> io::Result<()> {
-        match self.format {
-            OutputFormat::Text => {
-                writeln!(self.w, "Error while executing topic command : {message}")
-            }
-            OutputFormat::Json => self.json(json!({"type": "error", "message": message})),
         }
     }
 }
@@ -530,6 +530,9 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
         configs,
     };
     let dir = DataDir::create(&global.data_dir)?;
+    if dir.was_created() {
+        stderrln!("Created data directory {}", global.data_dir.display());
+    }
     let lock = dir.lock()?;
     let topic = match dir.create_topic(&lock, &new) {
         Ok(topic) => topic,

@@ -219,6 +219,19 @@ pub enum DataDirError {
     /// The data directory does not exist.
     #[error("data directory {} does not exist", .0.display())]
     Missing(PathBuf),
+    /// A new data directory's parent does not exist: only the last component of a path is
+    /// made, as `mkdir` (without `-p`) makes it, so that a mistyped path creates nothing.
+    #[error(
+        "cannot create data directory {}: {} does not exist (only the last directory of the path is created, as by mkdir)",
+        path.display(),
+        parent.display()
+    )]
+    ParentMissing {
+        /// The data directory asked for.
+        path: PathBuf,
+        /// Its first ancestor that does not exist.
+        parent: PathBuf,
+    },
     /// The data directory's path names a file (or a device...), not a directory.
     #[error("{} is {kind}, not a directory", path.display())]
     NotADirectory {
@@ -462,11 +475,26 @@ fn check_writable(path: &Path) -> Result<()> {
     }
 }
 
+/// The highest ancestor of `path` that does not exist (its parent does), for the message of
+/// [`DataDirError::ParentMissing`]; the parent itself when nothing else can be said.
+fn first_missing_ancestor(path: &Path) -> PathBuf {
+    let mut missing = path.parent().unwrap_or(path).to_path_buf();
+    while let Some(up) = missing.parent() {
+        if up.as_os_str().is_empty() || up.exists() {
+            break;
+        }
+        missing = up.to_path_buf();
+    }
+    missing
+}
+
 /// A data directory (one of a broker's `log.dirs`), acting as a one-broker cluster.
 #[derive(Debug, Clone)]
 pub struct DataDir {
     path: PathBuf,
     meta: Option<MetaProperties>,
+    /// Whether [`DataDir::create`] made the directory itself (it did not exist).
+    created: bool,
 }
 
 impl DataDir {
@@ -493,14 +521,21 @@ impl DataDir {
         } else {
             None
         };
-        Ok(DataDir { path, meta })
+        Ok(DataDir {
+            path,
+            meta,
+            created: false,
+        })
     }
 
     /// Opens a data directory for writing, creating it and its `meta.properties` (KRaft style,
     /// node 0) when absent. An existing directory must be a data directory or empty (see
-    /// [`DataDirError::NotADataDir`]).
+    /// [`DataDirError::NotADataDir`]). Only the directory itself is made, never its parents
+    /// ([`DataDirError::ParentMissing`]): a mistyped `--data-dir /nonexistent/dir` creates
+    /// nothing. [`DataDir::was_created`] tells whether this call made it.
     pub fn create(path: impl Into<PathBuf>) -> Result<DataDir> {
         let path = path.into();
+        let mut created = false;
         match fs::metadata(&path) {
             Ok(m) if m.is_dir() => check_writable(&path)?,
             Ok(m) => {
@@ -509,9 +544,20 @@ impl DataDir {
                     path,
                 })
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                fs::create_dir_all(&path).map_err(io_err(&path))?
-            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(&path) {
+                Ok(()) => created = true,
+                // Made meanwhile by another writer: an empty directory or its data directory.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && path.is_dir() => {
+                    check_writable(&path)?
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    return Err(DataDirError::ParentMissing {
+                        parent: first_missing_ancestor(&path),
+                        path,
+                    })
+                }
+                Err(e) => return Err(io_err(&path)(e)),
+            },
             Err(e) => return Err(io_err(&path)(e)),
         }
         let meta_path = path.join(meta::META_PROPERTIES);
@@ -522,7 +568,14 @@ impl DataDir {
                 MetaProperties::new_v1().write(&meta_path)?;
             }
         }
-        DataDir::open(path)
+        let mut dir = DataDir::open(path)?;
+        dir.created = created;
+        Ok(dir)
+    }
+
+    /// Whether [`DataDir::create`] made the directory (it did not exist before the call).
+    pub fn was_created(&self) -> bool {
+        self.created
     }
 
     /// The directory.

@@ -10,27 +10,103 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/kafka-fixtures`, or `None` with a visible note when it is absent.
+/// `../shared/kafka-fixtures`, or `None` after a visible SKIPPED note when it is absent (a
+/// failure where prerequisites are required: [`prerequisites_required`]).
+#[track_caller]
 pub fn fixtures() -> Option<PathBuf> {
     shared_dir("kafka-fixtures")
 }
 
-/// `../shared/spec/vectors`, or `None` with a visible note when it is absent.
+/// `../shared/spec/vectors`, or `None` as [`fixtures`].
+#[track_caller]
 pub fn vectors() -> Option<PathBuf> {
     shared_dir("spec/vectors")
 }
 
+/// The `shared` folder beside the repository (real broker data and Kafka's test vectors), or
+/// the one `KAFKIT_TEST_SHARED` names (the skip tests point it at a missing path). It may be
+/// absent: see [`fixtures`].
+pub fn shared_root() -> PathBuf {
+    std::env::var_os("KAFKIT_TEST_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("..").join("shared"))
+}
+
+#[track_caller]
 fn shared_dir(rel: &str) -> Option<PathBuf> {
-    let dir = repo_root().join("..").join("shared").join(rel);
+    let dir = shared_root().join(rel);
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "SKIPPED: {} is absent (tests that need ../shared/{rel} did not run)",
-            dir.display()
-        );
+        skip(&format!("{} is absent", dir.display()));
         None
     }
+}
+
+/// Whether a missing prerequisite (`../shared`, kafka-python) fails the test that needs it
+/// instead of skipping it: in CI (`CI` set to anything but empty, `0` or `false`, as CI
+/// services and `.ci/run` set it) or with `KAFKIT_REQUIRE_PREREQUISITES` set.
+pub fn prerequisites_required() -> bool {
+    let set = |name: &str| {
+        std::env::var(name)
+            .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+    };
+    set("CI") || set("KAFKIT_REQUIRE_PREREQUISITES")
+}
+
+/// The reasons tests were skipped in this run, for the summary at exit.
+static SKIPS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Ends the calling test's use of a missing prerequisite: a failure where prerequisites are
+/// required ([`prerequisites_required`]); otherwise a `SKIPPED: <test>: <why>` line on stderr
+/// at once, and one summary line when the test binary exits, counting the skips by reason.
+///
+/// Both are written to the process's stderr directly: libtest captures what `eprintln!`
+/// prints (and shows it only for a failed test, or with `--nocapture`), not writes to the
+/// stream itself, so a plain `cargo test` shows them.
+#[track_caller]
+pub fn skip(why: &str) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    assert!(
+        !prerequisites_required(),
+        "{test}: {why} (CI or KAFKIT_REQUIRE_PREREQUISITES requires it; unset both to skip)"
+    );
+    write_stderr(&format!("SKIPPED: {test}: {why}\n"));
+    let mut skips = SKIPS.lock().unwrap_or_else(|e| e.into_inner());
+    if skips.is_empty() {
+        // SAFETY: registers a plain function; atexit has no other precondition.
+        unsafe { libc::atexit(summarize_skips) };
+    }
+    skips.push(why.to_string());
+}
+
+/// The summary of [`skip`], when the test binary exits.
+extern "C" fn summarize_skips() {
+    let skips = SKIPS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut reasons: Vec<(&str, usize)> = Vec::new();
+    for why in skips.iter() {
+        match reasons.iter_mut().find(|(r, _)| *r == why.as_str()) {
+            Some((_, n)) => *n += 1,
+            None => reasons.push((why, 1)),
+        }
+    }
+    let mut text = format!(
+        "\nSKIPPED: {} test(s) did not run for want of a prerequisite (set CI=true to make that a failure):\n",
+        skips.len()
+    );
+    for (why, n) in reasons {
+        text.push_str(&format!("  {n} because {why}\n"));
+    }
+    write_stderr(&text);
+}
+
+/// Writes to the process's stderr, past libtest's capture of `eprint!`.
+fn write_stderr(text: &str) {
+    #[allow(clippy::disallowed_methods)] // a test helper: a failed write is nothing to handle
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// A fresh temporary directory, removed when dropped.
