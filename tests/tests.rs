@@ -6,6 +6,7 @@ mod assign_props;
 mod cli;
 mod client;
 mod common;
+mod completions;
 mod consume;
 mod datadir;
 mod dump;

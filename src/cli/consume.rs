@@ -9,13 +9,16 @@ use std::io::{self, BufWriter, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use clap::ValueHint;
 
 use super::signals::{self, StopSignals};
+use super::values::Suggest;
 use super::{properties, stderrln, usage_error, Exit, GlobalArgs};
 use crate::client::offsets::offset_range;
 use crate::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use crate::output::deserializer::Deserializer;
 use crate::output::json::write_typed_line;
 use crate::output::message::{record_json, DeserializerIssue, FormatError, Formatter, MessageView};
 use crate::output::{log4j, OutputFormat};
@@ -27,46 +30,46 @@ use crate::output::{log4j, OutputFormat};
 #[command(args_override_self = true)]
 pub struct Args {
     /// The topic to consume on.
-    #[arg(long, value_name = "TOPIC")]
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topic: Option<String>,
     /// Regular expression specifying list of topics to include for consumption.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", value_hint = ValueHint::Other)]
     pub include: Option<String>,
     /// The partition to consume from. Consumption starts from the end of the partition unless
     /// '--offset' is specified.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_hint = ValueHint::Other)]
     pub partition: Option<i32>,
     /// The offset to consume from (a non-negative number), or 'earliest' which means from
     /// beginning, or 'latest' which means from end.
-    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true)]
+    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true, value_parser = Suggest::new(["earliest", "latest"]), hide_possible_values = true)]
     pub offset: Option<String>,
     /// Start with the earliest message present in the log rather than the latest message.
     #[arg(long)]
     pub from_beginning: bool,
     /// The maximum number of messages to consume before exiting. If not set, consumption is
     /// continual (as with -1; any other negative number consumes none, as in Kafka).
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub max_messages: Option<i32>,
     /// If specified, exit if no message is available for consumption for the specified
     /// interval (a negative one: no limit, as in Kafka).
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub timeout_ms: Option<i64>,
     /// Set to read_committed in order to filter out transactional messages which are not
     /// committed. Set to read_uncommitted to read all messages.
     #[arg(long, value_enum, default_value_t = IsolationLevel::ReadUncommitted)]
     pub isolation_level: IsolationLevel,
     /// Consumer groups are not supported yet (a later version); rejected with a message.
-    #[arg(long, value_name = "GROUP")]
+    #[arg(long, value_name = "GROUP", value_hint = ValueHint::Other)]
     pub group: Option<String>,
     /// A message formatter property, name=value; repeatable: print.timestamp, print.key,
     /// print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery,
     /// key.separator, line.separator, headers.separator, null.literal, key.deserializer,
     /// value.deserializer, headers.deserializer. Text output only.
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub property: Vec<String>,
     /// A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset,
     /// metadata.max.age.ms, exclude.internal.topics (group.id is refused).
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub consumer_property: Vec<String>,
     /// Print `shutdown_complete` on stdout when the consumer ends, as Kafka's does for its system
     /// tests (its shutdown hook; it runs however the consumer ended, once it had started).
@@ -79,11 +82,11 @@ pub struct Args {
     /// org.apache.kafka.common.serialization.*Deserializer: String, Short, Integer, Long, Float,
     /// Double, Boolean, UUID, Bytes, ByteBuffer, Void), printed as on Java 19+; the
     /// key.deserializer property.
-    #[arg(long, value_name = "CLASS")]
+    #[arg(long, value_name = "CLASS", value_parser = Suggest::new(Deserializer::ALL.map(Deserializer::class_name)), hide_possible_values = true)]
     pub key_deserializer: Option<String>,
     /// The class to deserialize values with before printing them (as --key-deserializer); the
     /// value.deserializer property. headers.deserializer (--property) does header values.
-    #[arg(long, value_name = "CLASS")]
+    #[arg(long, value_name = "CLASS", value_parser = Suggest::new(Deserializer::ALL.map(Deserializer::class_name)), hide_possible_values = true)]
     pub value_deserializer: Option<String>,
     /// The formatter (org.apache.kafka.tools.consumer.*): DefaultMessageFormatter (the default),
     /// LoggingMessageFormatter, NoOpMessageFormatter, and for internal topics
@@ -91,17 +94,17 @@ pub struct Args {
     /// (the JSON of Kafka's 4.0 line at commit 1eb7644, the dump goldens' reference: later releases
     /// label the key's version "type"; no newline after a record; they take no --property nor
     /// deserializer). Text output only: --output json prints its own objects.
-    #[arg(long, value_name = "CLASS")]
+    #[arg(long, value_name = "CLASS", value_parser = Suggest::new(Formatter::CLASSES.map(|c| format!("org.apache.kafka.tools.consumer.{c}"))), hide_possible_values = true)]
     pub formatter: Option<String>,
     /// A properties file of formatter properties; --property wins over it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub formatter_config: Option<std::path::PathBuf>,
     /// A properties file of consumer configs; --consumer-property wins over it.
-    #[arg(long = "consumer.config", value_name = "FILE")]
+    #[arg(long = "consumer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub consumer_config: Option<std::path::PathBuf>,
     /// Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads
     /// --data-dir.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
 }
 

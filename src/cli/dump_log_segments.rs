@@ -13,6 +13,7 @@
 use std::io::{self, BufWriter, IsTerminal, Write};
 
 use anyhow::Result;
+use clap::ValueHint;
 
 use super::{Exit, QuietStderr};
 use crate::output::dump::{dump_files, expand_directories, DumpOptions};
@@ -36,7 +37,7 @@ follow on stderr after all files."
 pub struct Args {
     /// REQUIRED: The comma separated list of data and index log files to be dumped. A partition
     /// directory stands for its segment files, in offset order.
-    #[arg(long, value_name = "file1, file2, ...")]
+    #[arg(long, value_name = "file1, file2, ...", value_hint = ValueHint::FilePath)]
     pub files: Option<String>,
     /// If set, printing the messages content when dumping data logs. Automatically set if any
     /// decoder option is specified.
@@ -52,11 +53,15 @@ pub struct Args {
     pub index_sanity_check: bool,
     /// Size of largest message.
     #[arg(long, value_name = "size", allow_negative_numbers = true, default_value_t = 5 * 1024 * 1024,
-          value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)))]
+          value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)),
+        value_hint = ValueHint::Other,
+    )]
     pub max_message_size: i64,
     /// Limit the amount of total batches read in bytes avoiding reading the whole .log file(s).
     #[arg(long, value_name = "size", allow_negative_numbers = true, default_value_t = i64::from(i32::MAX),
-          value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)))]
+          value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)),
+        value_hint = ValueHint::Other,
+    )]
     pub max_bytes: i64,
     /// If set, uses deep instead of shallow iteration. Automatically set if print-data-log is
     /// enabled.

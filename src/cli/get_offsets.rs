@@ -4,9 +4,11 @@
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
+use clap::ValueHint;
 use regex::Regex;
 use serde_json::json;
 
+use super::values::Suggest;
 use super::{stderrln, Exit, GlobalArgs};
 use crate::client::offsets::{list_offset, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
@@ -22,15 +24,15 @@ use crate::output::{log4j, OutputFormat};
 pub struct Args {
     /// The topic to get the offsets for: a regular expression that must match whole names
     /// (`,` means `|`). Default: all topics.
-    #[arg(long, value_name = "TOPIC")]
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topic: Option<String>,
     /// Comma separated list of partition ids. Default: all partitions.
-    #[arg(long, value_name = "IDS", allow_hyphen_values = true)]
+    #[arg(long, value_name = "IDS", allow_hyphen_values = true, value_hint = ValueHint::Other)]
     pub partitions: Option<String>,
     /// Comma separated list of topic-partition patterns `TOPIC_REGEX[:PARTITIONS]` where
     /// PARTITIONS is N, N-M (M exclusive), N- or -M; cannot be used with --topic or
     /// --partitions.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", value_hint = ValueHint::Other)]
     pub topic_partitions: Option<String>,
     /// The time to get offsets for: -1 or latest, -2 or earliest, -3 or max-timestamp,
     /// -4 or earliest-local, -5 or latest-tiered, or a timestamp in milliseconds (the first
@@ -39,7 +41,8 @@ pub struct Args {
         long,
         value_name = "TIME",
         default_value = "latest",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = Suggest::new(["latest", "earliest", "max-timestamp", "earliest-local", "latest-tiered"]), hide_possible_values = true,
     )]
     pub time: String,
     /// Exclude internal topics (__consumer_offsets, ...) from the listing.
@@ -47,10 +50,10 @@ pub struct Args {
     pub exclude_internal_topics: bool,
     /// Accepted for compatibility with kafka-get-offsets.sh and ignored: kafkit reads
     /// --data-dir.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Accepted for compatibility with kafka-get-offsets.sh and ignored.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub command_config: Option<std::path::PathBuf>,
 }
 

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::ValueHint;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::output::OutputFormat;
@@ -19,6 +20,7 @@ pub mod produce;
 mod signals;
 pub mod simulate_assignment;
 pub mod topics;
+pub mod values;
 
 /// `eprintln!` that never panics nor fails: the line goes to [`QuietStderr`].
 ///
@@ -57,7 +59,8 @@ pub struct GlobalArgs {
         global = true,
         env = "KAFKIT_DATA_DIR",
         default_value = "./kafka-logs",
-        value_name = "DIR"
+        value_name = "DIR",
+        value_hint = ValueHint::DirPath,
     )]
     pub data_dir: PathBuf,
     /// How results are printed: Kafka's text, or JSON Lines for scripts.
@@ -78,10 +81,10 @@ pub enum Command {
     /// Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does.
     DumpLogSegments(dump_log_segments::Args),
     /// Write records to a topic from lines of text or JSON (kafka-console-producer.sh).
-    #[command(alias = "console-producer")]
+    #[command(visible_alias = "console-producer")]
     Produce(Box<produce::Args>),
     /// Read records from a topic's partitions (kafka-console-consumer.sh).
-    #[command(alias = "console-consumer")]
+    #[command(visible_alias = "console-consumer")]
     Consume(Box<consume::Args>),
     /// Print the offsets of a topic's partitions: latest, earliest, max timestamp, or by time
     /// (kafka-get-offsets.sh).

@@ -13,9 +13,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use clap::ValueHint;
 use serde_json::{json, Value};
 
 use super::signals::{StopSignals, Wake};
+use super::values::Suggest;
 use super::{properties, stderrln, usage_error, Exit, GlobalArgs, QuietStderr};
 use crate::client::producer::kafka_exception;
 use crate::client::{
@@ -39,18 +41,18 @@ use crate::record::{Compression, Header, NO_TIMESTAMP};
 #[command(args_override_self = true)]
 pub struct Args {
     /// The topic to produce messages to.
-    #[arg(long, value_name = "TOPIC")]
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topic: Option<String>,
     /// Read lines from this file instead of standard input (a progress bar shows on a
     /// terminal).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,
     /// The input format: Kafka's text lines, or the JSON Lines of `consume --output json`
     /// (key, value, headers, timestamp and partition are used).
     #[arg(long, value_enum, default_value_t = InputFormat::Text)]
     pub input: InputFormat,
     /// Write every record to this partition instead of asking the partitioner.
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub partition: Option<i32>,
     /// How records without --partition are spread: default = keyed by murmur2, unkeyed sticky
     /// (Kafka 3.3+); round-robin; random; murmur2 = keyed by murmur2, unkeyed rotating
@@ -58,18 +60,18 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = PartitionerKind::Default)]
     pub partitioner: PartitionerKind,
     /// Seed of the random choices of the default and random partitioners (reproducible runs).
-    #[arg(long, value_name = "SEED")]
+    #[arg(long, value_name = "SEED", value_hint = ValueHint::Other)]
     pub partitioner_seed: Option<u64>,
     /// Batch size in bytes (batch.size, default 16384): a batch is written when the next
     /// record would not fit.
-    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub batch_size: Option<i32>,
     /// Also batch.size; wins over --batch-size when both are given, as in Kafka.
-    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub max_partition_memory_bytes: Option<i32>,
     /// The compression codec: none, gzip, snappy, lz4 or zstd. Given without a value: gzip.
     /// Default: the topic's compression.type (none when it is `producer`).
-    #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip")]
+    #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip", value_parser = Suggest::new(Compression::ALL.map(Compression::name)), hide_possible_values = true)]
     pub compression_codec: Option<String>,
     /// The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka's default). With
     /// all, each batch is fsynced and checkpointed before the next is appended, which makes bulk
@@ -81,7 +83,8 @@ pub struct Args {
         long,
         visible_alias = "acks",
         value_name = "ACKS",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = Suggest::new(["all", "1", "0", "-1"]), hide_possible_values = true,
     )]
     pub request_required_acks: Option<String>,
     /// Send records synchronously: each record is its own batch, fsynced before the next.
@@ -90,31 +93,31 @@ pub struct Args {
     /// A line reader property, name=value; repeatable: parse.key, key.separator,
     /// parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker,
     /// ignore.error. Other names are warned about.
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub property: Vec<String>,
     /// A producer config, name=value; repeatable. Used: acks, batch.size, compression.type,
     /// linger.ms, max.request.size; Kafka's connection and security configs are accepted and
     /// ignored; other names are warned about (Kafka's "supplied but are not used yet").
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub producer_property: Vec<String>,
     /// A properties file of line reader properties; --property wins over it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub reader_config: Option<PathBuf>,
     /// A properties file of producer configs; --producer-property wins over it.
-    #[arg(long = "producer.config", value_name = "FILE")]
+    #[arg(long = "producer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub producer_config: Option<PathBuf>,
     /// Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to
     /// --data-dir.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// The class reading the input: Kafka's org.apache.kafka.tools.LineMessageReader (the
     /// default) is the one there is (--input json reads consume's JSON Lines instead).
-    #[arg(long, value_name = "CLASS")]
+    #[arg(long, value_name = "CLASS", value_parser = Suggest::new([LINE_MESSAGE_READER]), hide_possible_values = true)]
     pub line_reader: Option<String>,
     /// How long a batch waits for more records before it is written, in ms (linger.ms; default
     /// 1000, Kafka's console producer's): a record of a quiet input is written this long after
     /// it is read, not at the end of the input.
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub timeout: Option<i64>,
     /// Accepted and ignored (network settings of kafka-console-producer.sh).
     #[arg(long, value_name = "N", hide = true)]
