@@ -14,6 +14,7 @@ mod generated;
 mod get_offsets;
 mod internal_formatters;
 mod log;
+mod man;
 mod memory;
 mod produce;
 mod produce_interop;

@@ -13,7 +13,7 @@ use clap::ValueHint;
 
 use super::signals::{self, StopSignals};
 use super::values::Suggest;
-use super::{properties, stderrln, usage_error, Exit, GlobalArgs};
+use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs};
 use crate::client::offsets::offset_range;
 use crate::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
@@ -22,6 +22,31 @@ use crate::output::deserializer::Deserializer;
 use crate::output::json::write_typed_line;
 use crate::output::message::{record_json, DeserializerIssue, FormatError, Formatter, MessageView};
 use crate::output::{log4j, OutputFormat};
+
+/// Examples of `kafkit consume`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic of ten records to read:",
+        line: "kafkit topics --create --topic demo --partitions 3 && seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "Read it from the beginning, ending after ten records:",
+        line: "kafkit consume --topic demo --from-beginning --max-messages 10",
+    },
+    Example {
+        what: "Show each record's partition, offset and timestamp too:",
+        line: "kafkit consume --topic demo --from-beginning --max-messages 10 --property print.partition=true --property print.offset=true --property print.timestamp=true",
+    },
+    Example {
+        what: "Read the topics a regular expression matches, as JSON Lines:",
+        line: "kafkit consume --include 'de.*' --from-beginning --max-messages 3 --output json",
+    },
+    Example {
+        what: "Read one partition from its start until nothing comes for half a second:",
+        line: "kafkit consume --topic demo --partition 0 --offset earliest --timeout-ms 500",
+    },
+];
 
 /// Read records from a topic (Kafka's kafka-console-consumer.sh).
 ///

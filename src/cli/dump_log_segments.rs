@@ -15,10 +15,35 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use anyhow::Result;
 use clap::ValueHint;
 
-use super::{Exit, QuietStderr};
+use super::{Example, Exit, QuietStderr};
 use crate::output::dump::{dump_files, expand_directories, DumpOptions};
 pub use crate::output::dump::{BytesDecoder, Outcome};
 use crate::output::OutputFormat;
+
+/// Examples of `kafkit dump-log-segments`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic of one partition and ten records:",
+        line: "kafkit topics --create --topic demo && seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "Dump its segment's batches:",
+        line: "kafkit dump-log-segments --files kafka-logs/demo-0/00000000000000000000.log",
+    },
+    Example {
+        what: "Dump its records and their values:",
+        line: "kafkit dump-log-segments --files kafka-logs/demo-0/00000000000000000000.log --print-data-log",
+    },
+    Example {
+        what: "Dump every segment and index of the partition as JSON Lines:",
+        line: "kafkit dump-log-segments --files kafka-logs/demo-0 --output json",
+    },
+    Example {
+        what: "Check the offset index against the log, exiting with 3 if anything is wrong:",
+        line: "kafkit dump-log-segments --files kafka-logs/demo-0/00000000000000000000.index --verify-index-only --strict",
+    },
+];
 
 /// Dump Kafka log segments, indexes, producer snapshots, transaction indexes and KRaft
 /// snapshots, as Kafka's `kafka-dump-log.sh` prints them.

@@ -9,12 +9,33 @@ use regex::Regex;
 use serde_json::json;
 
 use super::values::Suggest;
-use super::{stderrln, Exit, GlobalArgs};
+use super::{stderrln, Example, Exit, GlobalArgs};
 use crate::client::offsets::{list_offset, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
 use crate::output::json::write_typed_line;
 use crate::output::{log4j, OutputFormat};
+
+/// Examples of `kafkit get-offsets`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic of ten records:",
+        line: "kafkit topics --create --topic demo --partitions 3 && seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "The end offset of each of its partitions:",
+        line: "kafkit get-offsets --topic demo",
+    },
+    Example {
+        what: "The first offset of each partition, of every topic:",
+        line: "kafkit get-offsets --time earliest",
+    },
+    Example {
+        what: "The offset of the record with the highest timestamp, in partitions 0 and 1:",
+        line: "kafkit get-offsets --topic-partitions 'demo:0-2' --time max-timestamp",
+    },
+];
 
 /// Print the offsets of a topic's partitions (Kafka's kafka-get-offsets.sh).
 ///

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueHint;
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::output::OutputFormat;
 
@@ -57,6 +57,7 @@ pub struct GlobalArgs {
     #[arg(
         long,
         global = true,
+        help_heading = "Global options",
         env = "KAFKIT_DATA_DIR",
         default_value = "./kafka-logs",
         value_name = "DIR",
@@ -64,7 +65,13 @@ pub struct GlobalArgs {
     )]
     pub data_dir: PathBuf,
     /// How results are printed: Kafka's text, or JSON Lines for scripts.
-    #[arg(long, global = true, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_enum,
+        default_value_t = OutputFormat::Text
+    )]
     pub output: OutputFormat,
 }
 
@@ -97,6 +104,64 @@ pub enum Command {
     SimulateAssignment(Box<simulate_assignment::Args>),
 }
 
+/// An example of a command, shown in its help (`-h`, `--help`: one command a line, never
+/// wrapped) and in its man page's EXAMPLES.
+///
+/// `tests/man.rs` runs each command's examples, in order, in an empty directory with `kafkit`
+/// on the `PATH`, so a command's list starts with what it needs (a topic, records).
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    /// What it does, one sentence ending with a colon.
+    pub what: &'static str,
+    /// The command line, as typed in a POSIX shell.
+    pub line: &'static str,
+}
+
+/// Examples of `kafkit` itself, in its man page.
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Create a topic of three partitions in ./kafka-logs (made if absent):",
+        line: "kafkit topics --create --topic demo --partitions 3",
+    },
+    Example {
+        what: "Write ten records to it, one a line, then read them back:",
+        line: "seq 1 10 | kafkit produce --topic demo && kafkit consume --topic demo --from-beginning --max-messages 10",
+    },
+    Example {
+        what: "The same, in another data directory, with results as JSON Lines:",
+        line: "kafkit --data-dir ./other-logs topics --create --topic demo && kafkit --data-dir ./other-logs --output json get-offsets",
+    },
+];
+
+/// The examples of `kafkit <command>` (`None`: of `kafkit`), by the command's name.
+pub fn examples(command: Option<&str>) -> &'static [Example] {
+    match command {
+        None => EXAMPLES,
+        Some("topics") => topics::EXAMPLES,
+        Some("produce") => produce::EXAMPLES,
+        Some("consume") => consume::EXAMPLES,
+        Some("get-offsets") => get_offsets::EXAMPLES,
+        Some("dump-log-segments") => dump_log_segments::EXAMPLES,
+        Some("simulate-assignment") => simulate_assignment::EXAMPLES,
+        Some(_) => &[],
+    }
+}
+
+/// clap's default help template with the command's examples after the options: written in the
+/// template, which clap does not wrap (it wraps `after_help` to the terminal's width, and a
+/// command line cut in two cannot be copied).
+fn help_template(examples: &[Example]) -> String {
+    let mut template = String::from(
+        "{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}\n\nExamples:",
+    );
+    for example in examples {
+        template.push_str("\n  ");
+        template.push_str(example.line);
+    }
+    template.push_str("{after-help}");
+    template
+}
+
 /// An error that carries its own exit code and is printed as it is, without a chain.
 ///
 /// Kafka's tools print usage errors and execution errors in set words; commands return this to
@@ -123,7 +188,7 @@ impl Exit {
 /// A usage error of `kafkit <command>`: Kafka's message, the command's usage line and a hint,
 /// exit code 1 (Kafka's `printUsageAndExit`).
 pub(crate) fn usage_error(command: &str, message: impl Into<String>) -> anyhow::Error {
-    let mut cmd = Cli::command();
+    let mut cmd = self::command();
     cmd.build();
     let usage = cmd
         .find_subcommand_mut(command)
@@ -212,7 +277,10 @@ impl Write for QuietStderr {
 /// Usage errors exit with 1, as every Kafka tool's `printUsageAndExit` does; `--help` and
 /// `--version` print and exit with 0.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
@@ -272,7 +340,18 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// The clap command tree, for completions and man pages.
+/// The clap command tree: the derived one, each command with its examples in its help.
 pub fn command() -> clap::Command {
-    Cli::command()
+    let mut cmd = Cli::command();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    for name in names {
+        let examples = examples(Some(&name));
+        if !examples.is_empty() {
+            cmd = cmd.mut_subcommand(&name, |c| c.help_template(help_template(examples)));
+        }
+    }
+    cmd
 }

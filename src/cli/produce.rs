@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 use super::signals::{StopSignals, Wake};
 use super::values::Suggest;
-use super::{properties, stderrln, usage_error, Exit, GlobalArgs, QuietStderr};
+use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use crate::client::producer::kafka_exception;
 use crate::client::{
     configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, ProduceError,
@@ -32,6 +32,31 @@ use crate::output::json::bytes_from_value;
 use crate::output::json::write_typed_line;
 use crate::output::{log4j, OutputFormat};
 use crate::record::{Compression, Header, NO_TIMESTAMP};
+
+/// Examples of `kafkit produce`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic to write to:",
+        line: "kafkit topics --create --topic demo --partitions 3",
+    },
+    Example {
+        what: "Write ten records, one a line of standard input:",
+        line: "seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "Write keyed records (key, a tab, value):",
+        line: "printf 'alice\\tcreated\\nbob\\tpaid\\n' | kafkit produce --topic demo --property parse.key=true",
+    },
+    Example {
+        what: "Load a file, compressed with zstd, without an fsync per batch:",
+        line: "seq 1 100000 > lines.txt && kafkit produce --topic demo --file lines.txt --compression-codec zstd --acks 1",
+    },
+    Example {
+        what: "Write what `consume --output json` printed, and report each write as JSON:",
+        line: "kafkit consume --topic demo --from-beginning --max-messages 2 --output json | kafkit produce --topic demo --input json --output json",
+    },
+];
 
 /// Write records to a topic from lines of text or JSON (Kafka's kafka-console-producer.sh).
 ///

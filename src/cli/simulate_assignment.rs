@@ -15,26 +15,42 @@ use crate::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTop
 use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
 use crate::assign::{vectors, Strategy, TopicPartition};
 use crate::cli::values::Suggest;
-use crate::cli::{Exit, GlobalArgs};
+use crate::cli::{Example, Exit, GlobalArgs};
 use crate::datadir::{file_kind, DataDir, DataDirError};
 use crate::output::json::write_typed_line;
 use crate::output::OutputFormat;
 
+/// Examples of `kafkit simulate-assignment`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Three consumers share a topic of ten partitions (range, Kafka's default):",
+        line: "kafkit simulate-assignment --topic orders:10 --members c0,c1,c2",
+    },
+    Example {
+        what: "A consumer joins, then one crashes, under the cooperative sticky assignor:",
+        line: "kafkit simulate-assignment --strategy cooperative-sticky --topic orders:6 --members c1,c2,c3 --then \"join c4\" --then \"crash c1\"",
+    },
+    Example {
+        what: "Four assignors side by side over the same rebalance:",
+        line: "kafkit simulate-assignment --compare range,sticky,cooperative-sticky,uniform --topic t0:2 --topic t1:2 --members c0,c1,c2 --then \"leave c1\"",
+    },
+    Example {
+        what: "A scenario file (docs/simulate-assignment.md), with the protocol of each round:",
+        line: "echo '{\"topics\": [\"orders:6\"], \"members\": [\"c1\", \"c2\"], \"events\": [\"join c3\"]}' > group.json && kafkit simulate-assignment --scenario group.json --explain",
+    },
+];
+
 /// Arguments of `simulate-assignment`.
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = "Examples:
-  kafkit simulate-assignment --topic orders:10 --members c0,c1,c2
-  kafkit simulate-assignment --strategy cooperative-sticky --topic orders:6 --members c1,c2,c3 --then \"join c4\" --then \"crash c1\"
-  kafkit simulate-assignment --compare range,sticky,cooperative-sticky,uniform --topic t0:2 --topic t1:2 --members c0,c1,c2 --then \"leave c1\"
-  kafkit simulate-assignment --scenario group.json --explain
-  kafkit simulate-assignment --scenario ../shared/spec/vectors/assignors/sticky-Stickiness.json
-
-Limits (so that memory stays bounded, under 250 MiB at the limits; larger input exits with 1):
+#[command(
+    after_help = "Limits (so that memory stays bounded, under 250 MiB at the limits; larger input exits with 1):
   a topic has 1 to 2147483647 partitions (Kafka's partition ids are int32);
   members x partitions (of all topics) in any round: at most 10000000;
   partitions + members summed over all rounds and strategies: at most 100000;
   rounds (the initial join, then one per event) x strategies: at most 10000;
-  a --scenario file: at most 1048576 bytes (1 MiB).")]
+  a --scenario file: at most 1048576 bytes (1 MiB)."
+)]
 pub struct Args {
     /// The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol,
     /// client side), uniform, server-range (new consumer protocol, server side), or a Kafka class

@@ -8,15 +8,44 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{CommandFactory, ValueEnum, ValueHint};
+use clap::{ValueEnum, ValueHint};
 use serde_json::json;
 
-use super::{stderrln, Exit, GlobalArgs};
+use super::{stderrln, Example, Exit, GlobalArgs};
 use crate::datadir::{
     names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter, Uuid,
     MAX_REPLICATION_FACTOR,
 };
 use crate::output::OutputFormat;
+
+/// Examples of `kafkit topics`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Create a topic of three partitions (in ./kafka-logs, made if absent):",
+        line: "kafkit topics --create --topic demo --partitions 3",
+    },
+    Example {
+        what: "Create a compacted topic, with the action as a word:",
+        line: "kafkit topics create --topic events --config cleanup.policy=compact",
+    },
+    Example {
+        what: "List the topics, then describe one:",
+        line: "kafkit topics --list && kafkit topics --describe --topic demo",
+    },
+    Example {
+        what: "Describe every topic as JSON Lines:",
+        line: "kafkit topics --describe --output json",
+    },
+    Example {
+        what: "Grow a topic to six partitions:",
+        line: "kafkit topics --alter --topic demo --partitions 6",
+    },
+    Example {
+        what: "Delete a topic:",
+        line: "kafkit topics --delete --topic events",
+    },
+];
 
 /// The arguments of `kafkit topics`, named as kafka-topics.sh names them.
 #[derive(Debug, Default, clap::Args)]
@@ -233,7 +262,7 @@ impl<W: Write> Out<W> {
 // Validation (kafka-cli-surface.md §1.2), in Kafka's order.
 
 fn usage(message: impl Into<String>) -> anyhow::Error {
-    let mut cmd = super::Cli::command();
+    let mut cmd = super::command();
     cmd.build();
     let usage = cmd
         .find_subcommand_mut("topics")
