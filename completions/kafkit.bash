@@ -74,7 +74,7 @@ _kafkit() {
 
     case "${cmd}" in
         kafkit)
-            opts="-h -V --data-dir --output --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets simulate-assignment help"
+            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -99,7 +99,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__consume)
-            opts="-h -V --topic --include --partition --offset --from-beginning --max-messages --timeout-ms --isolation-level --group --property --consumer-property --enable-systest-events --skip-message-on-error --key-deserializer --value-deserializer --formatter --formatter-config --consumer.config --bootstrap-server --data-dir --output --help --version"
+            opts="-q -h -V --topic --include --partition --offset --from-beginning --max-messages --timeout-ms --isolation-level --group --property --consumer-property --enable-systest-events --skip-message-on-error --key-deserializer --value-deserializer --formatter --formatter-config --consumer.config --bootstrap-server --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,7 +237,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__dump__subcmd__log__subcmd__segments)
-            opts="-h -V --files --print-data-log --verify-index-only --index-sanity-check --max-message-size --max-bytes --deep-iteration --key-decoder --value-decoder --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --skip-record-metadata --strict --data-dir --output --help --version"
+            opts="-q -h -V --files --print-data-log --verify-index-only --index-sanity-check --max-message-size --max-bytes --deep-iteration --key-decoder --value-decoder --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --skip-record-metadata --strict --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -299,7 +299,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__get__subcmd__offsets)
-            opts="-h -V --topic --partitions --topic-partitions --time --exclude-internal-topics --bootstrap-server --command-config --data-dir --output --help --version"
+            opts="-q -h -V --topic --partitions --topic-partitions --time --exclude-internal-topics --bootstrap-server --command-config --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -483,7 +483,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__produce)
-            opts="-h -V --topic --file --input --partition --partitioner --partitioner-seed --batch-size --max-partition-memory-bytes --compression-codec --acks --request-required-acks --sync --property --producer-property --reader-config --producer.config --bootstrap-server --line-reader --timeout --data-dir --output --help --version"
+            opts="-q -h -V --topic --file --input --partition --partitioner --partitioner-seed --batch-size --max-partition-memory-bytes --compression-codec --acks --request-required-acks --sync --property --producer-property --reader-config --producer.config --bootstrap-server --line-reader --timeout --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -640,7 +640,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__simulate__subcmd__assignment)
-            opts="-h -V --strategy --topic --members --member --rack --instance-id --then --scenario --compare --explain --group --offsets-topic-partitions --data-dir --output --help --version"
+            opts="-q -h -V --strategy --topic --members --member --rack --instance-id --then --scenario --compare --explain --group --offsets-topic-partitions --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -744,7 +744,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__topics)
-            opts="-h -V --create --list --describe --alter --delete --topic --topic-id --partitions --replication-factor --replica-assignment --config --delete-config --if-exists --if-not-exists --exclude-internal --topics-with-overrides --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --at-min-isr-partitions --bootstrap-server --command-config --partition-size-limit-per-response --data-dir --output --help --version create list describe alter delete"
+            opts="-q -h -V --create --list --describe --alter --delete --topic --topic-id --partitions --replication-factor --replica-assignment --config --delete-config --if-exists --if-not-exists --exclude-internal --topics-with-overrides --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --at-min-isr-partitions --bootstrap-server --command-config --partition-size-limit-per-response --data-dir --output --quiet --help --version create list describe alter delete"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kafkit_global_optspecs
-    string join \n data-dir= output= h/help V/version
+    string join \n data-dir= output= q/quiet h/help V/version
 end
 
 function __fish_kafkit_needs_command
@@ -27,6 +27,7 @@ end
 complete -c kafkit -n "__fish_kafkit_needs_command" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_needs_command" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
+complete -c kafkit -n "__fish_kafkit_needs_command" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_needs_command" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
@@ -65,6 +66,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l under-replicate
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l unavailable-partitions -d 'With --describe: only show partitions whose leader is not available'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l under-min-isr-partitions -d 'With --describe: only show partitions whose ISR count is below the configured minimum'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l at-min-isr-partitions -d 'With --describe: only show partitions whose ISR count equals the configured minimum'
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped. A partition directory stands for its segment files, in offset order' -r -F
@@ -90,6 +92,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l tran
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l cluster-metadata-decoder -d 'If set, log data will be parsed as cluster metadata records'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l skip-record-metadata -d 'Skip metadata when printing records. This flag also skips control records'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l strict -d 'Exit with status 3 when anything is wrong: a bad CRC, invalid trailing bytes, an index entry that does not match the log, time-index errors, or non-consecutive offsets in a log that shows no sign of compaction'
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped. A partition directory stands for its segment files, in offset order' -r -F
@@ -115,6 +118,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l transaction-l
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l cluster-metadata-decoder -d 'If set, log data will be parsed as cluster metadata records'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l skip-record-metadata -d 'Skip metadata when printing records. This flag also skips control records'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l strict -d 'Exit with status 3 when anything is wrong: a bad CRC, invalid trailing bytes, an index entry that does not match the log, time-index errors, or non-consecutive offsets in a log that shows no sign of compaction'
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l topic -d 'The topic to produce messages to' -r -f
@@ -149,6 +153,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l data-dir -d 'T
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l sync -d 'Send records synchronously: each record is its own batch, fsynced before the next'
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l topic -d 'The topic to produce messages to' -r -f
@@ -183,6 +188,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l data-
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l sync -d 'Send records synchronously: each record is its own batch, fsynced before the next'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l topic -d 'The topic to consume on' -r -f
@@ -234,6 +240,7 @@ json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l from-beginning -d 'Start with the earliest message present in the log rather than the latest message'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l enable-systest-events -d 'Print `shutdown_complete` on stdout when the consumer ends, as Kafka\'s does for its system tests (its shutdown hook; it runs however the consumer ended, once it had started)'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l skip-message-on-error -d 'If there is an error when processing a message, skip it instead of halting'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l topic -d 'The topic to consume on' -r -f
@@ -285,6 +292,7 @@ json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l from-beginning -d 'Start with the earliest message present in the log rather than the latest message'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l enable-systest-events -d 'Print `shutdown_complete` on stdout when the consumer ends, as Kafka\'s does for its system tests (its shutdown hook; it runs however the consumer ended, once it had started)'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l skip-message-on-error -d 'If there is an error when processing a message, skip it instead of halting'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l topic -d 'The topic to get the offsets for: a regular expression that must match whole names (`,` means `|`). Default: all topics' -r -f
@@ -301,6 +309,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l data-dir -
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l exclude-internal-topics -d 'Exclude internal topics (__consumer_offsets, ...) from the listing'
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l strategy -d 'The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol, client side), uniform, server-range (new consumer protocol, server side), or a Kafka class name such as org.apache.kafka.clients.consumer.CooperativeStickyAssignor' -r -f -a "range\t''
@@ -328,6 +337,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l da
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l explain -d 'Show the protocol trace of each round: coordinator, JoinGroup, leader, protocol, SyncGroup (classic) or target assignment and reconciliation (new protocol)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'

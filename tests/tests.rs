@@ -19,6 +19,7 @@ mod memory;
 mod produce;
 mod produce_interop;
 mod produce_streams;
+mod progress;
 mod readers;
 mod readme;
 mod record;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::ValueHint;
+use indicatif::ProgressBar;
 
 use super::signals::{self, StopSignals};
 use super::values::Suggest;
@@ -21,7 +22,7 @@ use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
 use crate::output::deserializer::Deserializer;
 use crate::output::json::write_typed_line;
 use crate::output::message::{record_json, DeserializerIssue, FormatError, Formatter, MessageView};
-use crate::output::{log4j, OutputFormat};
+use crate::output::{log4j, progress, OutputFormat};
 
 /// Examples of `kafkit consume`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).
@@ -231,11 +232,21 @@ fn log_error(message: &str, logger: &str, exception: &str) {
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let settings = settings(args, global)?;
     let datadir = DataDir::open(&global.data_dir)?;
+    let mut backlog = 0;
     let mut consumers = open_partitions(
         subscribed(args, global, &datadir, &settings)?,
         &datadir,
         &settings,
+        &mut backlog,
     )?;
+    // The records to read up to the partitions' ends as they are now (an upper bound: offsets
+    // of control records and compacted-away records count), or --max-messages if fewer.
+    let expected = match max_messages(args) {
+        Some(limit) => limit.min(backlog),
+        None => backlog,
+    };
+    let mut progress = (global.progress_wanted() && expected >= progress::CONSUME_MIN_RECORDS)
+        .then(|| progress::records(expected));
     // Ctrl-C, SIGTERM and SIGHUP end the loop instead of the process, so the consumer still
     // prints `Processed a total of N messages`, as Kafka's shutdown hook does.
     let signals = StopSignals::catch()?;
@@ -250,8 +261,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         &mut consumers,
         &mut out,
         &mut total,
+        &mut progress,
     )
     .and_then(|()| out.flush().map_err(Into::into));
+    if let Some(bar) = progress.take() {
+        bar.finish_and_clear();
+    }
     if args.enable_systest_events {
         // A closed pipe is no error here, as it is none for the records.
         let _ = out
@@ -433,10 +448,12 @@ fn subscribed(
 }
 
 /// A consumer for each of `partitions`, positioned where the settings say.
+/// `backlog` grows by the records from each consumer's start to its partition's end.
 fn open_partitions(
     partitions: Vec<TopicPartition>,
     datadir: &DataDir,
     settings: &Settings,
+    backlog: &mut u64,
 ) -> Result<Vec<(TopicPartition, PartitionConsumer)>> {
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
@@ -450,6 +467,7 @@ fn open_partitions(
         // An end that cannot be read (a corrupt last batch) is needed only to start there: a
         // read from before it serves the records up to the damage, then reports it.
         let in_range = |n: i64| n >= earliest && range.end.as_ref().map_or(true, |&end| n <= end);
+        let end = range.end.as_ref().ok().copied();
         let offset = match (settings.start, settings.reset) {
             (Start::Earliest, _) => earliest,
             (Start::At(n), _) if in_range(n) => n,
@@ -461,6 +479,9 @@ fn open_partitions(
                 continue;
             }
         };
+        if let Some(end) = end {
+            *backlog += u64::try_from(end - offset).unwrap_or(0);
+        }
         let consumer = PartitionConsumer::new(dir, offset, settings.isolation)
             .with_check_crcs(settings.check_crcs);
         consumers.push((tp, consumer));
@@ -491,13 +512,14 @@ fn add_new_partitions(
         .filter(|tp| !consumers.iter().any(|(known, _)| known == tp))
         .collect();
     if !new.is_empty() {
-        consumers.extend(open_partitions(new, datadir, settings)?);
+        consumers.extend(open_partitions(new, datadir, settings, &mut 0)?);
     }
     Ok(())
 }
 
 /// Prints records, partition after partition (at most 500 each per round, Kafka's
 /// max.poll.records), until --max-messages, --timeout-ms without a record, or a signal.
+#[allow(clippy::too_many_arguments)] // the run's state, owned by `run`, which reports it after
 fn consume_loop(
     args: &Args,
     global: &GlobalArgs,
@@ -506,6 +528,7 @@ fn consume_loop(
     consumers: &mut Vec<(TopicPartition, PartitionConsumer)>,
     out: &mut impl Write,
     total: &mut u64,
+    progress: &mut Option<ProgressBar>,
 ) -> Result<()> {
     let json = global.output == OutputFormat::Json;
     // Kafka's: a negative timeout is none; -1 messages (or none given) is no limit, another
@@ -514,10 +537,7 @@ fn consume_loop(
         .timeout_ms
         .and_then(|ms| u64::try_from(ms).ok())
         .map(Duration::from_millis);
-    let limit = match args.max_messages {
-        None | Some(-1) => None,
-        Some(n) => Some(u64::try_from(n).unwrap_or(0)),
-    };
+    let limit = max_messages(args);
     let reached = |total: u64| limit.is_some_and(|max| total >= max);
     let mut last_record = Instant::now();
     let mut last_refresh = Instant::now();
@@ -602,11 +622,13 @@ fn consume_loop(
                         Err(FormatError::Deserialize(exception)) if args.skip_message_on_error => {
                             // The records before it are shown first, as on Kafka's stdout.
                             out.flush()?;
-                            log_error(
-                                "Error processing message, skipping this message: ",
-                                CONSOLE_CONSUMER,
-                                &exception,
-                            );
+                            above(progress, || {
+                                log_error(
+                                    "Error processing message, skipping this message: ",
+                                    CONSOLE_CONSUMER,
+                                    &exception,
+                                );
+                            });
                         }
                         Err(FormatError::Deserialize(exception)) => {
                             // What the formatter wrote of the record stays; after the count.
@@ -621,6 +643,10 @@ fn consume_loop(
                     }
                 }
             }
+            // Moved once a round of up to 500 records, not per record.
+            if let Some(bar) = progress {
+                bar.set_position(*total);
+            }
         }
         if !gone.is_empty() {
             consumers.retain(|(tp, _)| !gone.contains(tp));
@@ -628,18 +654,24 @@ fn consume_loop(
         for (_, consumer) in consumers.iter_mut() {
             if let Some(tail) = consumer.take_skipped() {
                 out.flush()?;
-                stderrln!(
-                    "{}",
-                    log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
-                );
+                above(progress, || {
+                    stderrln!(
+                        "{}",
+                        log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
+                    );
+                });
             }
         }
         if got > 0 {
             last_record = Instant::now();
             continue;
         }
-        // Caught up: show what was printed, then wait for more or give up.
+        // Caught up: show what was printed, then wait for more or give up. The range the bar
+        // measured is read.
         out.flush()?;
+        if let Some(bar) = progress.take() {
+            bar.finish_and_clear();
+        }
         let waited = last_record.elapsed();
         let nap = Duration::from_millis(50);
         match timeout {
@@ -654,6 +686,24 @@ fn consume_loop(
             Some(timeout) => std::thread::sleep((timeout - waited).min(nap)),
             None => std::thread::sleep(nap),
         }
+    }
+}
+
+/// --max-messages as a limit: -1 (or none given) is none, another negative count stops before
+/// the first record, as in Kafka.
+fn max_messages(args: &Args) -> Option<u64> {
+    match args.max_messages {
+        None | Some(-1) => None,
+        Some(n) => Some(u64::try_from(n).unwrap_or(0)),
+    }
+}
+
+/// Runs `print` with the progress bar, if any, lifted off the screen: a line printed on stderr
+/// is not drawn over.
+fn above(progress: &Option<ProgressBar>, print: impl FnOnce()) {
+    match progress {
+        Some(bar) => bar.suspend(print),
+        None => print(),
     }
 }
 

@@ -10,15 +10,15 @@
 //! wrong (bad CRC, invalid trailing bytes, index mismatches, time-index errors, non-consecutive
 //! offsets in a log that shows no sign of compaction).
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
 use clap::ValueHint;
 
-use super::{Example, Exit, QuietStderr};
+use super::{Example, Exit, GlobalArgs, QuietStderr};
 use crate::output::dump::{dump_files, expand_directories, DumpOptions};
 pub use crate::output::dump::{BytesDecoder, Outcome};
-use crate::output::OutputFormat;
+use crate::output::{progress, OutputFormat};
 
 /// Examples of `kafkit dump-log-segments`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).
@@ -131,7 +131,8 @@ impl Args {
 }
 
 /// Runs the command.
-pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    let format = global.output;
     if args.files.is_none() {
         let mut help = super::command();
         let help = help
@@ -141,7 +142,11 @@ pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
         return Err(Exit::failure(format!("Missing required argument \"[files]\"\n{help}")).into());
     }
     let list = file_list(args);
-    let progress = progress_bar(&list);
+    let progress = if global.progress_wanted() {
+        progress_bar(&list)
+    } else {
+        None
+    };
     let stdout = io::stdout();
     let outcome = dump(
         args,
@@ -218,28 +223,15 @@ impl Args {
     }
 }
 
-/// A progress bar on stderr, only when stderr is a terminal that stdout is not written to, and
-/// only for large or many files.
+/// A bar of the files' bytes, for large or many files.
 fn progress_bar(files: &[String]) -> Option<indicatif::ProgressBar> {
-    if !QuietStderr::is_terminal() || io::stdout().is_terminal() {
-        return None;
-    }
     let total: u64 = files
         .iter()
         .filter_map(|f| std::fs::metadata(f).ok())
         .map(|m| m.len())
         .sum();
-    if total < (256 << 20) && files.len() < 20 {
+    if total < progress::DUMP_MIN_BYTES && files.len() < progress::DUMP_MIN_FILES {
         return None;
     }
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(total),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {msg}",
-    ) {
-        bar.set_style(style);
-    }
-    Some(bar)
+    Some(progress::bytes(total))
 }

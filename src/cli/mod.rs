@@ -73,6 +73,21 @@ pub struct GlobalArgs {
         default_value_t = OutputFormat::Text
     )]
     pub output: OutputFormat,
+    /// Draw no progress bar. Bars show the progress of long work (dumping large or many files,
+    /// consuming a large range, producing from a large --file) on stderr, only when stderr is a
+    /// terminal and stdout is not: never in a pipe or a file, and stdout is the same with or
+    /// without them.
+    #[arg(short, long, global = true, help_heading = "Global options")]
+    pub quiet: bool,
+}
+
+impl GlobalArgs {
+    /// Whether a command may draw a progress bar: not `--quiet`, stderr a terminal, and stdout
+    /// not (records and a bar drawn over them on one screen would cut each other).
+    pub fn progress_wanted(&self) -> bool {
+        use std::io::IsTerminal as _;
+        !self.quiet && QuietStderr::is_terminal() && !io::stdout().is_terminal()
+    }
 }
 
 /// The commands, named after Kafka's shell tools.
@@ -300,7 +315,7 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let Cli { global, command } = cli;
     match command {
-        Command::DumpLogSegments(args) => dump_log_segments::run(&args, global.output),
+        Command::DumpLogSegments(args) => dump_log_segments::run(&args, &global),
         Command::Generate(args) => generate::run(&args),
         Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
         Command::Topics(args) => topics::run(&args, &global),

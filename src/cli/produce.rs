@@ -30,7 +30,7 @@ use crate::datadir::{now_ms, DataDir, PartitionWriter};
 use crate::log::CompressionPolicy;
 use crate::output::json::bytes_from_value;
 use crate::output::json::write_typed_line;
-use crate::output::{log4j, OutputFormat};
+use crate::output::{log4j, progress, OutputFormat};
 use crate::record::{Compression, Header, NO_TIMESTAMP};
 
 /// Examples of `kafkit produce`, in its help and man page (`tests/man.rs` runs them, in order, in
@@ -303,7 +303,7 @@ fn settings(args: &Args) -> Result<Settings> {
 type Input = (Box<dyn Read>, RawFd, Option<indicatif::ProgressBar>);
 
 /// Standard input or --file, and a progress bar for a file when stderr is a terminal.
-fn open_input(args: &Args) -> Result<Input> {
+fn open_input(args: &Args, show_progress: bool) -> Result<Input> {
     let Some(path) = &args.file else {
         let stdin = io::stdin();
         let fd = stdin.as_raw_fd();
@@ -311,17 +311,10 @@ fn open_input(args: &Args) -> Result<Input> {
     };
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let fd = file.as_raw_fd();
+    // Nothing is printed on stdout in text mode: the bar is drawn even when stdout is the
+    // terminal too (not when it carries --output json).
     let progress = match file.metadata() {
-        Ok(meta) if QuietStderr::is_terminal() => {
-            let bar = indicatif::ProgressBar::new(meta.len());
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            Some(bar)
-        }
+        Ok(meta) if show_progress => Some(progress::bytes(meta.len())),
         _ => None,
     };
     Ok((Box::new(file), fd, progress))
@@ -400,7 +393,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     )
     .report_written(json_out);
 
-    let (input, input_fd, progress) = open_input(args)?;
+    let show_progress = !global.quiet
+        && QuietStderr::is_terminal()
+        && (global.output == OutputFormat::Text || !io::stdout().is_terminal());
+    let (input, input_fd, progress) = open_input(args, show_progress)?;
     let interactive = args.file.is_none() && io::stdin().is_terminal();
 
     // Reads of 256 KiB: each block is parsed while it is still in the core's cache.

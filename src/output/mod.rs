@@ -18,3 +18,4 @@ pub mod dump;
 pub mod json;
 pub mod log4j;
 pub mod message;
+pub mod progress;
