@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kafkit_global_optspecs
-    string join \n data-dir= output= h/help V/version
+    string join \n data-dir= output= q/quiet h/help V/version
 end
 
 function __fish_kafkit_needs_command
@@ -24,31 +24,33 @@ function __fish_kafkit_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c kafkit -n "__fish_kafkit_needs_command" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_needs_command" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_needs_command" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
+complete -c kafkit -n "__fish_kafkit_needs_command" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_needs_command" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "dump-log-segments" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "dump-log" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "produce" -d 'Write records to a topic from lines of text or JSON (kafka-console-producer.sh)'
+complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "console-producer" -d 'Write records to a topic from lines of text or JSON (kafka-console-producer.sh)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "consume" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
+complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "console-consumer" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "get-offsets" -d 'Print the offsets of a topic\'s partitions: latest, earliest, max timestamp, or by time (kafka-get-offsets.sh)'
-complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "generate" -d 'Write shell completions and man pages (used to refresh `completions/` and `man/`)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l topic -d 'The topic to create, alter, describe or delete. Except with --create it is a regular expression that must match whole names, where `,` means `|` (`a,b` selects a and b; escape dots: `my\\.topic`)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l topic-id -d 'The topic id to describe (22-character base64); wins over --topic' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l partitions -d 'The number of partitions for the topic being created or altered (default for create: the broker default num.partitions = 1)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l replication-factor -d 'The replication factor for each partition of the topic being created (default 1; this one-broker directory cannot hold more)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l replica-assignment -d 'A list of manual partition-to-broker assignments for the topic being created or altered: `broker:broker,broker:broker,...` (partition 0 first)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l config -d 'A topic configuration override for the topic being created, `name=value`; repeatable. Names: cleanup.policy, compression.type, retention.ms, segment.bytes, ... (every Kafka topic config)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l delete-config -d 'No longer supported (Kafka 4.0); prints a warning only' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l bootstrap-server -d 'Accepted for compatibility with kafka-topics.sh and ignored: kafkit works on --data-dir, not on a broker' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l topic -d 'The topic to create, alter, describe or delete. Except with --create it is a regular expression that must match whole names, where `,` means `|` (`a,b` selects a and b; escape dots: `my\\.topic`)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l topic-id -d 'The topic id to describe (22-character base64); wins over --topic' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l partitions -d 'The number of partitions for the topic being created or altered (default for create: the broker default num.partitions = 1)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l replication-factor -d 'The replication factor for each partition of the topic being created (default 1; this one-broker directory cannot hold more)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l replica-assignment -d 'A list of manual partition-to-broker assignments for the topic being created or altered: `broker:broker,broker:broker,...` (partition 0 first)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l config -d 'A topic configuration override for the topic being created, `name=value`; repeatable. Names: cleanup.policy, compression.type, retention.ms, segment.bytes, ... (every Kafka topic config)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l delete-config -d 'No longer supported (Kafka 4.0); prints a warning only' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l bootstrap-server -d 'Accepted for compatibility with kafka-topics.sh and ignored: kafkit works on --data-dir, not on a broker' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l command-config -d 'Accepted for compatibility with kafka-topics.sh and ignored' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l partition-size-limit-per-response -d 'Accepted for compatibility with kafka-topics.sh and ignored' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l partition-size-limit-per-response -d 'Accepted for compatibility with kafka-topics.sh and ignored' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l create -d 'Create a new topic'
@@ -64,11 +66,12 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l under-replicate
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l unavailable-partitions -d 'With --describe: only show partitions whose leader is not available'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l under-min-isr-partitions -d 'With --describe: only show partitions whose ISR count is below the configured minimum'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l at-min-isr-partitions -d 'With --describe: only show partitions whose ISR count equals the configured minimum'
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped. A partition directory stands for its segment files, in offset order' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l max-message-size -d 'Size of largest message' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l max-bytes -d 'Limit the amount of total batches read in bytes avoiding reading the whole .log file(s)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped. A partition directory stands for its segment files, in offset order' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l max-message-size -d 'Size of largest message' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l max-bytes -d 'Limit the amount of total batches read in bytes avoiding reading the whole .log file(s)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l key-decoder -d 'How to print record keys (in place of Kafka\'s --key-decoder-class)' -r -f -a "string\t'UTF-8, malformed sequences replaced by U+FFFD (Kafka\'s `StringDecoder`)'
 hex\t'Lower-case hexadecimal'
 integer\t'A big-endian int32 from the first 4 bytes (Kafka\'s `IntegerDecoder`)'
@@ -77,7 +80,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l valu
 hex\t'Lower-case hexadecimal'
 integer\t'A big-endian int32 from the first 4 bytes (Kafka\'s `IntegerDecoder`)'
 long\t'A big-endian int64 from the first 8 bytes (Kafka\'s `LongDecoder`)'"
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l print-data-log -d 'If set, printing the messages content when dumping data logs. Automatically set if any decoder option is specified'
@@ -89,11 +92,12 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l tran
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l cluster-metadata-decoder -d 'If set, log data will be parsed as cluster metadata records'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l skip-record-metadata -d 'Skip metadata when printing records. This flag also skips control records'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -l strict -d 'Exit with status 3 when anything is wrong: a bad CRC, invalid trailing bytes, an index entry that does not match the log, time-index errors, or non-consecutive offsets in a log that shows no sign of compaction'
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log-segments" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped. A partition directory stands for its segment files, in offset order' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l max-message-size -d 'Size of largest message' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l max-bytes -d 'Limit the amount of total batches read in bytes avoiding reading the whole .log file(s)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l files -d 'REQUIRED: The comma separated list of data and index log files to be dumped. A partition directory stands for its segment files, in offset order' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l max-message-size -d 'Size of largest message' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l max-bytes -d 'Limit the amount of total batches read in bytes avoiding reading the whole .log file(s)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l key-decoder -d 'How to print record keys (in place of Kafka\'s --key-decoder-class)' -r -f -a "string\t'UTF-8, malformed sequences replaced by U+FFFD (Kafka\'s `StringDecoder`)'
 hex\t'Lower-case hexadecimal'
 integer\t'A big-endian int32 from the first 4 bytes (Kafka\'s `IntegerDecoder`)'
@@ -102,7 +106,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l value-decoder
 hex\t'Lower-case hexadecimal'
 integer\t'A big-endian int32 from the first 4 bytes (Kafka\'s `IntegerDecoder`)'
 long\t'A big-endian int64 from the first 8 bytes (Kafka\'s `LongDecoder`)'"
-complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l print-data-log -d 'If set, printing the messages content when dumping data logs. Automatically set if any decoder option is specified'
@@ -114,111 +118,240 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l transaction-l
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l cluster-metadata-decoder -d 'If set, log data will be parsed as cluster metadata records'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l skip-record-metadata -d 'Skip metadata when printing records. This flag also skips control records'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -l strict -d 'Exit with status 3 when anything is wrong: a bad CRC, invalid trailing bytes, an index entry that does not match the log, time-index errors, or non-consecutive offsets in a log that shows no sign of compaction'
+complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand dump-log" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l topic -d 'The topic to produce messages to' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l topic -d 'The topic to produce messages to' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l file -d 'Read lines from this file instead of standard input (a progress bar shows on a terminal)' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l input -d 'The input format: Kafka\'s text lines, or the JSON Lines of `consume --output json` (key, value, headers, timestamp and partition are used)' -r -f -a "text\t'Kafka\'s console-producer lines'
 json\t'JSON Lines as `consume --output json` prints them'"
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l partition -d 'Write every record to this partition instead of asking the partitioner' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l partition -d 'Write every record to this partition instead of asking the partitioner' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l partitioner -d 'How records without --partition are spread: default = keyed by murmur2, unkeyed sticky (Kafka 3.3+); round-robin; random; murmur2 = keyed by murmur2, unkeyed rotating (Kafka before 2.4)' -r -f -a "default\t'Keyed: murmur2; unkeyed: uniform sticky (Kafka 3.3+ default)'
 round-robin\t'Strict rotation over the partitions, keys ignored'
 random\t'A random partition per record, keys ignored'
 murmur2\t'Keyed: murmur2; unkeyed: rotation per record (Kafka before 2.4)'"
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l partitioner-seed -d 'Seed of the random choices of the default and random partitioners (reproducible runs)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l batch-size -d 'Batch size in bytes (batch.size, default 16384): a batch is written when the next record would not fit' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-partition-memory-bytes -d 'Also batch.size; wins over --batch-size when both are given, as in Kafka' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l compression-codec -d 'The compression codec: none, gzip, snappy, lz4 or zstd. Given without a value: gzip. Default: the topic\'s compression.type (none when it is `producer`)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l request-required-acks -l acks -d 'The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka\'s default). With all, each batch is fsynced and checkpointed before the next is appended, which makes bulk loads disk-latency bound: use 1 for them. With 0 or 1, as on a broker, flushing is left to the topic\'s flush.messages / flush.ms, segment rolls and the operating system, also when the run ends: a crash of the machine can lose what was written since the last flush (the next writer then cuts any torn tail)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l property -d 'A line reader property, name=value; repeatable: parse.key, key.separator, parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker, ignore.error. Other names are warned about' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer-property -d 'A producer config, name=value; repeatable. Used: acks, batch.size, compression.type, linger.ms, max.request.size; Kafka\'s connection and security configs are accepted and ignored; other names are warned about (Kafka\'s "supplied but are not used yet")' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l partitioner-seed -d 'Seed of the random choices of the default and random partitioners (reproducible runs)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l batch-size -d 'Batch size in bytes (batch.size, default 16384): a batch is written when the next record would not fit' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-partition-memory-bytes -d 'Also batch.size; wins over --batch-size when both are given, as in Kafka' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l compression-codec -d 'The compression codec: none, gzip, snappy, lz4 or zstd. Given without a value: gzip. Default: the topic\'s compression.type (none when it is `producer`)' -r -f -a "none\t''
+gzip\t''
+snappy\t''
+lz4\t''
+zstd\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l request-required-acks -l acks -d 'The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka\'s default). With all, a record is acknowledged once an fsync covers it; the fsyncs run while appends go on, each covering every batch written meanwhile (group commit). With 0 or 1, as on a broker, flushing is left to the topic\'s flush.messages / flush.ms, segment rolls and the operating system, also when the run ends: a crash of the machine can lose what was written since the last flush (the next writer then cuts any torn tail)' -r -f -a "all\t''
+1\t''
+0\t''
+-1\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l property -d 'A line reader property, name=value; repeatable: parse.key, key.separator, parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker, ignore.error. Other names are warned about' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer-property -d 'A producer config, name=value; repeatable. Used: acks, batch.size, compression.type, linger.ms, max.request.size; Kafka\'s connection and security configs are accepted and ignored; other names are warned about (Kafka\'s "supplied but are not used yet")' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l reader-config -d 'A properties file of line reader properties; --property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer.config -d 'A properties file of producer configs; --producer-property wins over it' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to --data-dir' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l line-reader -d 'The class reading the input: Kafka\'s org.apache.kafka.tools.LineMessageReader (the default) is the one there is (--input json reads consume\'s JSON Lines instead)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l timeout -d 'How long a batch waits for more records before it is written, in ms (linger.ms; default 1000, Kafka\'s console producer\'s): a record of a quiet input is written this long after it is read, not at the end of the input' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l message-send-max-retries -d 'Accepted and ignored (network settings of kafka-console-producer.sh)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l retry-backoff-ms -d 'Accepted and ignored' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l request-timeout-ms -d 'Accepted and ignored' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l metadata-expiry-ms -d 'Accepted and ignored' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-block-ms -d 'Accepted and ignored' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l max-memory-bytes -d 'Accepted and ignored' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l socket-buffer-size -d 'Accepted and ignored' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l line-reader -d 'The class reading the input: Kafka\'s org.apache.kafka.tools.LineMessageReader (the default) is the one there is (--input json reads consume\'s JSON Lines instead)' -r -f -a "org.apache.kafka.tools.LineMessageReader\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l timeout -d 'How long a batch waits for more records before it is written, in ms (linger.ms; default 1000, Kafka\'s console producer\'s): a record of a quiet input is written this long after it is read, not at the end of the input' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l sync -d 'Send records synchronously: each record is its own batch, fsynced before the next'
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l topic -d 'The topic to consume on' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l include -d 'Regular expression specifying list of topics to include for consumption' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l partition -d 'The partition to consume from. Consumption starts from the end of the partition unless \'--offset\' is specified' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l offset -d 'The offset to consume from (a non-negative number), or \'earliest\' which means from beginning, or \'latest\' which means from end. Or a time, as kcat takes it: \'@\' and milliseconds since the epoch (@1796086513663), or an ISO-8601 time with its zone (2026-12-01T10:00:00Z, 2026-12-01T11:00:00.5+01:00): each partition starts at its first record whose timestamp is at least that (Kafka\'s offsetsForTimes, through the .timeindex), or at its end when it has none. A time applies to --partition, or without it to every partition read' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l max-messages -d 'The maximum number of messages to consume before exiting. If not set, consumption is continual (as with -1; any other negative number consumes none, as in Kafka)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l timeout-ms -d 'If specified, exit if no message is available for consumption for the specified interval (a negative one: no limit, as in Kafka)' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l topic -d 'The topic to produce messages to' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l file -d 'Read lines from this file instead of standard input (a progress bar shows on a terminal)' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l input -d 'The input format: Kafka\'s text lines, or the JSON Lines of `consume --output json` (key, value, headers, timestamp and partition are used)' -r -f -a "text\t'Kafka\'s console-producer lines'
+json\t'JSON Lines as `consume --output json` prints them'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l partition -d 'Write every record to this partition instead of asking the partitioner' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l partitioner -d 'How records without --partition are spread: default = keyed by murmur2, unkeyed sticky (Kafka 3.3+); round-robin; random; murmur2 = keyed by murmur2, unkeyed rotating (Kafka before 2.4)' -r -f -a "default\t'Keyed: murmur2; unkeyed: uniform sticky (Kafka 3.3+ default)'
+round-robin\t'Strict rotation over the partitions, keys ignored'
+random\t'A random partition per record, keys ignored'
+murmur2\t'Keyed: murmur2; unkeyed: rotation per record (Kafka before 2.4)'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l partitioner-seed -d 'Seed of the random choices of the default and random partitioners (reproducible runs)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l batch-size -d 'Batch size in bytes (batch.size, default 16384): a batch is written when the next record would not fit' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l max-partition-memory-bytes -d 'Also batch.size; wins over --batch-size when both are given, as in Kafka' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l compression-codec -d 'The compression codec: none, gzip, snappy, lz4 or zstd. Given without a value: gzip. Default: the topic\'s compression.type (none when it is `producer`)' -r -f -a "none\t''
+gzip\t''
+snappy\t''
+lz4\t''
+zstd\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l request-required-acks -l acks -d 'The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka\'s default). With all, a record is acknowledged once an fsync covers it; the fsyncs run while appends go on, each covering every batch written meanwhile (group commit). With 0 or 1, as on a broker, flushing is left to the topic\'s flush.messages / flush.ms, segment rolls and the operating system, also when the run ends: a crash of the machine can lose what was written since the last flush (the next writer then cuts any torn tail)' -r -f -a "all\t''
+1\t''
+0\t''
+-1\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l property -d 'A line reader property, name=value; repeatable: parse.key, key.separator, parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker, ignore.error. Other names are warned about' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l producer-property -d 'A producer config, name=value; repeatable. Used: acks, batch.size, compression.type, linger.ms, max.request.size; Kafka\'s connection and security configs are accepted and ignored; other names are warned about (Kafka\'s "supplied but are not used yet")' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l reader-config -d 'A properties file of line reader properties; --property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l producer.config -d 'A properties file of producer configs; --producer-property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l line-reader -d 'The class reading the input: Kafka\'s org.apache.kafka.tools.LineMessageReader (the default) is the one there is (--input json reads consume\'s JSON Lines instead)' -r -f -a "org.apache.kafka.tools.LineMessageReader\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l timeout -d 'How long a batch waits for more records before it is written, in ms (linger.ms; default 1000, Kafka\'s console producer\'s): a record of a quiet input is written this long after it is read, not at the end of the input' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
+json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l sync -d 'Send records synchronously: each record is its own batch, fsynced before the next'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s V -l version -d 'Print version'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l topic -d 'The topic to consume on' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l include -d 'Regular expression specifying list of topics to include for consumption' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l partition -d 'The partition to consume from. Consumption starts from the end of the partition unless \'--offset\' is specified' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l offset -d 'The offset to consume from (a non-negative number), or \'earliest\' which means from beginning, or \'latest\' which means from end. Or a time, as kcat takes it: \'@\' and milliseconds since the epoch (@1796086513663), or an ISO-8601 time with its zone (2026-12-01T10:00:00Z, 2026-12-01T11:00:00.5+01:00): each partition starts at its first record whose timestamp is at least that (Kafka\'s offsetsForTimes, through the .timeindex), or at its end when it has none. A time applies to --partition, or without it to every partition read' -r -f -a "earliest\t''
+latest\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l max-messages -d 'The maximum number of messages to consume before exiting. If not set, consumption is continual (as with -1; any other negative number consumes none, as in Kafka)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l timeout-ms -d 'If specified, exit if no message is available for consumption for the specified interval (a negative one: no limit, as in Kafka)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l isolation-level -d 'Set to read_committed in order to filter out transactional messages which are not committed. Set to read_uncommitted to read all messages' -r -f -a "read_uncommitted\t'Every record, including those of open and aborted transactions'
 read_committed\t'Only committed records, up to the first open transaction'"
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l group -d 'Consumer groups are not supported yet (a later version); rejected with a message' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l property -d 'A message formatter property, name=value; repeatable: print.timestamp, print.key, print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery, key.separator, line.separator, headers.separator, null.literal, key.deserializer, value.deserializer, headers.deserializer. Text output only' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer-property -d 'A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset, metadata.max.age.ms, exclude.internal.topics (group.id is refused)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l key-deserializer -d 'The class to deserialize keys with before printing them (Kafka\'s org.apache.kafka.common.serialization.*Deserializer: String, Short, Integer, Long, Float, Double, Boolean, UUID, Bytes, ByteBuffer, Void), printed as on Java 19+; the key.deserializer property' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l value-deserializer -d 'The class to deserialize values with before printing them (as --key-deserializer); the value.deserializer property. headers.deserializer (--property) does header values' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter -d 'The formatter (org.apache.kafka.tools.consumer.*): DefaultMessageFormatter (the default), LoggingMessageFormatter, NoOpMessageFormatter, and for internal topics OffsetsMessageFormatter, GroupMetadataMessageFormatter, TransactionLogMessageFormatter (the JSON of Kafka\'s 4.0 line at commit 1eb7644, the dump goldens\' reference: later releases label the key\'s version "type"; no newline after a record; they take no --property nor deserializer). Text output only: --output json prints its own objects' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l group -d 'Consumer groups are not supported yet (a later version); rejected with a message' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l property -d 'A message formatter property, name=value; repeatable: print.timestamp, print.key, print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery, key.separator, line.separator, headers.separator, null.literal, key.deserializer, value.deserializer, headers.deserializer. Text output only' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer-property -d 'A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset, metadata.max.age.ms, exclude.internal.topics (group.id is refused)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l key-deserializer -d 'The class to deserialize keys with before printing them (Kafka\'s org.apache.kafka.common.serialization.*Deserializer: String, Short, Integer, Long, Float, Double, Boolean, UUID, Bytes, ByteBuffer, Void), printed as on Java 19+; the key.deserializer property' -r -f -a "org.apache.kafka.common.serialization.StringDeserializer\t''
+org.apache.kafka.common.serialization.ShortDeserializer\t''
+org.apache.kafka.common.serialization.IntegerDeserializer\t''
+org.apache.kafka.common.serialization.LongDeserializer\t''
+org.apache.kafka.common.serialization.FloatDeserializer\t''
+org.apache.kafka.common.serialization.DoubleDeserializer\t''
+org.apache.kafka.common.serialization.BooleanDeserializer\t''
+org.apache.kafka.common.serialization.UUIDDeserializer\t''
+org.apache.kafka.common.serialization.BytesDeserializer\t''
+org.apache.kafka.common.serialization.ByteBufferDeserializer\t''
+org.apache.kafka.common.serialization.VoidDeserializer\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l value-deserializer -d 'The class to deserialize values with before printing them (as --key-deserializer); the value.deserializer property. headers.deserializer (--property) does header values' -r -f -a "org.apache.kafka.common.serialization.StringDeserializer\t''
+org.apache.kafka.common.serialization.ShortDeserializer\t''
+org.apache.kafka.common.serialization.IntegerDeserializer\t''
+org.apache.kafka.common.serialization.LongDeserializer\t''
+org.apache.kafka.common.serialization.FloatDeserializer\t''
+org.apache.kafka.common.serialization.DoubleDeserializer\t''
+org.apache.kafka.common.serialization.BooleanDeserializer\t''
+org.apache.kafka.common.serialization.UUIDDeserializer\t''
+org.apache.kafka.common.serialization.BytesDeserializer\t''
+org.apache.kafka.common.serialization.ByteBufferDeserializer\t''
+org.apache.kafka.common.serialization.VoidDeserializer\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter -d 'The formatter (org.apache.kafka.tools.consumer.*): DefaultMessageFormatter (the default), LoggingMessageFormatter, NoOpMessageFormatter, and for internal topics OffsetsMessageFormatter, GroupMetadataMessageFormatter, TransactionLogMessageFormatter (the JSON of Kafka\'s 4.0 line at commit 1eb7644, the dump goldens\' reference: later releases label the key\'s version "type"; no newline after a record; they take no --property nor deserializer). Text output only: --output json prints its own objects' -r -f -a "org.apache.kafka.tools.consumer.DefaultMessageFormatter\t''
+org.apache.kafka.tools.consumer.LoggingMessageFormatter\t''
+org.apache.kafka.tools.consumer.NoOpMessageFormatter\t''
+org.apache.kafka.tools.consumer.OffsetsMessageFormatter\t''
+org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter\t''
+org.apache.kafka.tools.consumer.TransactionLogMessageFormatter\t''"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter-config -d 'A properties file of formatter properties; --property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer.config -d 'A properties file of consumer configs; --consumer-property wins over it' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads --data-dir' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads --data-dir' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l format -d 'Print each record as this kcat format string says (kcat\'s -f) instead of Kafka\'s formatter: %s value, %S value size, %R value size as a big-endian int32 (binary), %k key, %K key size (-1 for null), %t topic, %p partition, %o offset, %T timestamp (ms), %h headers (name=value,...), %% a %; \\n \\r \\t \\xHH \\NNN in the text. Nothing is added after a record (end the format with \\n). Cannot be used with Kafka\'s formatter options (--formatter, --formatter-config, --property, --key-deserializer, --value-deserializer) nor --output json' -r
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l format-escape -d 'How --format writes %s, %k, %t and %h: as bytes (none, kcat\'s way), or as JSON values with their quotes (json: a string, null, or {"base64": ...} for bytes that are not UTF-8), so that \'{"key":%k,"value":%s}\\n\' makes a JSON line whatever the record holds' -r -f -a "none\t'Bytes as they are (kcat\'s way)'
 json\t'JSON values: strings with their quotes, `null`, `{"base64": ...}`'"
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l from-beginning -d 'Start with the earliest message present in the log rather than the latest message'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l enable-systest-events -d 'Print `shutdown_complete` on stdout when the consumer ends, as Kafka\'s does for its system tests (its shutdown hook; it runs however the consumer ended, once it had started)'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l skip-message-on-error -d 'If there is an error when processing a message, skip it instead of halting'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l exit-at-end -d 'Exit (0) once every partition read has been read to its end, as kcat\'s -e: no waiting for new records, no TimeoutException. Not an option of Kafka\'s tool'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l topic -d 'The topic to get the offsets for: a regular expression that must match whole names (`,` means `|`). Default: all topics' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l partitions -d 'Comma separated list of partition ids. Default: all partitions' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l topic-partitions -d 'Comma separated list of topic-partition patterns `TOPIC_REGEX[:PARTITIONS]` where PARTITIONS is N, N-M (M exclusive), N- or -M; cannot be used with --topic or --partitions' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l time -d 'The time to get offsets for: -1 or latest, -2 or earliest, -3 or max-timestamp, -4 or earliest-local, -5 or latest-tiered, or a timestamp in milliseconds (the first offset whose timestamp is at least it, found through the .timeindex)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l bootstrap-server -d 'Accepted for compatibility with kafka-get-offsets.sh and ignored: kafkit reads --data-dir' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l topic -d 'The topic to consume on' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l include -d 'Regular expression specifying list of topics to include for consumption' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l partition -d 'The partition to consume from. Consumption starts from the end of the partition unless \'--offset\' is specified' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l offset -d 'The offset to consume from (a non-negative number), or \'earliest\' which means from beginning, or \'latest\' which means from end. Or a time, as kcat takes it: \'@\' and milliseconds since the epoch (@1796086513663), or an ISO-8601 time with its zone (2026-12-01T10:00:00Z, 2026-12-01T11:00:00.5+01:00): each partition starts at its first record whose timestamp is at least that (Kafka\'s offsetsForTimes, through the .timeindex), or at its end when it has none. A time applies to --partition, or without it to every partition read' -r -f -a "earliest\t''
+latest\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l max-messages -d 'The maximum number of messages to consume before exiting. If not set, consumption is continual (as with -1; any other negative number consumes none, as in Kafka)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l timeout-ms -d 'If specified, exit if no message is available for consumption for the specified interval (a negative one: no limit, as in Kafka)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l isolation-level -d 'Set to read_committed in order to filter out transactional messages which are not committed. Set to read_uncommitted to read all messages' -r -f -a "read_uncommitted\t'Every record, including those of open and aborted transactions'
+read_committed\t'Only committed records, up to the first open transaction'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l group -d 'Consumer groups are not supported yet (a later version); rejected with a message' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l property -d 'A message formatter property, name=value; repeatable: print.timestamp, print.key, print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery, key.separator, line.separator, headers.separator, null.literal, key.deserializer, value.deserializer, headers.deserializer. Text output only' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l consumer-property -d 'A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset, metadata.max.age.ms, exclude.internal.topics (group.id is refused)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l key-deserializer -d 'The class to deserialize keys with before printing them (Kafka\'s org.apache.kafka.common.serialization.*Deserializer: String, Short, Integer, Long, Float, Double, Boolean, UUID, Bytes, ByteBuffer, Void), printed as on Java 19+; the key.deserializer property' -r -f -a "org.apache.kafka.common.serialization.StringDeserializer\t''
+org.apache.kafka.common.serialization.ShortDeserializer\t''
+org.apache.kafka.common.serialization.IntegerDeserializer\t''
+org.apache.kafka.common.serialization.LongDeserializer\t''
+org.apache.kafka.common.serialization.FloatDeserializer\t''
+org.apache.kafka.common.serialization.DoubleDeserializer\t''
+org.apache.kafka.common.serialization.BooleanDeserializer\t''
+org.apache.kafka.common.serialization.UUIDDeserializer\t''
+org.apache.kafka.common.serialization.BytesDeserializer\t''
+org.apache.kafka.common.serialization.ByteBufferDeserializer\t''
+org.apache.kafka.common.serialization.VoidDeserializer\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l value-deserializer -d 'The class to deserialize values with before printing them (as --key-deserializer); the value.deserializer property. headers.deserializer (--property) does header values' -r -f -a "org.apache.kafka.common.serialization.StringDeserializer\t''
+org.apache.kafka.common.serialization.ShortDeserializer\t''
+org.apache.kafka.common.serialization.IntegerDeserializer\t''
+org.apache.kafka.common.serialization.LongDeserializer\t''
+org.apache.kafka.common.serialization.FloatDeserializer\t''
+org.apache.kafka.common.serialization.DoubleDeserializer\t''
+org.apache.kafka.common.serialization.BooleanDeserializer\t''
+org.apache.kafka.common.serialization.UUIDDeserializer\t''
+org.apache.kafka.common.serialization.BytesDeserializer\t''
+org.apache.kafka.common.serialization.ByteBufferDeserializer\t''
+org.apache.kafka.common.serialization.VoidDeserializer\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l formatter -d 'The formatter (org.apache.kafka.tools.consumer.*): DefaultMessageFormatter (the default), LoggingMessageFormatter, NoOpMessageFormatter, and for internal topics OffsetsMessageFormatter, GroupMetadataMessageFormatter, TransactionLogMessageFormatter (the JSON of Kafka\'s 4.0 line at commit 1eb7644, the dump goldens\' reference: later releases label the key\'s version "type"; no newline after a record; they take no --property nor deserializer). Text output only: --output json prints its own objects' -r -f -a "org.apache.kafka.tools.consumer.DefaultMessageFormatter\t''
+org.apache.kafka.tools.consumer.LoggingMessageFormatter\t''
+org.apache.kafka.tools.consumer.NoOpMessageFormatter\t''
+org.apache.kafka.tools.consumer.OffsetsMessageFormatter\t''
+org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter\t''
+org.apache.kafka.tools.consumer.TransactionLogMessageFormatter\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l formatter-config -d 'A properties file of formatter properties; --property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l consumer.config -d 'A properties file of consumer configs; --consumer-property wins over it' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l format -d 'Print each record as this kcat format string says (kcat\'s -f) instead of Kafka\'s formatter: %s value, %S value size, %R value size as a big-endian int32 (binary), %k key, %K key size (-1 for null), %t topic, %p partition, %o offset, %T timestamp (ms), %h headers (name=value,...), %% a %; \\n \\r \\t \\xHH \\NNN in the text. Nothing is added after a record (end the format with \\n). Cannot be used with Kafka\'s formatter options (--formatter, --formatter-config, --property, --key-deserializer, --value-deserializer) nor --output json' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l format-escape -d 'How --format writes %s, %k, %t and %h: as bytes (none, kcat\'s way), or as JSON values with their quotes (json: a string, null, or {"base64": ...} for bytes that are not UTF-8), so that \'{"key":%k,"value":%s}\\n\' makes a JSON line whatever the record holds' -r -f -a "none\t'Bytes as they are (kcat\'s way)'
+json\t'JSON values: strings with their quotes, `null`, `{"base64": ...}`'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
+json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l from-beginning -d 'Start with the earliest message present in the log rather than the latest message'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l enable-systest-events -d 'Print `shutdown_complete` on stdout when the consumer ends, as Kafka\'s does for its system tests (its shutdown hook; it runs however the consumer ended, once it had started)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l skip-message-on-error -d 'If there is an error when processing a message, skip it instead of halting'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l exit-at-end -d 'Exit (0) once every partition read has been read to its end, as kcat\'s -e: no waiting for new records, no TimeoutException. Not an option of Kafka\'s tool'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -s V -l version -d 'Print version'
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l topic -d 'The topic to get the offsets for: a regular expression that must match whole names (`,` means `|`). Default: all topics' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l partitions -d 'Comma separated list of partition ids. Default: all partitions' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l topic-partitions -d 'Comma separated list of topic-partition patterns `TOPIC_REGEX[:PARTITIONS]` where PARTITIONS is N, N-M (M exclusive), N- or -M; cannot be used with --topic or --partitions' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l time -d 'The time to get offsets for: -1 or latest, -2 or earliest, -3 or max-timestamp, -4 or earliest-local, -5 or latest-tiered, or a timestamp in milliseconds (the first offset whose timestamp is at least it, found through the .timeindex)' -r -f -a "latest\t''
+earliest\t''
+max-timestamp\t''
+earliest-local\t''
+latest-tiered\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l bootstrap-server -d 'Accepted for compatibility with kafka-get-offsets.sh and ignored: kafkit reads --data-dir' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l command-config -d 'Accepted for compatibility with kafka-get-offsets.sh and ignored' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l exclude-internal-topics -d 'Exclude internal topics (__consumer_offsets, ...) from the listing'
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand generate" -l out-dir -d 'The directory that receives `completions/` and `man/`' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand generate" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand generate" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
-json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
-complete -c kafkit -n "__fish_kafkit_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c kafkit -n "__fish_kafkit_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l strategy -d 'The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol, client side), uniform, server-range (new consumer protocol, server side), or a Kafka class name such as org.apache.kafka.clients.consumer.CooperativeStickyAssignor' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l topic -d 'A topic, as NAME:PARTITIONS; a bare NAME takes its partition count from --data-dir' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l members -d 'Members subscribed to every topic, comma-separated, in join order' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l member -d 'A member with its own subscription, as ID=TOPIC,TOPIC (repeatable; joins after --members)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l rack -d 'A member\'s rack (client.rack), as ID=RACK (repeatable)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l instance-id -d 'A member\'s group.instance.id (static membership), as ID=INSTANCE (repeatable)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l then -d 'A rebalance event, in order (repeatable): "join c4", "join c5=orders rack=b", "leave c2", "crash c1", "add-partitions orders:12", "create-topic audit:3", "subscribe c3=orders", "delete-topic payments"' -r
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l strategy -d 'The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol, client side), uniform, server-range (new consumer protocol, server side), or a Kafka class name such as org.apache.kafka.clients.consumer.CooperativeStickyAssignor' -r -f -a "range\t''
+roundrobin\t''
+sticky\t''
+cooperative-sticky\t''
+uniform\t''
+server-range\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l topic -d 'A topic, as NAME:PARTITIONS; a bare NAME takes its partition count from --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l members -d 'Members subscribed to every topic, comma-separated, in join order' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l member -d 'A member with its own subscription, as ID=TOPIC,TOPIC (repeatable; joins after --members)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l rack -d 'A member\'s rack (client.rack), as ID=RACK (repeatable)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l instance-id -d 'A member\'s group.instance.id (static membership), as ID=INSTANCE (repeatable)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l then -d 'A rebalance event, in order (repeatable): "join c4", "join c5=orders rack=b", "leave c2", "crash c1", "add-partitions orders:12", "create-topic audit:3", "subscribe c3=orders", "delete-topic payments"' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l scenario -d 'A scenario file (JSON, see docs/simulate-assignment.md), or an assignor test vector (spec/vectors/assignors schema), which is replayed round by round' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l compare -d 'Run the same script under several strategies and compare them side by side' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l group -d 'The group id (it decides the coordinator)' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l offsets-topic-partitions -d 'offsets.topic.num.partitions: the partition count of __consumer_offsets' -r
-complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l compare -d 'Run the same script under several strategies and compare them side by side' -r -f -a "range\t''
+roundrobin\t''
+sticky\t''
+cooperative-sticky\t''
+uniform\t''
+server-range\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l group -d 'The group id (it decides the coordinator)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l offsets-topic-partitions -d 'offsets.topic.num.partitions: the partition count of __consumer_offsets' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l explain -d 'Show the protocol trace of each round: coordinator, JoinGroup, leader, protocol, SyncGroup (classic) or target assignment and reconciliation (new protocol)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "dump-log-segments" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "produce" -d 'Write records to a topic from lines of text or JSON (kafka-console-producer.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "consume" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "get-offsets" -d 'Print the offsets of a topic\'s partitions: latest, earliest, max timestamp, or by time (kafka-get-offsets.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "generate" -d 'Write shell completions and man pages (used to refresh `completions/` and `man/`)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets generate simulate-assignment help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "dump-log-segments" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "produce" -d 'Write records to a topic from lines of text or JSON (kafka-console-producer.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "consume" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "get-offsets" -d 'Print the offsets of a topic\'s partitions: latest, earliest, max timestamp, or by time (kafka-get-offsets.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

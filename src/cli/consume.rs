@@ -9,17 +9,46 @@ use std::io::{self, BufWriter, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use clap::ValueHint;
+use indicatif::ProgressBar;
 
 use super::signals::{self, StopSignals};
-use super::{properties, stderrln, usage_error, Exit, GlobalArgs};
+use super::values::Suggest;
+use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs};
 use crate::client::offsets::{list_offset, offset_range, OffsetSpec};
 use crate::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use crate::output::deserializer::Deserializer;
 use crate::output::format::{FormatEscape, RecordFormat};
 use crate::output::json::write_typed_line;
 use crate::output::message::{record_json, DeserializerIssue, FormatError, Formatter, MessageView};
-use crate::output::{log4j, OutputFormat};
+use crate::output::{log4j, progress, OutputFormat};
+
+/// Examples of `kafkit consume`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic of ten records to read:",
+        line: "kafkit topics --create --topic demo --partitions 3 && seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "Read it from the beginning, ending after ten records:",
+        line: "kafkit consume --topic demo --from-beginning --max-messages 10",
+    },
+    Example {
+        what: "Show each record's partition, offset and timestamp too:",
+        line: "kafkit consume --topic demo --from-beginning --max-messages 10 --property print.partition=true --property print.offset=true --property print.timestamp=true",
+    },
+    Example {
+        what: "Read the topics a regular expression matches, as JSON Lines:",
+        line: "kafkit consume --include 'de.*' --from-beginning --max-messages 3 --output json",
+    },
+    Example {
+        what: "Read one partition from its start until nothing comes for half a second:",
+        line: "kafkit consume --topic demo --partition 0 --offset earliest --timeout-ms 500",
+    },
+];
 
 /// Read records from a topic (Kafka's kafka-console-consumer.sh).
 ///
@@ -28,14 +57,14 @@ use crate::output::{log4j, OutputFormat};
 #[command(args_override_self = true)]
 pub struct Args {
     /// The topic to consume on.
-    #[arg(long, value_name = "TOPIC")]
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topic: Option<String>,
     /// Regular expression specifying list of topics to include for consumption.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(long, value_name = "REGEX", value_hint = ValueHint::Other)]
     pub include: Option<String>,
     /// The partition to consume from. Consumption starts from the end of the partition unless
     /// '--offset' is specified.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_hint = ValueHint::Other)]
     pub partition: Option<i32>,
     /// The offset to consume from (a non-negative number), or 'earliest' which means from
     /// beginning, or 'latest' which means from end. Or a time, as kcat takes it: '@' and
@@ -44,35 +73,35 @@ pub struct Args {
     /// record whose timestamp is at least that (Kafka's offsetsForTimes, through the
     /// .timeindex), or at its end when it has none. A time applies to --partition, or without
     /// it to every partition read.
-    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true)]
+    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true, value_parser = Suggest::new(["earliest", "latest"]), hide_possible_values = true)]
     pub offset: Option<String>,
     /// Start with the earliest message present in the log rather than the latest message.
     #[arg(long)]
     pub from_beginning: bool,
     /// The maximum number of messages to consume before exiting. If not set, consumption is
     /// continual (as with -1; any other negative number consumes none, as in Kafka).
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub max_messages: Option<i32>,
     /// If specified, exit if no message is available for consumption for the specified
     /// interval (a negative one: no limit, as in Kafka).
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub timeout_ms: Option<i64>,
     /// Set to read_committed in order to filter out transactional messages which are not
     /// committed. Set to read_uncommitted to read all messages.
     #[arg(long, value_enum, default_value_t = IsolationLevel::ReadUncommitted)]
     pub isolation_level: IsolationLevel,
     /// Consumer groups are not supported yet (a later version); rejected with a message.
-    #[arg(long, value_name = "GROUP")]
+    #[arg(long, value_name = "GROUP", value_hint = ValueHint::Other)]
     pub group: Option<String>,
     /// A message formatter property, name=value; repeatable: print.timestamp, print.key,
     /// print.value, print.partition, print.offset, print.headers, print.epoch, print.delivery,
     /// key.separator, line.separator, headers.separator, null.literal, key.deserializer,
     /// value.deserializer, headers.deserializer. Text output only.
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub property: Vec<String>,
     /// A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset,
     /// metadata.max.age.ms, exclude.internal.topics (group.id is refused).
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub consumer_property: Vec<String>,
     /// Print `shutdown_complete` on stdout when the consumer ends, as Kafka's does for its system
     /// tests (its shutdown hook; it runs however the consumer ended, once it had started).
@@ -85,11 +114,11 @@ pub struct Args {
     /// org.apache.kafka.common.serialization.*Deserializer: String, Short, Integer, Long, Float,
     /// Double, Boolean, UUID, Bytes, ByteBuffer, Void), printed as on Java 19+; the
     /// key.deserializer property.
-    #[arg(long, value_name = "CLASS")]
+    #[arg(long, value_name = "CLASS", value_parser = Suggest::new(Deserializer::ALL.map(Deserializer::class_name)), hide_possible_values = true)]
     pub key_deserializer: Option<String>,
     /// The class to deserialize values with before printing them (as --key-deserializer); the
     /// value.deserializer property. headers.deserializer (--property) does header values.
-    #[arg(long, value_name = "CLASS")]
+    #[arg(long, value_name = "CLASS", value_parser = Suggest::new(Deserializer::ALL.map(Deserializer::class_name)), hide_possible_values = true)]
     pub value_deserializer: Option<String>,
     /// The formatter (org.apache.kafka.tools.consumer.*): DefaultMessageFormatter (the default),
     /// LoggingMessageFormatter, NoOpMessageFormatter, and for internal topics
@@ -97,17 +126,17 @@ pub struct Args {
     /// (the JSON of Kafka's 4.0 line at commit 1eb7644, the dump goldens' reference: later releases
     /// label the key's version "type"; no newline after a record; they take no --property nor
     /// deserializer). Text output only: --output json prints its own objects.
-    #[arg(long, value_name = "CLASS")]
+    #[arg(long, value_name = "CLASS", value_parser = Suggest::new(Formatter::CLASSES.map(|c| format!("org.apache.kafka.tools.consumer.{c}"))), hide_possible_values = true)]
     pub formatter: Option<String>,
     /// A properties file of formatter properties; --property wins over it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub formatter_config: Option<std::path::PathBuf>,
     /// A properties file of consumer configs; --consumer-property wins over it.
-    #[arg(long = "consumer.config", value_name = "FILE")]
+    #[arg(long = "consumer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub consumer_config: Option<std::path::PathBuf>,
     /// Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads
     /// --data-dir.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Exit (0) once every partition read has been read to its end, as kcat's -e: no waiting
     /// for new records, no TimeoutException. Not an option of Kafka's tool.
@@ -372,12 +401,22 @@ fn log_error(message: &str, logger: &str, exception: &str) {
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let settings = settings(args, global)?;
     let datadir = DataDir::open(&global.data_dir)?;
+    let mut backlog = 0;
     let mut consumers = open_partitions(
         subscribed(args, global, &datadir, &settings)?,
         &datadir,
         &settings,
         settings.start,
+        &mut backlog,
     )?;
+    // The records to read up to the partitions' ends as they are now (an upper bound: offsets
+    // of control records and compacted-away records count), or --max-messages if fewer.
+    let expected = match max_messages(args) {
+        Some(limit) => limit.min(backlog),
+        None => backlog,
+    };
+    let mut progress = (global.progress_wanted() && expected >= progress::CONSUME_MIN_RECORDS)
+        .then(|| progress::records(expected));
     // Ctrl-C, SIGTERM and SIGHUP end the loop instead of the process, so the consumer still
     // prints `Processed a total of N messages`, as Kafka's shutdown hook does.
     let signals = StopSignals::catch()?;
@@ -392,8 +431,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         &mut consumers,
         &mut out,
         &mut total,
+        &mut progress,
     )
     .and_then(|()| out.flush().map_err(Into::into));
+    if let Some(bar) = progress.take() {
+        bar.finish_and_clear();
+    }
     if args.enable_systest_events {
         // A closed pipe is no error here, as it is none for the records.
         let _ = out
@@ -589,12 +632,14 @@ fn subscribed(
 }
 
 /// A consumer for each of `partitions`, positioned at `start` (the reset policy where that is
-/// out of range).
+/// out of range). `backlog` grows by the records from each consumer's start to its partition's
+/// end.
 fn open_partitions(
     partitions: Vec<TopicPartition>,
     datadir: &DataDir,
     settings: &Settings,
     start: Start,
+    backlog: &mut u64,
 ) -> Result<Vec<(TopicPartition, PartitionConsumer)>> {
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
@@ -608,6 +653,7 @@ fn open_partitions(
         // An end that cannot be read (a corrupt last batch) is needed only to start there: a
         // read from before it serves the records up to the damage, then reports it.
         let in_range = |n: i64| n >= earliest && range.end.as_ref().map_or(true, |&end| n <= end);
+        let end = range.end.as_ref().ok().copied();
         let offset = match (start, settings.reset) {
             (Start::Earliest, _) => earliest,
             // Kafka's offsetsForTimes: the first offset whose timestamp is at least the time;
@@ -627,6 +673,9 @@ fn open_partitions(
                 continue;
             }
         };
+        if let Some(end) = end {
+            *backlog += u64::try_from(end - offset).unwrap_or(0);
+        }
         let consumer = PartitionConsumer::new(dir, offset, settings.isolation)
             .with_check_crcs(settings.check_crcs);
         consumers.push((tp, consumer));
@@ -660,13 +709,14 @@ fn add_new_partitions(
         // Positioned by auto.offset.reset, as Kafka positions a partition assigned later
         // (a --offset time named where the partitions known at the start begin).
         let start = settings.reset.unwrap_or(Start::At(-1));
-        consumers.extend(open_partitions(new, datadir, settings, start)?);
+        consumers.extend(open_partitions(new, datadir, settings, start, &mut 0)?);
     }
     Ok(())
 }
 
 /// Prints records, partition after partition (at most 500 each per round, Kafka's
 /// max.poll.records), until --max-messages, --timeout-ms without a record, or a signal.
+#[allow(clippy::too_many_arguments)] // the run's state, owned by `run`, which reports it after
 fn consume_loop(
     args: &Args,
     global: &GlobalArgs,
@@ -675,6 +725,7 @@ fn consume_loop(
     consumers: &mut Vec<(TopicPartition, PartitionConsumer)>,
     out: &mut impl Write,
     total: &mut u64,
+    progress: &mut Option<ProgressBar>,
 ) -> Result<()> {
     let json = global.output == OutputFormat::Json;
     // Kafka's: a negative timeout is none; -1 messages (or none given) is no limit, another
@@ -683,10 +734,7 @@ fn consume_loop(
         .timeout_ms
         .and_then(|ms| u64::try_from(ms).ok())
         .map(Duration::from_millis);
-    let limit = match args.max_messages {
-        None | Some(-1) => None,
-        Some(n) => Some(u64::try_from(n).unwrap_or(0)),
-    };
+    let limit = max_messages(args);
     let reached = |total: u64| limit.is_some_and(|max| total >= max);
     let mut last_record = Instant::now();
     let mut last_refresh = Instant::now();
@@ -773,11 +821,13 @@ fn consume_loop(
                         Err(FormatError::Deserialize(exception)) if args.skip_message_on_error => {
                             // The records before it are shown first, as on Kafka's stdout.
                             out.flush()?;
-                            log_error(
-                                "Error processing message, skipping this message: ",
-                                CONSOLE_CONSUMER,
-                                &exception,
-                            );
+                            above(progress, || {
+                                log_error(
+                                    "Error processing message, skipping this message: ",
+                                    CONSOLE_CONSUMER,
+                                    &exception,
+                                );
+                            });
                         }
                         Err(FormatError::Deserialize(exception)) => {
                             // What the formatter wrote of the record stays; after the count.
@@ -792,6 +842,10 @@ fn consume_loop(
                     }
                 }
             }
+            // Moved once a round of up to 500 records, not per record.
+            if let Some(bar) = progress {
+                bar.set_position(*total);
+            }
         }
         if !gone.is_empty() {
             consumers.retain(|(tp, _)| !gone.contains(tp));
@@ -799,18 +853,24 @@ fn consume_loop(
         for (_, consumer) in consumers.iter_mut() {
             if let Some(tail) = consumer.take_skipped() {
                 out.flush()?;
-                stderrln!(
-                    "{}",
-                    log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
-                );
+                above(progress, || {
+                    stderrln!(
+                        "{}",
+                        log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
+                    );
+                });
             }
         }
         if got > 0 {
             last_record = Instant::now();
             continue;
         }
-        // Caught up: show what was printed, then wait for more or give up.
+        // Caught up: show what was printed, then wait for more or give up. The range the bar
+        // measured is read.
         out.flush()?;
+        if let Some(bar) = progress.take() {
+            bar.finish_and_clear();
+        }
         if args.exit_at_end {
             // Every partition is at its end (a round found nothing in any of them).
             return Ok(());
@@ -829,6 +889,24 @@ fn consume_loop(
             Some(timeout) => std::thread::sleep((timeout - waited).min(nap)),
             None => std::thread::sleep(nap),
         }
+    }
+}
+
+/// --max-messages as a limit: -1 (or none given) is none, another negative count stops before
+/// the first record, as in Kafka.
+fn max_messages(args: &Args) -> Option<u64> {
+    match args.max_messages {
+        None | Some(-1) => None,
+        Some(n) => Some(u64::try_from(n).unwrap_or(0)),
+    }
+}
+
+/// Runs `print` with the progress bar, if any, lifted off the screen: a line printed on stderr
+/// is not drawn over.
+fn above(progress: &Option<ProgressBar>, print: impl FnOnce()) {
+    match progress {
+        Some(bar) => bar.suspend(print),
+        None => print(),
     }
 }
 

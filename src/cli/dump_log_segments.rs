@@ -10,14 +10,40 @@
 //! wrong (bad CRC, invalid trailing bytes, index mismatches, time-index errors, non-consecutive
 //! offsets in a log that shows no sign of compaction).
 
-use std::io::{self, BufWriter, IsTerminal, Write};
+use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
+use clap::ValueHint;
 
-use super::{Exit, QuietStderr};
+use super::{Example, Exit, GlobalArgs, QuietStderr};
 use crate::output::dump::{dump_files, expand_directories, DumpOptions};
 pub use crate::output::dump::{BytesDecoder, Outcome};
-use crate::output::OutputFormat;
+use crate::output::{progress, OutputFormat};
+
+/// Examples of `kafkit dump-log-segments`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic of one partition and ten records:",
+        line: "kafkit topics --create --topic demo && seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "Dump its segment's batches:",
+        line: "kafkit dump-log-segments --files kafka-logs/demo-0/00000000000000000000.log",
+    },
+    Example {
+        what: "Dump its records and their values:",
+        line: "kafkit dump-log-segments --files kafka-logs/demo-0/00000000000000000000.log --print-data-log",
+    },
+    Example {
+        what: "Dump every segment and index of the partition as JSON Lines:",
+        line: "kafkit dump-log-segments --files kafka-logs/demo-0 --output json",
+    },
+    Example {
+        what: "Check the offset index against the log, exiting with 3 if anything is wrong:",
+        line: "kafkit dump-log-segments --files kafka-logs/demo-0/00000000000000000000.index --verify-index-only --strict",
+    },
+];
 
 /// Dump Kafka log segments, indexes, producer snapshots, transaction indexes and KRaft
 /// snapshots, as Kafka's `kafka-dump-log.sh` prints them.
@@ -36,7 +62,7 @@ follow on stderr after all files."
 pub struct Args {
     /// REQUIRED: The comma separated list of data and index log files to be dumped. A partition
     /// directory stands for its segment files, in offset order.
-    #[arg(long, value_name = "file1, file2, ...")]
+    #[arg(long, value_name = "file1, file2, ...", value_hint = ValueHint::FilePath)]
     pub files: Option<String>,
     /// If set, printing the messages content when dumping data logs. Automatically set if any
     /// decoder option is specified.
@@ -52,11 +78,15 @@ pub struct Args {
     pub index_sanity_check: bool,
     /// Size of largest message.
     #[arg(long, value_name = "size", allow_negative_numbers = true, default_value_t = 5 * 1024 * 1024,
-          value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)))]
+          value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)),
+        value_hint = ValueHint::Other,
+    )]
     pub max_message_size: i64,
     /// Limit the amount of total batches read in bytes avoiding reading the whole .log file(s).
     #[arg(long, value_name = "size", allow_negative_numbers = true, default_value_t = i64::from(i32::MAX),
-          value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)))]
+          value_parser = clap::value_parser!(i64).range(0..=i64::from(i32::MAX)),
+        value_hint = ValueHint::Other,
+    )]
     pub max_bytes: i64,
     /// If set, uses deep instead of shallow iteration. Automatically set if print-data-log is
     /// enabled.
@@ -101,7 +131,8 @@ impl Args {
 }
 
 /// Runs the command.
-pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    let format = global.output;
     if args.files.is_none() {
         let mut help = super::command();
         let help = help
@@ -111,7 +142,11 @@ pub fn run(args: &Args, format: OutputFormat) -> Result<()> {
         return Err(Exit::failure(format!("Missing required argument \"[files]\"\n{help}")).into());
     }
     let list = file_list(args);
-    let progress = progress_bar(&list);
+    let progress = if global.progress_wanted() {
+        progress_bar(&list)
+    } else {
+        None
+    };
     let stdout = io::stdout();
     let outcome = dump(
         args,
@@ -188,28 +223,15 @@ impl Args {
     }
 }
 
-/// A progress bar on stderr, only when stderr is a terminal that stdout is not written to, and
-/// only for large or many files.
+/// A bar of the files' bytes, for large or many files.
 fn progress_bar(files: &[String]) -> Option<indicatif::ProgressBar> {
-    if !QuietStderr::is_terminal() || io::stdout().is_terminal() {
-        return None;
-    }
     let total: u64 = files
         .iter()
         .filter_map(|f| std::fs::metadata(f).ok())
         .map(|m| m.len())
         .sum();
-    if total < (256 << 20) && files.len() < 20 {
+    if total < progress::DUMP_MIN_BYTES && files.len() < progress::DUMP_MIN_FILES {
         return None;
     }
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(total),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {msg}",
-    ) {
-        bar.set_style(style);
-    }
-    Some(bar)
+    Some(progress::bytes(total))
 }

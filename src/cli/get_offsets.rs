@@ -4,15 +4,38 @@
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
+use clap::ValueHint;
 use regex::Regex;
 use serde_json::json;
 
-use super::{stderrln, Exit, GlobalArgs};
+use super::values::Suggest;
+use super::{stderrln, Example, Exit, GlobalArgs};
 use crate::client::offsets::{list_offset, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
 use crate::output::json::write_typed_line;
 use crate::output::{log4j, OutputFormat};
+
+/// Examples of `kafkit get-offsets`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic of ten records:",
+        line: "kafkit topics --create --topic demo --partitions 3 && seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "The end offset of each of its partitions:",
+        line: "kafkit get-offsets --topic demo",
+    },
+    Example {
+        what: "The first offset of each partition, of every topic:",
+        line: "kafkit get-offsets --time earliest",
+    },
+    Example {
+        what: "The offset of the record with the highest timestamp, in partitions 0 and 1:",
+        line: "kafkit get-offsets --topic-partitions 'demo:0-2' --time max-timestamp",
+    },
+];
 
 /// Print the offsets of a topic's partitions (Kafka's kafka-get-offsets.sh).
 ///
@@ -22,15 +45,15 @@ use crate::output::{log4j, OutputFormat};
 pub struct Args {
     /// The topic to get the offsets for: a regular expression that must match whole names
     /// (`,` means `|`). Default: all topics.
-    #[arg(long, value_name = "TOPIC")]
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topic: Option<String>,
     /// Comma separated list of partition ids. Default: all partitions.
-    #[arg(long, value_name = "IDS", allow_hyphen_values = true)]
+    #[arg(long, value_name = "IDS", allow_hyphen_values = true, value_hint = ValueHint::Other)]
     pub partitions: Option<String>,
     /// Comma separated list of topic-partition patterns `TOPIC_REGEX[:PARTITIONS]` where
     /// PARTITIONS is N, N-M (M exclusive), N- or -M; cannot be used with --topic or
     /// --partitions.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(long, value_name = "SPEC", value_hint = ValueHint::Other)]
     pub topic_partitions: Option<String>,
     /// The time to get offsets for: -1 or latest, -2 or earliest, -3 or max-timestamp,
     /// -4 or earliest-local, -5 or latest-tiered, or a timestamp in milliseconds (the first
@@ -39,7 +62,8 @@ pub struct Args {
         long,
         value_name = "TIME",
         default_value = "latest",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = Suggest::new(["latest", "earliest", "max-timestamp", "earliest-local", "latest-tiered"]), hide_possible_values = true,
     )]
     pub time: String,
     /// Exclude internal topics (__consumer_offsets, ...) from the listing.
@@ -47,10 +71,10 @@ pub struct Args {
     pub exclude_internal_topics: bool,
     /// Accepted for compatibility with kafka-get-offsets.sh and ignored: kafkit reads
     /// --data-dir.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Accepted for compatibility with kafka-get-offsets.sh and ignored.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub command_config: Option<std::path::PathBuf>,
 }
 

@@ -6,7 +6,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::ValueHint;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::output::OutputFormat;
 
@@ -19,6 +20,7 @@ pub mod produce;
 mod signals;
 pub mod simulate_assignment;
 pub mod topics;
+pub mod values;
 
 /// `eprintln!` that never panics nor fails: the line goes to [`QuietStderr`].
 ///
@@ -56,14 +58,37 @@ pub struct GlobalArgs {
     #[arg(
         long,
         global = true,
+        help_heading = "Global options",
         env = "KAFKIT_DATA_DIR",
         default_value = "./kafka-logs",
-        value_name = "DIR"
+        value_name = "DIR",
+        value_hint = ValueHint::DirPath,
     )]
     pub data_dir: PathBuf,
     /// How results are printed: Kafka's text, or JSON Lines for scripts.
-    #[arg(long, global = true, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_enum,
+        default_value_t = OutputFormat::Text
+    )]
     pub output: OutputFormat,
+    /// Draw no progress bar. Bars show the progress of long work (dumping large or many files,
+    /// consuming a large range, producing from a large --file) on stderr, only when stderr is a
+    /// terminal and stdout is not: never in a pipe or a file, and stdout is the same with or
+    /// without them.
+    #[arg(short, long, global = true, help_heading = "Global options")]
+    pub quiet: bool,
+}
+
+impl GlobalArgs {
+    /// Whether a command may draw a progress bar: not `--quiet`, stderr a terminal, and stdout
+    /// not (records and a bar drawn over them on one screen would cut each other).
+    pub fn progress_wanted(&self) -> bool {
+        use std::io::IsTerminal as _;
+        !self.quiet && QuietStderr::is_terminal() && !io::stdout().is_terminal()
+    }
 }
 
 /// The commands, named after Kafka's shell tools.
@@ -79,10 +104,10 @@ pub enum Command {
     /// Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does.
     DumpLogSegments(dump_log_segments::Args),
     /// Write records to a topic from lines of text or JSON (kafka-console-producer.sh).
-    #[command(alias = "console-producer")]
+    #[command(visible_alias = "console-producer")]
     Produce(Box<produce::Args>),
     /// Read records from a topic's partitions (kafka-console-consumer.sh).
-    #[command(alias = "console-consumer")]
+    #[command(visible_alias = "console-consumer")]
     Consume(Box<consume::Args>),
     /// Print the offsets of a topic's partitions: latest, earliest, max timestamp, or by time
     /// (kafka-get-offsets.sh).
@@ -93,6 +118,64 @@ pub enum Command {
     /// Show how Kafka's consumer-group assignors share partitions over scripted rebalances
     /// (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka.
     SimulateAssignment(Box<simulate_assignment::Args>),
+}
+
+/// An example of a command, shown in its help (`-h`, `--help`: one command a line, never
+/// wrapped) and in its man page's EXAMPLES.
+///
+/// `tests/man.rs` runs each command's examples, in order, in an empty directory with `kafkit`
+/// on the `PATH`, so a command's list starts with what it needs (a topic, records).
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    /// What it does, one sentence ending with a colon.
+    pub what: &'static str,
+    /// The command line, as typed in a POSIX shell.
+    pub line: &'static str,
+}
+
+/// Examples of `kafkit` itself, in its man page.
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Create a topic of three partitions in ./kafka-logs (made if absent):",
+        line: "kafkit topics --create --topic demo --partitions 3",
+    },
+    Example {
+        what: "Write ten records to it, one a line, then read them back:",
+        line: "seq 1 10 | kafkit produce --topic demo && kafkit consume --topic demo --from-beginning --max-messages 10",
+    },
+    Example {
+        what: "The same, in another data directory, with results as JSON Lines:",
+        line: "kafkit --data-dir ./other-logs topics --create --topic demo && kafkit --data-dir ./other-logs --output json get-offsets",
+    },
+];
+
+/// The examples of `kafkit <command>` (`None`: of `kafkit`), by the command's name.
+pub fn examples(command: Option<&str>) -> &'static [Example] {
+    match command {
+        None => EXAMPLES,
+        Some("topics") => topics::EXAMPLES,
+        Some("produce") => produce::EXAMPLES,
+        Some("consume") => consume::EXAMPLES,
+        Some("get-offsets") => get_offsets::EXAMPLES,
+        Some("dump-log-segments") => dump_log_segments::EXAMPLES,
+        Some("simulate-assignment") => simulate_assignment::EXAMPLES,
+        Some(_) => &[],
+    }
+}
+
+/// clap's default help template with the command's examples after the options: written in the
+/// template, which clap does not wrap (it wraps `after_help` to the terminal's width, and a
+/// command line cut in two cannot be copied).
+fn help_template(examples: &[Example]) -> String {
+    let mut template = String::from(
+        "{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}\n\nExamples:",
+    );
+    for example in examples {
+        template.push_str("\n  ");
+        template.push_str(example.line);
+    }
+    template.push_str("{after-help}");
+    template
 }
 
 /// An error that carries its own exit code and is printed as it is, without a chain.
@@ -121,7 +204,7 @@ impl Exit {
 /// A usage error of `kafkit <command>`: Kafka's message, the command's usage line and a hint,
 /// exit code 1 (Kafka's `printUsageAndExit`).
 pub(crate) fn usage_error(command: &str, message: impl Into<String>) -> anyhow::Error {
-    let mut cmd = Cli::command();
+    let mut cmd = self::command();
     cmd.build();
     let usage = cmd
         .find_subcommand_mut(command)
@@ -210,7 +293,10 @@ impl Write for QuietStderr {
 /// Usage errors exit with 1, as every Kafka tool's `printUsageAndExit` does; `--help` and
 /// `--version` print and exit with 0.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
@@ -266,7 +352,7 @@ fn json_error(message: &str, code: u8) {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let Cli { global, command } = cli;
     match command {
-        Command::DumpLogSegments(args) => dump_log_segments::run(&args, global.output),
+        Command::DumpLogSegments(args) => dump_log_segments::run(&args, &global),
         Command::Generate(args) => generate::run(&args),
         Command::SimulateAssignment(args) => simulate_assignment::run(&args, &global),
         Command::Topics(args) => topics::run(&args, &global),
@@ -313,7 +399,18 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// The clap command tree, for completions and man pages.
+/// The clap command tree: the derived one, each command with its examples in its help.
 pub fn command() -> clap::Command {
-    Cli::command()
+    let mut cmd = Cli::command();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    for name in names {
+        let examples = examples(Some(&name));
+        if !examples.is_empty() {
+            cmd = cmd.mut_subcommand(&name, |c| c.help_template(help_template(examples)));
+        }
+    }
+    cmd
 }

@@ -13,10 +13,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use clap::ValueHint;
 use serde_json::{json, Value};
 
 use super::signals::{StopSignals, Wake};
-use super::{properties, stderrln, usage_error, Exit, GlobalArgs, QuietStderr};
+use super::values::Suggest;
+use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use crate::client::producer::kafka_exception;
 use crate::client::{
     configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, ProduceError,
@@ -28,8 +30,33 @@ use crate::datadir::{now_ms, DataDir, PartitionWriter};
 use crate::log::CompressionPolicy;
 use crate::output::json::bytes_from_value;
 use crate::output::json::write_typed_line;
-use crate::output::{log4j, OutputFormat};
+use crate::output::{log4j, progress, OutputFormat};
 use crate::record::{Compression, Header, NO_TIMESTAMP};
+
+/// Examples of `kafkit produce`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic to write to:",
+        line: "kafkit topics --create --topic demo --partitions 3",
+    },
+    Example {
+        what: "Write ten records, one a line of standard input:",
+        line: "seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "Write keyed records (key, a tab, value):",
+        line: "printf 'alice\\tcreated\\nbob\\tpaid\\n' | kafkit produce --topic demo --property parse.key=true",
+    },
+    Example {
+        what: "Load a file, compressed with zstd, without an fsync per batch:",
+        line: "seq 1 100000 > lines.txt && kafkit produce --topic demo --file lines.txt --compression-codec zstd --acks 1",
+    },
+    Example {
+        what: "Write what `consume --output json` printed, and report each write as JSON:",
+        line: "kafkit consume --topic demo --from-beginning --max-messages 2 --output json | kafkit produce --topic demo --input json --output json",
+    },
+];
 
 /// Write records to a topic from lines of text or JSON (Kafka's kafka-console-producer.sh).
 ///
@@ -39,18 +66,18 @@ use crate::record::{Compression, Header, NO_TIMESTAMP};
 #[command(args_override_self = true)]
 pub struct Args {
     /// The topic to produce messages to.
-    #[arg(long, value_name = "TOPIC")]
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topic: Option<String>,
     /// Read lines from this file instead of standard input (a progress bar shows on a
     /// terminal).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_hint = ValueHint::FilePath)]
     pub file: Option<PathBuf>,
     /// The input format: Kafka's text lines, or the JSON Lines of `consume --output json`
     /// (key, value, headers, timestamp and partition are used).
     #[arg(long, value_enum, default_value_t = InputFormat::Text)]
     pub input: InputFormat,
     /// Write every record to this partition instead of asking the partitioner.
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub partition: Option<i32>,
     /// How records without --partition are spread: default = keyed by murmur2, unkeyed sticky
     /// (Kafka 3.3+); round-robin; random; murmur2 = keyed by murmur2, unkeyed rotating
@@ -58,18 +85,18 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = PartitionerKind::Default)]
     pub partitioner: PartitionerKind,
     /// Seed of the random choices of the default and random partitioners (reproducible runs).
-    #[arg(long, value_name = "SEED")]
+    #[arg(long, value_name = "SEED", value_hint = ValueHint::Other)]
     pub partitioner_seed: Option<u64>,
     /// Batch size in bytes (batch.size, default 16384): a batch is written when the next
     /// record would not fit.
-    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub batch_size: Option<i32>,
     /// Also batch.size; wins over --batch-size when both are given, as in Kafka.
-    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub max_partition_memory_bytes: Option<i32>,
     /// The compression codec: none, gzip, snappy, lz4 or zstd. Given without a value: gzip.
     /// Default: the topic's compression.type (none when it is `producer`).
-    #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip")]
+    #[arg(long, value_name = "CODEC", num_args = 0..=1, default_missing_value = "gzip", value_parser = Suggest::new(Compression::ALL.map(Compression::name)), hide_possible_values = true)]
     pub compression_codec: Option<String>,
     /// The acknowledgements the producer requires: 0, 1, or all (= -1, Kafka's default). With
     /// all, a record is acknowledged once an fsync covers it; the fsyncs run while appends go
@@ -82,7 +109,8 @@ pub struct Args {
         long,
         visible_alias = "acks",
         value_name = "ACKS",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = Suggest::new(["all", "1", "0", "-1"]), hide_possible_values = true,
     )]
     pub request_required_acks: Option<String>,
     /// Send records synchronously: each record is its own batch, fsynced before the next.
@@ -91,31 +119,31 @@ pub struct Args {
     /// A line reader property, name=value; repeatable: parse.key, key.separator,
     /// parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker,
     /// ignore.error. Other names are warned about.
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub property: Vec<String>,
     /// A producer config, name=value; repeatable. Used: acks, batch.size, compression.type,
     /// linger.ms, max.request.size; Kafka's connection and security configs are accepted and
     /// ignored; other names are warned about (Kafka's "supplied but are not used yet").
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub producer_property: Vec<String>,
     /// A properties file of line reader properties; --property wins over it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub reader_config: Option<PathBuf>,
     /// A properties file of producer configs; --producer-property wins over it.
-    #[arg(long = "producer.config", value_name = "FILE")]
+    #[arg(long = "producer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub producer_config: Option<PathBuf>,
     /// Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to
     /// --data-dir.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// The class reading the input: Kafka's org.apache.kafka.tools.LineMessageReader (the
     /// default) is the one there is (--input json reads consume's JSON Lines instead).
-    #[arg(long, value_name = "CLASS")]
+    #[arg(long, value_name = "CLASS", value_parser = Suggest::new([LINE_MESSAGE_READER]), hide_possible_values = true)]
     pub line_reader: Option<String>,
     /// How long a batch waits for more records before it is written, in ms (linger.ms; default
     /// 1000, Kafka's console producer's): a record of a quiet input is written this long after
     /// it is read, not at the end of the input.
-    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    #[arg(long, value_name = "MS", allow_negative_numbers = true, value_hint = ValueHint::Other)]
     pub timeout: Option<i64>,
     /// Accepted and ignored (network settings of kafka-console-producer.sh).
     #[arg(long, value_name = "N", hide = true)]
@@ -276,7 +304,7 @@ fn settings(args: &Args) -> Result<Settings> {
 type Input = (Box<dyn Read>, RawFd, Option<indicatif::ProgressBar>);
 
 /// Standard input or --file, and a progress bar for a file when stderr is a terminal.
-fn open_input(args: &Args) -> Result<Input> {
+fn open_input(args: &Args, show_progress: bool) -> Result<Input> {
     let Some(path) = &args.file else {
         let stdin = io::stdin();
         let fd = stdin.as_raw_fd();
@@ -284,17 +312,10 @@ fn open_input(args: &Args) -> Result<Input> {
     };
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let fd = file.as_raw_fd();
+    // Nothing is printed on stdout in text mode: the bar is drawn even when stdout is the
+    // terminal too (not when it carries --output json).
     let progress = match file.metadata() {
-        Ok(meta) if QuietStderr::is_terminal() => {
-            let bar = indicatif::ProgressBar::new(meta.len());
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            Some(bar)
-        }
+        Ok(meta) if show_progress => Some(progress::bytes(meta.len())),
         _ => None,
     };
     Ok((Box::new(file), fd, progress))
@@ -373,7 +394,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     )
     .report_written(json_out);
 
-    let (input, input_fd, progress) = open_input(args)?;
+    let show_progress = !global.quiet
+        && QuietStderr::is_terminal()
+        && (global.output == OutputFormat::Text || !io::stdout().is_terminal());
+    let (input, input_fd, progress) = open_input(args, show_progress)?;
     let interactive = args.file.is_none() && io::stdin().is_terminal();
 
     // Reads of 256 KiB: each block is parsed while it is still in the core's cache.

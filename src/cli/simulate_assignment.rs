@@ -6,6 +6,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use clap::ValueHint;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::{json, Value};
 
@@ -13,68 +14,85 @@ use crate::assign::limits::{self, RoundSize, MAX_SCENARIO_BYTES};
 use crate::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
 use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
 use crate::assign::{vectors, Strategy, TopicPartition};
-use crate::cli::{Exit, GlobalArgs};
+use crate::cli::values::Suggest;
+use crate::cli::{Example, Exit, GlobalArgs};
 use crate::datadir::{file_kind, DataDir, DataDirError};
 use crate::output::json::write_typed_line;
 use crate::output::OutputFormat;
 
+/// Examples of `kafkit simulate-assignment`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Three consumers share a topic of ten partitions (range, Kafka's default):",
+        line: "kafkit simulate-assignment --topic orders:10 --members c0,c1,c2",
+    },
+    Example {
+        what: "A consumer joins, then one crashes, under the cooperative sticky assignor:",
+        line: "kafkit simulate-assignment --strategy cooperative-sticky --topic orders:6 --members c1,c2,c3 --then \"join c4\" --then \"crash c1\"",
+    },
+    Example {
+        what: "Four assignors side by side over the same rebalance:",
+        line: "kafkit simulate-assignment --compare range,sticky,cooperative-sticky,uniform --topic t0:2 --topic t1:2 --members c0,c1,c2 --then \"leave c1\"",
+    },
+    Example {
+        what: "A scenario file (docs/simulate-assignment.md), with the protocol of each round:",
+        line: "echo '{\"topics\": [\"orders:6\"], \"members\": [\"c1\", \"c2\"], \"events\": [\"join c3\"]}' > group.json && kafkit simulate-assignment --scenario group.json --explain",
+    },
+];
+
 /// Arguments of `simulate-assignment`.
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = "Examples:
-  kafkit simulate-assignment --topic orders:10 --members c0,c1,c2
-  kafkit simulate-assignment --strategy cooperative-sticky --topic orders:6 --members c1,c2,c3 --then \"join c4\" --then \"crash c1\"
-  kafkit simulate-assignment --compare range,sticky,cooperative-sticky,uniform --topic t0:2 --topic t1:2 --members c0,c1,c2 --then \"leave c1\"
-  kafkit simulate-assignment --scenario group.json --explain
-  kafkit simulate-assignment --scenario ../shared/spec/vectors/assignors/sticky-Stickiness.json
-
-Limits (so that memory stays bounded, under 250 MiB at the limits; larger input exits with 1):
+#[command(
+    after_help = "Limits (so that memory stays bounded, under 250 MiB at the limits; larger input exits with 1):
   a topic has 1 to 2147483647 partitions (Kafka's partition ids are int32);
   members x partitions (of all topics) in any round: at most 10000000;
   partitions + members summed over all rounds and strategies: at most 100000;
   rounds (the initial join, then one per event) x strategies: at most 10000;
-  a --scenario file: at most 1048576 bytes (1 MiB).")]
+  a --scenario file: at most 1048576 bytes (1 MiB)."
+)]
 pub struct Args {
     /// The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol,
     /// client side), uniform, server-range (new consumer protocol, server side), or a Kafka class
     /// name such as org.apache.kafka.clients.consumer.CooperativeStickyAssignor.
-    #[arg(long, value_name = "STRATEGY")]
+    #[arg(long, value_name = "STRATEGY", value_parser = Suggest::new(Strategy::ALL.map(Strategy::name)), hide_possible_values = true)]
     pub strategy: Option<String>,
     /// A topic, as NAME:PARTITIONS; a bare NAME takes its partition count from --data-dir.
-    #[arg(long = "topic", value_name = "TOPIC[:N]")]
+    #[arg(long = "topic", value_name = "TOPIC[:N]", value_hint = ValueHint::Other)]
     pub topics: Vec<String>,
     /// Members subscribed to every topic, comma-separated, in join order.
-    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',')]
+    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',', value_hint = ValueHint::Other)]
     pub members: Vec<String>,
     /// A member with its own subscription, as ID=TOPIC,TOPIC (repeatable; joins after --members).
-    #[arg(long = "member", value_name = "ID=TOPICS")]
+    #[arg(long = "member", value_name = "ID=TOPICS", value_hint = ValueHint::Other)]
     pub member: Vec<String>,
     /// A member's rack (client.rack), as ID=RACK (repeatable).
-    #[arg(long = "rack", value_name = "ID=RACK")]
+    #[arg(long = "rack", value_name = "ID=RACK", value_hint = ValueHint::Other)]
     pub racks: Vec<String>,
     /// A member's group.instance.id (static membership), as ID=INSTANCE (repeatable).
-    #[arg(long = "instance-id", value_name = "ID=INSTANCE")]
+    #[arg(long = "instance-id", value_name = "ID=INSTANCE", value_hint = ValueHint::Other)]
     pub instance_ids: Vec<String>,
     /// A rebalance event, in order (repeatable): "join c4", "join c5=orders rack=b", "leave c2",
     /// "crash c1", "add-partitions orders:12", "create-topic audit:3", "subscribe c3=orders",
     /// "delete-topic payments".
-    #[arg(long = "then", value_name = "EVENT")]
+    #[arg(long = "then", value_name = "EVENT", value_hint = ValueHint::Other)]
     pub then: Vec<String>,
     /// A scenario file (JSON, see docs/simulate-assignment.md), or an assignor test vector
     /// (spec/vectors/assignors schema), which is replayed round by round.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub scenario: Option<PathBuf>,
     /// Run the same script under several strategies and compare them side by side.
-    #[arg(long, value_name = "S1,S2,...", value_delimiter = ',')]
+    #[arg(long, value_name = "S1,S2,...", value_delimiter = ',', value_parser = Suggest::new(Strategy::ALL.map(Strategy::name)), hide_possible_values = true)]
     pub compare: Vec<String>,
     /// Show the protocol trace of each round: coordinator, JoinGroup, leader, protocol,
     /// SyncGroup (classic) or target assignment and reconciliation (new protocol).
     #[arg(long)]
     pub explain: bool,
     /// The group id (it decides the coordinator).
-    #[arg(long, value_name = "GROUP")]
+    #[arg(long, value_name = "GROUP", value_hint = ValueHint::Other)]
     pub group: Option<String>,
     /// offsets.topic.num.partitions: the partition count of __consumer_offsets.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_OFFSETS_TOPIC_PARTITIONS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_OFFSETS_TOPIC_PARTITIONS, value_hint = ValueHint::Other)]
     pub offsets_topic_partitions: u32,
 }
 

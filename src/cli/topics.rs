@@ -8,15 +8,44 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{CommandFactory, ValueEnum};
+use clap::{ValueEnum, ValueHint};
 use serde_json::json;
 
-use super::{stderrln, Exit, GlobalArgs};
+use super::{stderrln, Example, Exit, GlobalArgs};
 use crate::datadir::{
     names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter, Uuid,
     MAX_REPLICATION_FACTOR,
 };
 use crate::output::OutputFormat;
+
+/// Examples of `kafkit topics`, in its help and man page (`tests/man.rs` runs them, in order, in
+/// an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Create a topic of three partitions (in ./kafka-logs, made if absent):",
+        line: "kafkit topics --create --topic demo --partitions 3",
+    },
+    Example {
+        what: "Create a compacted topic, with the action as a word:",
+        line: "kafkit topics create --topic events --config cleanup.policy=compact",
+    },
+    Example {
+        what: "List the topics, then describe one:",
+        line: "kafkit topics --list && kafkit topics --describe --topic demo",
+    },
+    Example {
+        what: "Describe every topic as JSON Lines:",
+        line: "kafkit topics --describe --output json",
+    },
+    Example {
+        what: "Grow a topic to six partitions:",
+        line: "kafkit topics --alter --topic demo --partitions 6",
+    },
+    Example {
+        what: "Delete a topic:",
+        line: "kafkit topics --delete --topic events",
+    },
+];
 
 /// The arguments of `kafkit topics`, named as kafka-topics.sh names them.
 #[derive(Debug, Default, clap::Args)]
@@ -44,30 +73,30 @@ pub struct Args {
     /// The topic to create, alter, describe or delete. Except with --create it is a regular
     /// expression that must match whole names, where `,` means `|` (`a,b` selects a and b;
     /// escape dots: `my\.topic`).
-    #[arg(long, value_name = "TOPIC")]
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topic: Option<String>,
     /// The topic id to describe (22-character base64); wins over --topic.
-    #[arg(long, value_name = "TOPIC_ID")]
+    #[arg(long, value_name = "TOPIC_ID", value_hint = ValueHint::Other)]
     pub topic_id: Option<String>,
     /// The number of partitions for the topic being created or altered (default for create:
     /// the broker default num.partitions = 1).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_hint = ValueHint::Other)]
     pub partitions: Option<String>,
     /// The replication factor for each partition of the topic being created (default 1; this
     /// one-broker directory cannot hold more).
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_hint = ValueHint::Other)]
     pub replication_factor: Option<String>,
     /// A list of manual partition-to-broker assignments for the topic being created or
     /// altered: `broker:broker,broker:broker,...` (partition 0 first).
-    #[arg(long, value_name = "ASSIGNMENT")]
+    #[arg(long, value_name = "ASSIGNMENT", value_hint = ValueHint::Other)]
     pub replica_assignment: Option<String>,
     /// A topic configuration override for the topic being created, `name=value`; repeatable.
     /// Names: cleanup.policy, compression.type, retention.ms, segment.bytes, ... (every Kafka
     /// topic config).
-    #[arg(long, value_name = "NAME=VALUE")]
+    #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub config: Vec<String>,
     /// No longer supported (Kafka 4.0); prints a warning only.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_hint = ValueHint::Other)]
     pub delete_config: Vec<String>,
     /// With --alter, --delete or --describe: only act if the topic exists.
     #[arg(long)]
@@ -95,13 +124,13 @@ pub struct Args {
     pub at_min_isr_partitions: bool,
     /// Accepted for compatibility with kafka-topics.sh and ignored: kafkit works on --data-dir,
     /// not on a broker.
-    #[arg(long, value_name = "HOST:PORT")]
+    #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Accepted for compatibility with kafka-topics.sh and ignored.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub command_config: Option<PathBuf>,
     /// Accepted for compatibility with kafka-topics.sh and ignored.
-    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_hint = ValueHint::Other)]
     pub partition_size_limit_per_response: Option<String>,
 }
 
@@ -233,7 +262,7 @@ impl<W: Write> Out<W> {
 // Validation (kafka-cli-surface.md §1.2), in Kafka's order.
 
 fn usage(message: impl Into<String>) -> anyhow::Error {
-    let mut cmd = super::Cli::command();
+    let mut cmd = super::command();
     cmd.build();
     let usage = cmd
         .find_subcommand_mut("topics")

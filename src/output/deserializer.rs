@@ -128,6 +128,11 @@ impl Deserializer {
         }
     }
 
+    /// The Java class's full name, as `--key-deserializer` takes it.
+    pub fn class_name(self) -> String {
+        format!("{PACKAGE}{}", self.name())
+    }
+
     /// The Java class's simple name.
     pub fn name(self) -> &'static str {
         match self {

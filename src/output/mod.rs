@@ -19,3 +19,4 @@ pub mod format;
 pub mod json;
 pub mod log4j;
 pub mod message;
+pub mod progress;

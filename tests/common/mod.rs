@@ -275,3 +275,30 @@ pub fn kafkit_within(data_dir: &Path, args: &[&str], max_bytes: u64) -> Run {
     }
     Run::from(command.output().expect("run kafkit"))
 }
+
+/// Whether the tests run in CI (`CI` set, as CI services set it, and not `false` or `0`): a
+/// test whose tool is missing fails there instead of being skipped.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Whether the program `name` runs (`name --version`). When it does not: in CI the test fails,
+/// elsewhere a SKIPPED line says which test did not run and why, and this returns false.
+#[track_caller]
+pub fn have_tool(name: &str, test: &str) -> bool {
+    let runs = Command::new(name)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !runs {
+        assert!(
+            !in_ci(),
+            "{name} is needed by {test} and is not installed (CI)"
+        );
+        eprintln!("SKIPPED: {test} ({name} is not installed)");
+    }
+    runs
+}

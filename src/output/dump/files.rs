@@ -153,7 +153,15 @@ pub fn dump_files<W: Write, E: Write>(
         progress,
     };
     for &arg in files {
+        let done = d.progress.as_ref().map(|p| {
+            p.set_message(arg.to_string());
+            p.position()
+        });
         d.dump_file(arg)?;
+        // Batches of a .log moved the bar as they went; any file is all done now.
+        if let (Some(p), Some(done)) = (&d.progress, done) {
+            p.set_position(done + std::fs::metadata(arg).map_or(0, |m| m.len()));
+        }
     }
     d.print_summaries()?;
     d.out.flush()?;

@@ -1,0 +1,45 @@
+//! Progress bars of long work (indicatif), drawn on stderr.
+//!
+//! The commands decide whether to show one (`cli::progress_wanted`: not `--quiet`, stderr a
+//! terminal, stdout not the terminal the bar would be drawn over); a bar made here also hides
+//! itself when stderr is not a terminal, so a bar never reaches a pipe or a file. Callers move
+//! it once per batch or per round of records, never per record: the position is an atomic add,
+//! and drawing is limited to 20 times a second.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// At least this many bytes of files to dump make a bar (or [`DUMP_MIN_FILES`] files).
+pub const DUMP_MIN_BYTES: u64 = 256 << 20;
+/// At least this many files to dump make a bar.
+pub const DUMP_MIN_FILES: usize = 20;
+/// At least this many records between where a consumer starts and the partitions' ends (or
+/// `--max-messages`, if fewer) make a bar.
+pub const CONSUME_MIN_RECORDS: u64 = 100_000;
+
+/// A bar of `len` bytes on stderr, drawn at once.
+pub fn bytes(len: u64) -> ProgressBar {
+    bar(
+        len,
+        "{bar:40.cyan/blue} {bytes}/{total_bytes} {bytes_per_sec} eta {eta} {wide_msg}",
+    )
+}
+
+/// A bar of `len` records on stderr, drawn at once.
+pub fn records(len: u64) -> ProgressBar {
+    bar(
+        len,
+        "{bar:40.cyan/blue} {human_pos}/{human_len} records {per_sec} eta {eta}",
+    )
+}
+
+fn bar(len: u64, template: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("█▉▊▋▌▍▎▏ "),
+    );
+    // The first draw is not rate limited: the bar shows before the work starts.
+    bar.tick();
+    bar
+}
