@@ -9,22 +9,8 @@
 # middle of a 10-segment partition, for two partition sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-K="$PWD/target/release/kafkit"
-W="${1:-$(mktemp -d /tmp/kafkit-bench.XXXXXX)}"
-mkdir -p "$W"
-cd "$W"
-N=2000000
-if [ ! -f lines.txt ]; then
-  python3 -c "
-import sys
-with open('lines.txt', 'w') as f:
-    for i in range($N):
-        f.write('%010d ' % i + 'x' * 89 + '\n')
-"
-fi
-
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# shellcheck source=scripts/bench-common.sh
+. scripts/bench-common.sh "$@"
 t() { # wall seconds of a command, millisecond resolution
   local start end
   start=$(date +%s%N)

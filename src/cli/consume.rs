@@ -149,7 +149,7 @@ pub struct Args {
     /// after a record (end the format with \n). Cannot be used with Kafka's formatter options
     /// (--formatter, --formatter-config, --property, --key-deserializer,
     /// --value-deserializer) nor --output json.
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", value_hint = ValueHint::Other)]
     pub format: Option<String>,
     /// How --format writes %s, %k, %t and %h: as bytes (none, kcat's way), or as JSON values
     /// with their quotes (json: a string, null, or {"base64": ...} for bytes that are not

@@ -49,8 +49,9 @@ pub struct Cli {
 pub struct GlobalArgs {
     /// The data directory, laid out like a broker's `log.dirs`.
     ///
-    /// Commands that write (produce, topics --create/--alter/--delete) hold its `.lock` while
-    /// they run; another writer waits up to 10 s for it, then fails with Kafka's lock message.
+    /// Commands that write (produce, topics --create/--alter/--delete) share its `.lock` while
+    /// they run, so a Kafka broker cannot start on it; a directory a broker holds is refused
+    /// after 10 s with Kafka's lock message.
     /// Readers take no lock. Writers refuse an existing directory that is neither empty nor a
     /// data directory (one with meta.properties or .kafkit-topics.json, or only the files and
     /// partition directories a data directory holds). `topics --create` makes a missing one as

@@ -56,7 +56,10 @@ pub(crate) fn open_file_limit() -> Option<u64> {
         };
         // SAFETY: getrlimit writes one `rlimit` struct into the one we own, nothing else.
         let rc = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-        (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+        // `rlim_t` is u64 on Linux, not on every Unix.
+        #[allow(clippy::unnecessary_cast)]
+        let soft = limit.rlim_cur as u64;
+        (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(soft)
     }
     #[cfg(not(unix))]
     None

@@ -366,7 +366,9 @@ impl Log {
     /// began in that segment touched; rolls start new ones).
     pub fn segment_files_from(&self, base: i64) -> impl Iterator<Item = PathBuf> + '_ {
         let first = self.segments.partition_point(|&b| b < base);
-        self.segments[first..]
+        self.segments
+            .get(first..)
+            .unwrap_or_default()
             .iter()
             .map(|&b| self.dir.join(segment::file_name(b, ".log")))
     }
