@@ -23,7 +23,7 @@ echo "machine: $(nproc) cores; $(lscpu | grep 'Model name' | sed 's/ \+/ /g')"
 echo "file: $(stat -c %s lines.txt) bytes, $N lines"
 
 produce() { # $1 = extra args
-  rm -rf d && "$K" --data-dir d topics --create --topic b >/dev/null
+  rm -rf d && "$K" --data-dir d topics --create --topic b >/dev/null 2>&1
   t "$K" --data-dir d produce --topic b --file lines.txt $1
 }
 # The machine's speed drifts over minutes: cp and produce --acks 1 run in alternation, ROUNDS
@@ -54,7 +54,7 @@ echo "consume to /dev/null: ${c_s} s ($(python3 -c "print(round($N/$c_s))") reco
 
 
 seek() { # $1 = lines, $2 = segment.bytes
-  rm -rf s && "$K" --data-dir s topics --create --topic s --config segment.bytes=$2 >/dev/null
+  rm -rf s && "$K" --data-dir s topics --create --topic s --config segment.bytes=$2 >/dev/null 2>&1
   head -n "$1" lines.txt | "$K" --data-dir s produce --topic s --acks 1
   echo "  $(ls s/s-0/*.log | wc -l) segments, $(du -sh s/s-0 | cut -f1)"
   local mid=$(( $1 / 2 ))

@@ -25,11 +25,11 @@ echo "file: $(stat -c %s lines.txt) bytes, $N lines"
 
 : > rounds.txt
 for i in $(seq "${ROUNDS:-5}"); do
-  rm -rf d && "$K" --data-dir d topics --create --topic one >/dev/null
+  rm -rf d && "$K" --data-dir d topics --create --topic one >/dev/null 2>&1
   start=$(now)
   "$K" --data-dir d produce --topic one --file lines.txt
   one=$(secs "$start" "$(now)")
-  rm -rf d && "$K" --data-dir d topics --create --topic four >/dev/null
+  rm -rf d && "$K" --data-dir d topics --create --topic four >/dev/null 2>&1
   start=$(now)
   for q in quarter.0*; do "$K" --data-dir d produce --topic four --file "$q" & done
   wait
@@ -45,5 +45,5 @@ echo "one producer, default acks all: ${one_s} s ($(python3 -c "print(round($N/$
 echo "four producers into one partition at once: ${four_s} s in all ($(python3 -c "print(round($N/$four_s))") records/s; median of the rounds' throughput ratios, four / one: ${ratio})"
 echo "rounds (one, four):" $(tr '\n' ';' < rounds.txt)
 
-rm -rf p && "$K" --data-dir p topics --create --topic lat >/dev/null
+rm -rf p && "$K" --data-dir p topics --create --topic lat >/dev/null 2>&1
 python3 "$S/pipe-latency.py" "$K" p lat "${LINGER:-1000}" "${SAMPLES:-20}"

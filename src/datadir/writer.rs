@@ -112,28 +112,9 @@ impl PartitionWriter {
         if partition < 0 || partition as usize >= topic.partition_count() {
             return Err(DataDirError::UnknownPartition(tp.to_string()));
         }
-        self.hold(&tp)?;
-        let log_err = |tp: &TopicPartition| {
-            let tp = tp.clone();
-            move |source| DataDirError::Log { tp, source }
-        };
-        let freshness = match self.logs.get(&tp) {
-            Some(log) => Some(log.freshness().map_err(log_err(&tp))?),
-            None => None,
-        };
-        match freshness {
-            Some(Freshness::Current) => {}
-            Some(Freshness::Stale) => {
-                if let Some(log) = self.logs.get_mut(&tp) {
-                    log.refresh(now_ms()).map_err(log_err(&tp))?;
-                }
-            }
-            Some(Freshness::Gone) => {
-                // Nothing of it is written back: the files belong to no partition now.
-                self.logs.remove(&tp);
-                self.forget(&tp);
-                return Err(DataDirError::UnknownTopicOrPartition(tp));
-            }
+        match self.bring_up_to_date(&tp)? {
+            Some(Freshness::Current | Freshness::Stale) => {}
+            Some(Freshness::Gone) => return Err(DataDirError::UnknownTopicOrPartition(tp)),
             None => {
                 let dir = self.datadir.partition_dir(&tp);
                 if !dir.is_dir() {
@@ -151,7 +132,10 @@ impl PartitionWriter {
                     log_start,
                     now_ms(),
                 )
-                .map_err(log_err(&tp))?;
+                .map_err(|source| DataDirError::Log {
+                    tp: tp.clone(),
+                    source,
+                })?;
                 self.logs.insert(tp.clone(), log);
                 self.opened.insert(tp.clone());
             }
@@ -220,12 +204,8 @@ impl PartitionWriter {
     /// Flushes every open log and checkpoints the recovery points reached so far, keeping the
     /// writer open (`--sync` after each batch, `acks=all` at each flush of the producer).
     pub fn checkpoint(&mut self) -> Result<()> {
-        let partitions: Vec<(TopicPartition, i32)> = self
-            .logs
-            .keys()
-            .map(|tp| (tp.clone(), tp.partition))
-            .collect();
-        for (tp, _) in partitions {
+        let partitions: Vec<TopicPartition> = self.logs.keys().cloned().collect();
+        for tp in partitions {
             let Some(log) = self.current(&tp)? else {
                 continue;
             };
@@ -241,32 +221,38 @@ impl PartitionWriter {
         self.write_checkpoints(false)
     }
 
-    /// A log this writer has open, under its partition lock and up to date; `None` (and
-    /// forgotten) when the partition is gone.
+    /// A log this writer has open, under its partition lock and up to date; `None` when it
+    /// has none open or the partition is gone.
     fn current(&mut self, tp: &TopicPartition) -> Result<Option<&mut Log>> {
+        Ok(match self.bring_up_to_date(tp)? {
+            Some(Freshness::Current | Freshness::Stale) => self.logs.get_mut(tp),
+            Some(Freshness::Gone) | None => None,
+        })
+    }
+
+    /// Takes the partition's append lock and, when this writer has its log open, takes in
+    /// what other writers changed since ([`Log::refresh`]); a partition found gone is dropped
+    /// and forgotten, nothing of it written back. Returns how the log was found (`None`: not
+    /// open here).
+    fn bring_up_to_date(&mut self, tp: &TopicPartition) -> Result<Option<Freshness>> {
         self.hold(tp)?;
+        let Some(log) = self.logs.get_mut(tp) else {
+            return Ok(None);
+        };
         let log_err = |source| DataDirError::Log {
             tp: tp.clone(),
             source,
         };
-        let freshness = match self.logs.get(tp) {
-            Some(log) => log.freshness().map_err(log_err)?,
-            None => return Ok(None),
-        };
+        let freshness = log.freshness().map_err(log_err)?;
         match freshness {
             Freshness::Current => {}
-            Freshness::Stale => {
-                if let Some(log) = self.logs.get_mut(tp) {
-                    log.refresh(now_ms()).map_err(log_err)?;
-                }
-            }
+            Freshness::Stale => log.refresh(now_ms()).map_err(log_err)?,
             Freshness::Gone => {
                 self.logs.remove(tp);
                 self.forget(tp);
-                return Ok(None);
             }
         }
-        Ok(self.logs.get_mut(tp))
+        Ok(Some(freshness))
     }
 
     /// Writes this writer's recovery points (and log start offsets) into the root checkpoint
