@@ -6,7 +6,7 @@
 //! checks are on what the log holds.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -26,6 +26,9 @@ use crate::produce::create_topic;
 struct Feeding {
     child: Child,
     feeder: thread::JoinHandle<()>,
+    /// stdout and stderr, read as they come (a report left in a full pipe would stop the
+    /// producer, and with it the feeder).
+    outputs: thread::JoinHandle<(Vec<u8>, Vec<u8>)>,
 }
 
 fn produce_slowly(dir: &Path, args: &[&str], lines: Vec<String>, pause: Duration) -> Feeding {
@@ -48,15 +51,33 @@ fn produce_slowly(dir: &Path, args: &[&str], lines: Vec<String>, pause: Duration
             thread::sleep(pause);
         }
     });
-    Feeding { child, feeder }
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let outputs = thread::spawn(move || {
+        let errors = thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = stderr.read_to_end(&mut bytes);
+            bytes
+        });
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        (bytes, errors.join().unwrap_or_default())
+    });
+    Feeding {
+        child,
+        feeder,
+        outputs,
+    }
 }
 
 impl Feeding {
     /// (exit code, the reported (partition, offset) of each record in order, stderr).
     fn finish(self) -> (Option<i32>, Vec<(i64, i64)>, String) {
         self.feeder.join().expect("feeder");
-        let out = self.child.wait_with_output().expect("wait");
-        let report = String::from_utf8_lossy(&out.stdout)
+        let mut child = self.child;
+        let status = child.wait().expect("wait");
+        let (stdout, stderr) = self.outputs.join().expect("outputs");
+        let report = String::from_utf8_lossy(&stdout)
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter(|v| v["type"] == "produced")
@@ -68,9 +89,9 @@ impl Feeding {
             })
             .collect();
         (
-            out.status.code(),
+            status.code(),
             report,
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+            String::from_utf8_lossy(&stderr).into_owned(),
         )
     }
 }
@@ -312,8 +333,9 @@ fn a_thousand_partitions_within_an_open_file_limit_of_128() {
     );
 }
 
-#[test]
-fn a_topic_deleted_under_a_producer_ends_it_with_kafkas_error_and_leaves_nothing() {
+/// A producer streams into `doomed` while the topic is deleted (and, with `recreate`, made
+/// again at once): the producer ends with Kafka's error, and nothing it sent after is anywhere.
+fn topic_deleted_under_a_producer(recreate: bool) {
     let dir = tempdir();
     create_topic(dir.path(), "doomed", 1, &[]);
     let producer = produce_slowly(
@@ -335,6 +357,10 @@ fn a_topic_deleted_under_a_producer_ends_it_with_kafkas_error_and_leaves_nothing
         thread::sleep(Duration::from_millis(10));
     }
     kafkit(dir.path(), &["topics", "--delete", "--topic", "doomed"]).ok();
+    if recreate {
+        // The new partition directory may even get the old one's inode.
+        create_topic(dir.path(), "doomed", 1, &[]);
+    }
     let (code, _, stderr) = producer.finish();
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
@@ -347,5 +373,105 @@ fn a_topic_deleted_under_a_producer_ends_it_with_kafkas_error_and_leaves_nothing
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|name| name.starts_with("doomed"))
         .collect();
-    assert!(left.is_empty(), "nothing of the topic is left: {left:?}");
+    if recreate {
+        assert_eq!(left, vec!["doomed-0".to_string()]);
+        let segments: Vec<_> = std::fs::read_dir(&partition)
+            .expect("list")
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+            .collect();
+        assert!(
+            segments.is_empty(),
+            "the new topic has none of the old producer's records"
+        );
+    } else {
+        assert!(left.is_empty(), "nothing of the topic is left: {left:?}");
+    }
+}
+
+#[test]
+fn a_topic_deleted_under_a_producer_ends_it_with_kafkas_error_and_leaves_nothing() {
+    topic_deleted_under_a_producer(false);
+}
+
+#[test]
+fn a_topic_deleted_and_created_again_under_a_producer_gets_none_of_its_records() {
+    topic_deleted_under_a_producer(true);
+}
+
+#[test]
+fn a_producer_blocked_on_its_report_never_holds_other_writers_of_the_partition() {
+    // `kafkit produce --output json | kafkit produce`, both into one partition: the first
+    // one's report fills the pipe while the second cannot append. A producer that held the
+    // partition's lock while its report waited on the pipe would stop both for good (the
+    // second stops reading once its buffer memory is full of unwritten batches).
+    let dir = tempdir();
+    create_topic(dir.path(), "loop", 1, &[]);
+    const N: usize = 600_000;
+    let input: String = (0..N).map(|i| format!("{i}\n")).collect();
+    let spawn = |stdin: Stdio, stdout: Stdio, extra: &[&str]| {
+        Command::new("timeout")
+            .args([
+                "-k",
+                "10",
+                "300",
+                env!("CARGO_BIN_EXE_kafkit"),
+                "produce",
+                "--topic",
+                "loop",
+            ])
+            .args(extra)
+            .env("KAFKIT_DATA_DIR", dir.path())
+            .stdin(stdin)
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn a producer")
+    };
+    let mut first = spawn(Stdio::piped(), Stdio::piped(), &["--output", "json"]);
+    let report = first.stdout.take().expect("stdout");
+    let second = spawn(Stdio::from(report), Stdio::null(), &[]);
+    let mut stdin = first.stdin.take().expect("stdin");
+    let feeder = thread::spawn(move || stdin.write_all(input.as_bytes()).expect("feed"));
+    feeder.join().expect("feeder");
+    let first = first.wait_with_output().expect("first");
+    let second = second.wait_with_output().expect("second");
+    assert_eq!(
+        (first.status.code(), second.status.code()),
+        (Some(0), Some(0)),
+        "neither timed out: {} {}",
+        String::from_utf8_lossy(&first.stderr),
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let offsets = kafkit(dir.path(), &["get-offsets", "--topic", "loop"])
+        .ok()
+        .to_string();
+    assert_eq!(offsets, format!("loop:0:{}\n", 2 * N));
+}
+
+#[test]
+fn deleting_a_topic_drops_its_checkpoint_entries() {
+    // A topic created again under the name must not inherit the old log's recovery point
+    // (its new log would be trusted, unvalidated, up to there after a crash).
+    let dir = tempdir();
+    create_topic(dir.path(), "gone", 2, &[]);
+    create_topic(dir.path(), "kept", 1, &[]);
+    for topic in ["gone", "kept"] {
+        crate::common::kafkit_stdin(dir.path(), &["produce", "--topic", topic], b"a\nb\nc\n").ok();
+    }
+    let checkpoint = dir.path().join("recovery-point-offset-checkpoint");
+    let entries = |path: &Path| -> BTreeSet<String> {
+        std::fs::read_to_string(path)
+            .expect("checkpoint")
+            .lines()
+            .skip(2)
+            .map(str::to_string)
+            .collect()
+    };
+    let before = entries(&checkpoint);
+    assert!(before.iter().any(|l| l.starts_with("gone ")), "{before:?}");
+    kafkit(dir.path(), &["topics", "--delete", "--topic", "gone"]).ok();
+    let after = entries(&checkpoint);
+    assert!(!after.iter().any(|l| l.starts_with("gone ")), "{after:?}");
+    assert!(after.iter().any(|l| l.starts_with("kept ")), "{after:?}");
 }

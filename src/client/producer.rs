@@ -385,17 +385,19 @@ impl Flusher {
             events: Vec::new(),
             done: Some(done),
         };
-        if self.jobs.send(job).is_ok() {
-            // The thread ends only when the sender hangs up: a lost answer is not an error.
-            let _ = wait.recv();
+        // The thread ends only when the sender hangs up: no answer means it died.
+        if self.jobs.send(job).is_err() || wait.recv().is_err() {
+            self.failed.store(true, Ordering::Release);
         }
     }
 
-    /// Hangs up and waits for the last acknowledgements.
-    fn finish(self) {
+    /// Hangs up and waits for the last acknowledgements; returns whether a flush failed (or the
+    /// thread died).
+    fn finish(self) -> bool {
         drop(self.jobs);
         // A panic of the flushing thread leaves records unacknowledged, never lost.
-        let _ = self.thread.join();
+        let panicked = self.thread.join().is_err();
+        panicked || self.failed.load(Ordering::Acquire)
     }
 }
 
@@ -451,14 +453,25 @@ impl FlushingThread {
 }
 
 /// Makes the written data of `files` durable (`fdatasync`; appends change a file's size, which
-/// it syncs too). A file that is gone (its topic deleted) fails.
+/// it syncs too). A file that is gone fails: its topic was deleted, which is reported as the
+/// writer reports it (Kafka's UnknownTopicOrPartition).
 fn sync_files(files: &BTreeSet<PathBuf>) -> Result<(), ProduceError> {
     for path in files {
         std::fs::File::open(path)
             .and_then(|file| file.sync_data())
-            .map_err(|source| ProduceError::Flush {
-                path: path.clone(),
-                source,
+            .map_err(|source| {
+                let gone = path
+                    .parent()
+                    .and_then(|dir| dir.file_name())
+                    .and_then(|name| TopicPartition::from_dir_name(&name.to_string_lossy()))
+                    .filter(|_| source.kind() == std::io::ErrorKind::NotFound);
+                match gone {
+                    Some(tp) => DataDirError::UnknownTopicOrPartition(tp).into(),
+                    None => ProduceError::Flush {
+                        path: path.clone(),
+                        source,
+                    },
+                }
             })?;
     }
     Ok(())
@@ -479,6 +492,10 @@ impl SenderThread {
                 Request::Append(_) if failed => continue,
                 Request::Append(group) => {
                     let appended = self.append_group(group);
+                    if appended.is_err() {
+                        // Other writers must not wait for a producer that stopped appending.
+                        let _ = self.writer.release();
+                    }
                     // What was written before a failure is acknowledged all the same.
                     self.acknowledge();
                     match appended {
@@ -509,13 +526,17 @@ impl SenderThread {
                 break;
             }
         }
+        let mut flush_failed = false;
         if let Some(flusher) = self.flusher.take() {
-            flusher.finish();
+            flush_failed = flusher.finish();
         }
         // With acks 0 or 1 flushing is left to the topic's flush policy and to the operating
-        // system, at the end of the run too (`PartitionWriter::close_unflushed`).
+        // system, at the end of the run too (`PartitionWriter::close_unflushed`). After a failed
+        // fsync nothing is flushed again: a later fsync may succeed where the kernel dropped
+        // the pages that failed, and the recovery points must not move past them.
         match self.durability {
             Durability::Written => self.writer.close_unflushed()?,
+            Durability::GroupCommit if flush_failed => self.writer.close_unflushed()?,
             Durability::GroupCommit | Durability::EachBatch => self.writer.close()?,
         }
         Ok(())
@@ -558,8 +579,11 @@ impl SenderThread {
                 events: std::mem::take(&mut self.acknowledged),
                 done: None,
             };
-            // The thread ends only when the sender hangs up; a failure is in `failed`.
-            let _ = flusher.jobs.send(job);
+            // The thread ends only when the sender hangs up: a refused job means it died, and
+            // nothing is acknowledged from now on.
+            if flusher.jobs.send(job).is_err() {
+                flusher.failed.store(true, Ordering::Release);
+            }
             return;
         }
         if let Some(callback) = &mut self.callback {
@@ -618,16 +642,23 @@ impl SenderThread {
                         self.report_written(partition, info, timestamps);
                         self.give_back(batch);
                     }
-                    self.acknowledge();
                 }
                 None => {
                     for (batch, timestamps) in batches.into_iter().zip(timestamps) {
                         self.append(partition, batch, timestamps)?;
+                        if self.durability == Durability::EachBatch {
+                            // Acknowledged once durable, before the next is appended.
+                            self.writer.release()?;
+                            self.acknowledge();
+                        }
                     }
                 }
             }
-            // Other writers of the partition append between two runs of batches.
+            // Other writers of the partition append between two runs of batches. The lock
+            // goes before the acknowledgement: a callback that blocks (a full stdout) must
+            // never hold other writers of the partition.
             self.writer.release()?;
+            self.acknowledge();
         }
         Ok(())
     }
@@ -640,15 +671,14 @@ impl SenderThread {
     ) -> Result<(), ProduceError> {
         let log = self.writer.log(&self.topic, partition)?;
         let from = log.active_base_offset();
-        match log.append_built(&mut batch, now_ms()) {
+        let appended = log.append_built(&mut batch, now_ms());
+        if appended.is_ok() && self.flusher.is_some() {
+            self.touched.extend(log.segment_files_from(from));
+        }
+        match appended {
             Ok(info) => {
-                match self.durability {
-                    Durability::EachBatch => self.writer.checkpoint()?,
-                    Durability::GroupCommit => {
-                        let written = self.writer.log(&self.topic, partition)?;
-                        self.touched.extend(written.segment_files_from(from));
-                    }
-                    Durability::Written => {}
+                if self.durability == Durability::EachBatch {
+                    self.writer.checkpoint()?;
                 }
                 self.report_written(partition, &info, timestamps);
             }
@@ -670,7 +700,6 @@ impl SenderThread {
                 return Err(ProduceError::Log { tp, source });
             }
         }
-        self.acknowledge();
         self.give_back(batch);
         Ok(())
     }

@@ -50,6 +50,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::log::LogConfig;
+use checkpoint::{LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT};
 
 mod atomic;
 pub mod checkpoint;
@@ -1081,7 +1082,37 @@ impl DataDir {
             }
         }
         file.pending.remove(name);
-        self.write_topics_file(&file)
+        self.write_topics_file(&file)?;
+        self.forget_checkpoints(&topic.topic_partitions())
+    }
+
+    /// Drops the root checkpoints' entries for partitions that are gone (a deleted topic), so
+    /// that a topic created again under the name starts from nothing: a recovery point left
+    /// from the old one would have its new log trusted past what was ever flushed. Called
+    /// under the metadata lock.
+    fn forget_checkpoints(&self, gone: &[TopicPartition]) -> Result<()> {
+        for name in [RECOVERY_POINT_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT] {
+            let path = self.root_file(name);
+            if !path.exists() {
+                continue;
+            }
+            let mut entries = OffsetCheckpoint::read(&path)?;
+            let before = entries.len();
+            for tp in gone {
+                entries.remove(tp);
+            }
+            if entries.len() != before {
+                OffsetCheckpoint::write(&path, &entries)?;
+            }
+        }
+        // A cache: an entry left behind fails its file check, it is only tidier gone.
+        let path = self.root_file(tails::UNFLUSHED_TAILS);
+        let mut tails = tails::UnflushedTails::read(&path);
+        for tp in gone {
+            tails.forget(tp);
+        }
+        let _ = tails.write(&path);
+        Ok(())
     }
 }
 

@@ -167,7 +167,6 @@ impl UnflushedTails {
         }
     }
 
-    /// Drops what is recorded for a log (it was flushed, or its file could not be stamped).
     /// Puts what this record says of `partitions` into `other` (read again from the file: other
     /// writers of the directory may have changed it meanwhile).
     pub(crate) fn merge_into<'a>(
@@ -186,6 +185,8 @@ impl UnflushedTails {
         }
     }
 
+    /// Drops what is recorded for a log (it was flushed, or its file could not be stamped, or
+    /// its topic was deleted).
     pub(crate) fn forget(&mut self, tp: &TopicPartition) {
         self.changed |= self.tails.remove(tp).is_some();
     }

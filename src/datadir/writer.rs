@@ -1,5 +1,7 @@
-//! Writing to partitions: the data directory's lock, the logs a writer has open, and the
-//! checkpoint files that tell the next writer where recovery must start.
+//! Writing to partitions: the data directory's shared lock and the partitions' append locks
+//! ([`super::lock`]), the logs a writer has open, and the checkpoint files that tell the next
+//! writer where recovery must start (each writer merges what it knows of the partitions it
+//! opened into them, under the metadata lock).
 //!
 //! A broker keeps `recovery-point-offset-checkpoint` (everything below each offset is flushed)
 //! and `log-start-offset-checkpoint` at the root of each log dir. kafkit does the same: a
@@ -96,11 +98,6 @@ impl PartitionWriter {
         })
     }
 
-    /// The data directory's lock, for metadata changes made while writing.
-    pub fn dirlock(&self) -> &DirLock {
-        &self.lock
-    }
-
     /// The partition's log, ready for appends: the partition's append lock is taken (waiting
     /// while another writer appends to it; any other partition's lock this writer holds is
     /// released first) and held until [`Self::release`] or the next partition; the log is opened
@@ -124,18 +121,27 @@ impl PartitionWriter {
                 let recovery_point = self.recovery_points.get(&tp).copied().unwrap_or(0);
                 let log_start = self.log_start_offsets.get(&tp).copied().unwrap_or(0);
                 let intact_to = self.tails.intact_to(&tp, &dir).unwrap_or(recovery_point);
-                let log = Log::open_intact(
-                    &dir,
-                    topic.log_config(),
-                    recovery_point,
-                    intact_to,
-                    log_start,
-                    now_ms(),
-                )
-                .map_err(|source| DataDirError::Log {
-                    tp: tp.clone(),
-                    source,
-                })?;
+                let open = |recovery_point, intact_to, log_start| {
+                    Log::open_intact(
+                        &dir,
+                        topic.log_config(),
+                        recovery_point,
+                        intact_to,
+                        log_start,
+                        now_ms(),
+                    )
+                    .map_err(|source| DataDirError::Log {
+                        tp: tp.clone(),
+                        source,
+                    })
+                };
+                let mut log = open(recovery_point, intact_to, log_start)?;
+                if log.log_end_offset() < recovery_point {
+                    // The checkpoint was read before the topic was deleted and created again:
+                    // its recovery point is the old log's, so the new one is validated whole.
+                    drop(log);
+                    log = open(0, 0, 0)?;
+                }
                 self.logs.insert(tp.clone(), log);
                 self.opened.insert(tp.clone());
             }

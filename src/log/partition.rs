@@ -146,7 +146,7 @@ impl Log {
     /// shutdown: every segment from the one holding `recovery_point` on is validated, a torn or
     /// corrupt tail is truncated (and the segments after it deleted), and indexes are rebuilt.
     ///
-    /// The caller holds the data directory's lock.
+    /// The caller holds the partition's append lock (`datadir::PartitionWriter` takes it).
     pub fn open(
         dir: &Path,
         config: LogConfig,
@@ -308,6 +308,12 @@ impl Log {
         let Some(active) = &self.active else {
             return Ok(Freshness::Stale);
         };
+        if !active.same_file_on_disk()? {
+            // The directory was deleted and made again (its inode may be reused), or the
+            // segment is gone: another partition now. kafkit's writers never replace a segment
+            // file under its name.
+            return Ok(Freshness::Gone);
+        }
         if !active.unchanged_on_disk()? {
             return Ok(Freshness::Stale);
         }
@@ -325,7 +331,8 @@ impl Log {
     }
 
     /// Takes in what other writers of the partition appended since this log last wrote:
-    /// the segments they rolled and the active segment's new end, validated from its last
+    /// the segments they rolled (synced, as a roll syncs them) and the active segment's new
+    /// end, validated from its last
     /// offset-index entry on (a writer that died in the middle of an append leaves a torn
     /// batch there, which is cut as recovery cuts it; everything before that entry was written
     /// by writers that went on). The caller holds the partition's lock; nothing this log has
@@ -348,6 +355,19 @@ impl Log {
                 ),
             });
         };
+        // Segments other writers rolled (this log's old active one among them) are made durable
+        // here, as a roll would have made them: this log's flushes sync only its active
+        // segment, and its recovery point must not pass unsynced data.
+        for &rolled in later.iter().filter(|&&base| base != last) {
+            for suffix in [".log", ".index", ".timeindex"] {
+                let path = self.dir.join(segment::file_name(rolled, suffix));
+                match fs::File::open(&path).and_then(|file| file.sync_data()) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound && suffix != ".log" => {}
+                    Err(e) => return Err(LogError::io("flushing", &path)(e)),
+                }
+            }
+        }
         let mut active = LogSegment::open_writable(&self.dir, last, &self.config, now_ms)?;
         self.recovery.truncated_bytes += active.recover(Some(i64::MAX))?;
         self.log_end_offset = active.read_next_offset()?.unwrap_or(last);

@@ -268,6 +268,22 @@ impl LogSegment {
             && self.time_index.unchanged_on_disk()?)
     }
 
+    /// Whether the `.log` file's name still names the file this segment has open (same device
+    /// and inode). A partition deleted and created again has new files under the old names;
+    /// an open file's inode cannot be reused while it is open, so this cannot be fooled.
+    pub fn same_file_on_disk(&self) -> Result<bool> {
+        use std::os::unix::fs::MetadataExt;
+        let open = self
+            .log
+            .metadata()
+            .map_err(LogError::io("reading the size of", &self.log_path))?;
+        Ok(match std::fs::metadata(&self.log_path) {
+            Ok(named) => (named.dev(), named.ino()) == (open.dev(), open.ino()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => return Err(LogError::io("reading", &self.log_path)(e)),
+        })
+    }
+
     /// The `.log` file.
     pub fn log_path(&self) -> &Path {
         &self.log_path
