@@ -34,13 +34,13 @@ fn topics() -> Vec<TopicMeta> {
 }
 
 fn members(nonequal: bool) -> Vec<Member> {
-    let all: Vec<String> = (0..TOPICS).map(|t| format!("topic{t}")).collect();
+    let all: std::rc::Rc<[String]> = (0..TOPICS).map(|t| format!("topic{t}")).collect();
     (0..CONSUMERS)
         .map(|c| Member {
             id: format!("consumer{c}"),
             subscription: Subscription {
                 topics: if nonequal && c == CONSUMERS - 1 {
-                    vec!["topic0".to_string()]
+                    vec!["topic0".to_string()].into()
                 } else {
                     all.clone()
                 },

@@ -674,6 +674,10 @@ fn the_limits_in_the_help_are_the_limits_enforced() {
             "  rounds (the initial join, then one per event) x strategies: at most {MAX_ROUNDS};"
         ),
         format!("  a --scenario file: at most {MAX_SCENARIO_BYTES} bytes (1 MiB)."),
+        format!("  the file: at most {MAX_VECTOR_BYTES} bytes (64 MiB);"),
+        format!("  cooperative-sticky or uniform (work grows with partitions + members): at most {MAX_ROUND_PARTITIONS} partitions;"),
+        format!("  any other round: members x partitions at most {MAX_MEMBER_PARTITIONS};"),
+        format!("  partitions summed over the file's rounds: at most {MAX_VECTOR_PARTITIONS}."),
     ] {
         assert!(help.lines().any(|l| l == line), "{line:?} not in\n{help}");
     }
@@ -691,7 +695,7 @@ fn scenario_files_are_read_up_to_1_mib_and_devices_end_at_once() {
     refused_in_bounded_memory(
         dir.path(),
         &["--scenario", "/dev/zero"],
-        "simulate-assignment: scenario file /dev/zero (a character device, not a regular file) is larger than 1048576 bytes (1 MiB), the most a scenario file may hold",
+        "simulate-assignment: scenario file /dev/zero (a character device, not a regular file) is larger than 67108864 bytes (64 MiB), the most an assignor vector file may hold (a scenario file: 1048576 bytes)",
     );
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     // Several MB of garbage.
@@ -845,4 +849,429 @@ fn scenario_fields_of_the_wrong_type_are_named_with_what_they_take() {
     .ok()
     .to_string();
     assert!(out.contains("t 0-1"), "{out}");
+}
+
+/// Kafka's large sticky-assignor case (`AbstractStickyAssignorTest.
+/// testLargeAssignmentAndGroupWithUniformSubscription`, `scripts/gen-large-assignment.py` writes
+/// it full size) as a `cooperative-sticky` vector file: `consumers` members `c0000`... subscribed
+/// to `topics` topics `t000`... of `partitions` partitions. With `owned` (the first round's
+/// assignment) members 1.. report it as owned with generation 1 and member 0 reports nothing;
+/// `expected` is written as the round's expected result.
+fn large_vector(
+    topics: usize,
+    partitions: i32,
+    consumers: usize,
+    owned: Option<&serde_json::Map<String, serde_json::Value>>,
+    expected: Option<&str>,
+) -> String {
+    let names: Vec<String> = (0..topics).map(|t| format!("\"t{t:03}\"")).collect();
+    let list = names.join(",");
+    let mut s =
+        String::from(r#"{"id":"large","assignor":"cooperative-sticky","rounds":[{"topics":{"#);
+    let counts: Vec<String> = names.iter().map(|n| format!("{n}:{partitions}")).collect();
+    s.push_str(&counts.join(","));
+    s.push_str(r#"},"members":["#);
+    for c in 0..consumers {
+        if c > 0 {
+            s.push(',');
+        }
+        let id = format!("c{c:04}");
+        s.push_str(&format!(r#"{{"id":"{id}","topics":[{list}]"#));
+        if let Some(owned) = owned {
+            let mine = if c == 0 { None } else { owned.get(&id) };
+            s.push_str(&format!(
+                r#","owned":{},"generation":1,"user_data":{{"kind":"cooperative","generation":1}}"#,
+                mine.map_or("[]".to_string(), |v| v.to_string())
+            ));
+        }
+        s.push('}');
+    }
+    s.push(']');
+    if let Some(e) = expected {
+        s.push_str(&format!(r#","expected":{e}"#));
+    }
+    s.push_str("}]}");
+    s
+}
+
+/// The same group as [`large_vector`] through the library.
+fn large_members(
+    topics: usize,
+    consumers: usize,
+    owned: Option<&kafkit::assign::Assignment>,
+) -> Vec<kafkit::assign::Member> {
+    use kafkit::assign::{Member, Subscription, UserData};
+    let list: std::rc::Rc<[String]> = (0..topics).map(|t| format!("t{t:03}")).collect();
+    (0..consumers)
+        .map(|c| {
+            let id = format!("c{c:04}");
+            let mut s = Subscription {
+                topics: list.clone(),
+                ..Subscription::default()
+            };
+            if let Some(owned) = owned {
+                if c > 0 {
+                    s.owned = owned.get(&id).cloned().unwrap_or_default();
+                }
+                s.generation = Some(1);
+                s.user_data = Some(UserData::Cooperative { generation: 1 });
+            }
+            Member {
+                id,
+                subscription: s,
+            }
+        })
+        .collect()
+}
+
+/// A `round` line's `assignment` as the library's type.
+fn assignment_of(line: &serde_json::Value) -> kafkit::assign::Assignment {
+    line["assignment"]
+        .as_object()
+        .expect("an assignment")
+        .iter()
+        .map(|(m, list)| {
+            let list = list
+                .as_array()
+                .expect("a list")
+                .iter()
+                .map(|tp| {
+                    kafkit::assign::TopicPartition::new(
+                        tp[0].as_str().expect("a topic"),
+                        tp[1].as_i64().expect("a partition") as i32,
+                    )
+                })
+                .collect();
+            (m.clone(), list)
+        })
+        .collect()
+}
+
+fn assignment_json(a: &kafkit::assign::Assignment) -> String {
+    serde_json::Value::Object(
+        a.iter()
+            .map(|(m, l)| {
+                let l = l
+                    .iter()
+                    .map(|tp| serde_json::json!([&*tp.topic, tp.partition]))
+                    .collect();
+                (m.clone(), serde_json::Value::Array(l))
+            })
+            .collect(),
+    )
+    .to_string()
+}
+
+#[test]
+fn a_large_group_and_its_owned_partitions_replay_exactly_as_the_library_assigns() {
+    use kafkit::assign::sticky::StickyAssignor;
+    use kafkit::assign::TopicMeta;
+    // 500 members × 25,000 partitions: past the former bound of 10,000,000 members ×
+    // partitions (and of 100,000 partitions a run), which the sticky assignors' constrained path
+    // does not need.
+    let (topics, partitions, consumers) = (50, 500, 500);
+    let metas: Vec<TopicMeta> = (0..topics)
+        .map(|t| TopicMeta::new(format!("t{t:03}"), partitions))
+        .collect();
+    let dir = tempdir();
+    let first = dir.path().join("round1.json");
+    std::fs::write(
+        &first,
+        large_vector(topics, partitions, consumers, None, None),
+    )
+    .unwrap();
+    let run = kafkit(
+        dir.path(),
+        &[
+            "simulate-assignment",
+            "--scenario",
+            first.to_str().unwrap(),
+            "--output",
+            "json",
+        ],
+    );
+    let lines = json_lines(run.ok());
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["matches_kafka"], serde_json::Value::Null);
+    assert_eq!(lines[1]["rounds"], 1);
+    assert_eq!(lines[1]["checked"], 0);
+    let want = StickyAssignor::cooperative()
+        .assign(&metas, &large_members(topics, consumers, None))
+        .unwrap();
+    let got = assignment_of(&lines[0]);
+    assert_eq!(
+        got, want.assignment,
+        "round 1, member by member, in list order"
+    );
+    assert_eq!(got.values().map(Vec::len).sum::<usize>(), 25_000);
+
+    // The same members report what they own (member 0 nothing); the library's answer, written
+    // into the file as the expected result, is what kafkit finds.
+    let second_members = large_members(topics, consumers, Some(&got));
+    let want = StickyAssignor::cooperative()
+        .assign(&metas, &second_members)
+        .unwrap();
+    assert_eq!(want.assignment["c0000"].len(), 50);
+    let owned = lines[0]["assignment"].as_object().unwrap();
+    let second = dir.path().join("round2.json");
+    let expected = assignment_json(&want.assignment);
+    std::fs::write(
+        &second,
+        large_vector(topics, partitions, consumers, Some(owned), Some(&expected)),
+    )
+    .unwrap();
+    let run = kafkit(
+        dir.path(),
+        &[
+            "simulate-assignment",
+            "--scenario",
+            second.to_str().unwrap(),
+            "--output",
+            "json",
+        ],
+    );
+    let lines = json_lines(run.ok());
+    assert_eq!(assignment_of(&lines[0]), want.assignment);
+    assert_eq!(lines[0]["matches_kafka"], true);
+    let transferring: std::collections::BTreeMap<String, String> = want
+        .transferring
+        .unwrap()
+        .iter()
+        .map(|(tp, m)| (tp.to_string(), m.clone()))
+        .collect();
+    assert_eq!(
+        lines[0]["partitions_transferring_ownership"],
+        serde_json::json!(transferring)
+    );
+    assert_eq!(
+        (lines[1]["checked"].as_u64(), lines[1]["matching"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let text = kafkit(
+        dir.path(),
+        &[
+            "simulate-assignment",
+            "--scenario",
+            second.to_str().unwrap(),
+        ],
+    );
+    assert!(text
+        .ok()
+        .ends_with("matches Kafka's expected result\n\n1/1 rounds match Kafka\n"));
+
+    // One partition moved in the expected result: the round differs, exit 2.
+    let mut wrong = want.assignment.clone();
+    let moved = wrong.get_mut("c0001").unwrap().pop().unwrap();
+    wrong.get_mut("c0002").unwrap().push(moved);
+    std::fs::write(
+        &second,
+        large_vector(
+            topics,
+            partitions,
+            consumers,
+            Some(owned),
+            Some(&assignment_json(&wrong)),
+        ),
+    )
+    .unwrap();
+    let run = kafkit(
+        dir.path(),
+        &[
+            "simulate-assignment",
+            "--scenario",
+            second.to_str().unwrap(),
+            "--output",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let lines = json_lines(&run.stdout);
+    assert_eq!(lines[0]["matches_kafka"], false);
+    let differences = lines[0]["differences"].as_str().unwrap();
+    assert!(differences.starts_with("c0001: got ["), "{differences}");
+    // Round 1 has no expected result: replayed, not checked.
+    let text = kafkit(
+        dir.path(),
+        &["simulate-assignment", "--scenario", first.to_str().unwrap()],
+    );
+    assert!(text.ok().ends_with(
+        "  no expected result in the file: not checked\n\n1 round(s) replayed; the file gives no expected result to check them against\n"
+    ));
+}
+
+#[test]
+fn kafkas_large_case_runs_both_rounds_under_512_mib() {
+    // 2,000 members, 500 topics × 2,000 partitions: a million partitions, two billion
+    // members × partitions; then the same members report a million owned partitions (a 20 MB
+    // file). Refused by the former limits.
+    let (topics, partitions, consumers) = (500, 2_000, 2_000);
+    let dir = tempdir();
+    let first = dir.path().join("round1.json");
+    std::fs::write(
+        &first,
+        large_vector(topics, partitions, consumers, None, None),
+    )
+    .unwrap();
+    let run = runs_in_bounded_memory(
+        dir.path(),
+        &["--scenario", first.to_str().unwrap(), "--output", "json"],
+    );
+    let lines = json_lines(&run.stdout);
+    let owned = lines[0]["assignment"].as_object().unwrap();
+    assert_eq!(owned.len(), 2_000);
+    assert!(owned
+        .values()
+        .all(|l| l.as_array().map(Vec::len) == Some(500)));
+    let second = dir.path().join("round2.json");
+    std::fs::write(
+        &second,
+        large_vector(topics, partitions, consumers, Some(owned), None),
+    )
+    .unwrap();
+    assert!(std::fs::metadata(&second).unwrap().len() > 20_000_000);
+    let run = runs_in_bounded_memory(
+        dir.path(),
+        &["--scenario", second.to_str().unwrap(), "--output", "json"],
+    );
+    let lines = json_lines(&run.stdout);
+    let now = lines[0]["assignment"].as_object().unwrap();
+    // Everyone keeps what it reported; member 0 gets back the 500 partitions nobody reported.
+    for (m, list) in now {
+        if m != "c0000" {
+            assert_eq!(list, &owned[m], "{m}");
+        }
+    }
+    assert_eq!(now["c0000"].as_array().map(Vec::len), Some(500));
+    assert_eq!(
+        lines[0]["partitions_transferring_ownership"],
+        serde_json::json!({})
+    );
+}
+
+#[test]
+fn vector_files_are_bounded_by_size_partitions_and_members_x_partitions() {
+    use kafkit::assign::limits::*;
+    let dir = tempdir();
+    let vector = |name: &str, assignor: &str, rounds: &[(&str, &str)]| {
+        let rounds: Vec<String> = rounds
+            .iter()
+            .map(|(topics, members)| format!(r#"{{"topics": {topics}, "members": {members}}}"#))
+            .collect();
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                r#"{{"assignor": "{assignor}", "rounds": [{}]}}"#,
+                rounds.join(",")
+            ),
+        )
+        .unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let one = r#"[{"id": "a", "topics": ["t"]}]"#;
+    // Equal subscriptions on the sticky assignors' constrained path: partitions are the bound.
+    let at_limit = format!(r#"{{"t": {MAX_ROUND_PARTITIONS}}}"#);
+    let over = format!(r#"{{"t": {}}}"#, MAX_ROUND_PARTITIONS + 1);
+    let path = vector(
+        "over.json",
+        "cooperative-sticky",
+        &[(r#"{"t": 1}"#, one), (&over, one)],
+    );
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", &path],
+        &format!("simulate-assignment: the group is too large to simulate: round 2 has 2097153 partition(s), more than the limit of 2097152{SEE_LIMITS}"),
+    );
+    let path = vector("at.json", "uniform", &[(&at_limit, one)]);
+    let run = runs_in_bounded_memory(dir.path(), &["--scenario", &path, "--output", "json"]);
+    let lines = json_lines(&run.stdout);
+    assert_eq!(
+        lines[0]["assignment"]["a"].as_array().map(Vec::len),
+        Some(1 << 21)
+    );
+    // Members with different subscriptions take the general path: members × partitions.
+    let two = r#"[{"id": "a", "topics": ["t"]}, {"id": "b", "topics": ["t", "u"]}]"#;
+    let path = vector(
+        "general.json",
+        "sticky",
+        &[(r#"{"t": 5000000, "u": 1}"#, two)],
+    );
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", &path],
+        &format!("simulate-assignment: the group is too large to simulate: round 1 has 2 member(s) and 5000001 partition(s), 10000002 member-partitions, more than the limit of 10000000{SEE_LIMITS}"),
+    );
+    // So does a member with a rack, and range whatever the subscriptions.
+    let racked = r#"[{"id": "a", "topics": ["t"], "rack": "r1"}]"#;
+    let path = vector("rack.json", "sticky", &[(r#"{"t": 10000001}"#, racked)]);
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", &path],
+        &format!("simulate-assignment: the group is too large to simulate: round 1 has 1 member(s) and 10000001 partition(s), 10000001 member-partitions, more than the limit of 10000000{SEE_LIMITS}"),
+    );
+    // The rounds of a file together.
+    let million = r#"{"t": 1000000}"#;
+    let path = vector("rounds.json", "sticky", &[(million, one); 11]);
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", &path],
+        &format!("simulate-assignment: the vector file is too large to replay: its 11 round(s) hold 11000000 partitions in all, more than the limit of {MAX_VECTOR_PARTITIONS}{SEE_LIMITS}"),
+    );
+    // The file: 64 MiB at most, whatever it holds.
+    let big = dir.path().join("big.json");
+    let head = r#"{"assignor": "sticky", "rounds": []}"#;
+    let mut text = head.to_string();
+    text.push_str(&" ".repeat(MAX_VECTOR_BYTES as usize + 1 - head.len()));
+    std::fs::write(&big, &text).unwrap();
+    let path = big.to_str().unwrap();
+    refused_in_bounded_memory(
+        dir.path(),
+        &["--scenario", path],
+        &format!("simulate-assignment: scenario file {path} is larger than 67108864 bytes (64 MiB), the most an assignor vector file may hold (a scenario file: 1048576 bytes)"),
+    );
+    text.pop();
+    std::fs::write(&big, &text).unwrap();
+    let run = runs_in_bounded_memory(dir.path(), &["--scenario", path, "--output", "json"]);
+    assert_eq!(json_lines(&run.stdout)[0]["rounds"], 0);
+}
+
+#[test]
+fn the_densest_vector_file_allowed_stays_under_512_mib() {
+    use kafkit::assign::limits::MAX_VECTOR_BYTES;
+    // 64 MiB of owned and expected partitions, 8 bytes each: eight million of them.
+    let dir = tempdir();
+    let head = r#"{"assignor": "cooperative-sticky", "rounds": [{"topics": {"t": 2}, "members": [{"id": "a", "topics": ["t"], "generation": 1, "owned": [["t",1]"#;
+    let middle = r#"]}], "expected": {"a": [["t",0]"#;
+    let tail = "]}}]}";
+    let entries = (MAX_VECTOR_BYTES as usize - head.len() - middle.len() - tail.len()) / 8;
+    let mut text = String::with_capacity(MAX_VECTOR_BYTES as usize);
+    text.push_str(head);
+    text.push_str(&r#",["t",0]"#.repeat(entries / 2));
+    text.push_str(middle);
+    text.push_str(&r#",["t",1]"#.repeat(entries - entries / 2));
+    text.push_str(tail);
+    assert!(text.len() as u64 <= MAX_VECTOR_BYTES && text.len() as u64 > MAX_VECTOR_BYTES - 8);
+    let path = dir.path().join("dense.json");
+    std::fs::write(&path, &text).unwrap();
+    drop(text);
+    for output in ["json", "text"] {
+        let run = kafkit_within(
+            dir.path(),
+            &[
+                "simulate-assignment",
+                "--scenario",
+                path.to_str().unwrap(),
+                "--output",
+                output,
+            ],
+            MEMORY_CEILING,
+        );
+        assert_eq!(run.code, 2, "{output}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("want [t-0,t-1,t-1,t-1,"),
+            "{output}: {}",
+            &run.stdout[..run.stdout.len().min(500)]
+        );
+        assert!(run.stdout.contains(",... (4194"), "{output}");
+    }
 }

@@ -44,7 +44,7 @@ fn members(counts: &[i32], masks: &[u32]) -> Vec<Member> {
         .map(|(i, &m)| Member {
             id: format!("consumer{i}"),
             subscription: Subscription {
-                topics: subscribed(m, counts.len()),
+                topics: subscribed(m, counts.len()).into(),
                 ..Subscription::default()
             },
         })
@@ -254,7 +254,7 @@ fn many_consumers_leaving_with_random_subscriptions() {
             Member {
                 id: format!("consumer{c}"),
                 subscription: Subscription {
-                    topics: ts,
+                    topics: ts.into(),
                     ..Subscription::default()
                 },
             }

@@ -14,6 +14,19 @@
 //!   strategies, and at most [`MAX_ROUNDS`] rounds × strategies;
 //! * a scenario file holds at most [`MAX_SCENARIO_BYTES`].
 //!
+//! A replayed assignor vector file (each round an explicit assign call, members listing their
+//! owned partitions) is read, replayed and printed one round at a time, nothing kept from one
+//! round to the next but the assignor's `maxGeneration`, so its bounds are on the file and on
+//! the work ([`check_vector`]):
+//!
+//! * a vector file holds at most [`MAX_VECTOR_BYTES`] (Kafka's large case, 2,000 members
+//!   reporting a million owned partitions, is 20 MB);
+//! * a round on a path whose work grows with partitions + members, not their product (the sticky
+//!   assignors' constrained path and the uniform assignor's homogeneous one: every member
+//!   subscribes to the same topics, and no member has a rack) has at most
+//!   [`MAX_ROUND_PARTITIONS`] partitions; any other round keeps the members × partitions bound;
+//! * the rounds of a file together have at most [`MAX_VECTOR_PARTITIONS`] partitions.
+//!
 //! At these limits the process stays under 250 MiB of resident memory: the largest peak measured
 //! (release build; 228 MiB in a debug build), 220 MiB, is a single round of 100,000 partitions
 //! printed as JSON (`--output json` builds each round's line in memory); text output of the same
@@ -35,6 +48,27 @@ pub const MAX_ROUNDS: u64 = 10_000;
 
 /// The largest scenario file read (1 MiB).
 pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
+
+/// The largest assignor vector file read (64 MiB).
+pub const MAX_VECTOR_BYTES: u64 = 64 << 20;
+
+/// The most partitions a replayed round may have on a path whose work is linear (sticky
+/// assignors' constrained path, uniform assignor's homogeneous path): 2²¹, twice Kafka's large
+/// case (500 topics × 2,000 partitions).
+pub const MAX_ROUND_PARTITIONS: u64 = 1 << 21;
+
+/// The most partitions summed over the rounds of a replayed vector file.
+pub const MAX_VECTOR_PARTITIONS: u64 = 10_000_000;
+
+/// One round of a replayed vector file, as the limits see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VectorRoundSize {
+    /// Members and partitions.
+    pub size: RoundSize,
+    /// True when the assignor's work in the round grows with partitions + members (a sticky
+    /// assignor or `uniform`, every member subscribed to the same topics, no member rack).
+    pub linear: bool,
+}
 
 /// The group in one round: its members and the partitions of all its topics, after the round's
 /// event.
@@ -89,6 +123,66 @@ pub enum LimitError {
         /// Σ over rounds and strategies of partitions + members.
         total: u64,
     },
+    /// A replayed round on a linear path with too many partitions.
+    #[error(
+        "the group is too large to simulate: round {round} has {partitions} partition(s), more than the limit of {MAX_ROUND_PARTITIONS}"
+    )]
+    RoundPartitions {
+        /// The round (1 is the first).
+        round: usize,
+        /// Its partitions.
+        partitions: u64,
+    },
+    /// A vector file whose rounds hold too many partitions together.
+    #[error(
+        "the vector file is too large to replay: its {rounds} round(s) hold {total} partitions in all, more than the limit of {MAX_VECTOR_PARTITIONS}"
+    )]
+    VectorPartitions {
+        /// Rounds of the file.
+        rounds: u64,
+        /// Σ over rounds of partitions.
+        total: u64,
+    },
+}
+
+/// Checks the rounds of a replayed vector file against the limits: a linear round at most
+/// [`MAX_ROUND_PARTITIONS`] partitions, any other at most [`MAX_MEMBER_PARTITIONS`] members ×
+/// partitions, all of them together at most [`MAX_VECTOR_PARTITIONS`] partitions.
+pub fn check_vector(rounds: &[VectorRoundSize]) -> Result<(), LimitError> {
+    for (i, r) in rounds.iter().enumerate() {
+        let RoundSize {
+            members,
+            partitions,
+        } = r.size;
+        if r.linear {
+            if partitions > MAX_ROUND_PARTITIONS {
+                return Err(LimitError::RoundPartitions {
+                    round: i + 1,
+                    partitions,
+                });
+            }
+        } else {
+            let product = members.saturating_mul(partitions);
+            if product > MAX_MEMBER_PARTITIONS {
+                return Err(LimitError::MemberPartitions {
+                    round: i + 1,
+                    members,
+                    partitions,
+                    product,
+                });
+            }
+        }
+    }
+    let total = rounds
+        .iter()
+        .fold(0u64, |sum, r| sum.saturating_add(r.size.partitions));
+    if total > MAX_VECTOR_PARTITIONS {
+        return Err(LimitError::VectorPartitions {
+            rounds: u64::try_from(rounds.len()).unwrap_or(u64::MAX),
+            total,
+        });
+    }
+    Ok(())
 }
 
 /// Checks a run of `strategies` strategies over rounds of the given sizes against the limits.
@@ -175,6 +269,44 @@ mod tests {
                 rounds: 1,
                 strategies: 2,
                 total: 100_002
+            })
+        );
+    }
+
+    #[test]
+    fn vector_rounds_on_a_linear_path_are_bounded_by_partitions() {
+        let linear = |members, partitions| VectorRoundSize {
+            size: round(members, partitions),
+            linear: true,
+        };
+        let quadratic = |members, partitions| VectorRoundSize {
+            size: round(members, partitions),
+            linear: false,
+        };
+        // Kafka's large case, both rounds.
+        assert_eq!(
+            check_vector(&[linear(2_000, 1_000_000), linear(2_000, 1_000_000)]),
+            Ok(())
+        );
+        assert_eq!(check_vector(&[linear(100_000, 1 << 21)]), Ok(()));
+        assert_eq!(
+            check_vector(&[linear(1, 1), linear(2, (1 << 21) + 1)]),
+            Err(LimitError::RoundPartitions {
+                round: 2,
+                partitions: (1 << 21) + 1
+            })
+        );
+        assert_eq!(check_vector(&[quadratic(1_000, 10_000)]), Ok(()));
+        assert!(matches!(
+            check_vector(&[quadratic(2_000, 1_000_000)]),
+            Err(LimitError::MemberPartitions { round: 1, .. })
+        ));
+        assert_eq!(check_vector(&vec![linear(1, 1_000_000); 10]), Ok(()));
+        assert_eq!(
+            check_vector(&vec![linear(1, 1_000_000); 11]),
+            Err(LimitError::VectorPartitions {
+                rounds: 11,
+                total: 11_000_000
             })
         );
     }

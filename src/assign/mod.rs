@@ -103,8 +103,9 @@ pub enum UserData {
 /// What a member sends in JoinGroup: `ConsumerPartitionAssignor.Subscription`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Subscription {
-    /// Subscribed topics.
-    pub topics: Vec<String>,
+    /// Subscribed topics. Shared: in a large group most members list the same topics (a
+    /// thousand members × a thousand topics would otherwise be a million names).
+    pub topics: Rc<[String]>,
     /// `ownedPartitions` (protocol v1+).
     pub owned: Vec<TopicPartition>,
     /// `generationId` (protocol v2+).

@@ -57,9 +57,9 @@ pub fn check_valid(
 /// Kafka's `verifyValidityAndBalance` balance rule: for every pair of members whose sizes differ
 /// by more than one, the larger holds no partition of a topic the smaller subscribes to.
 pub fn check_balanced(assignment: &Assignment, members: &[Member]) -> Result<(), String> {
-    let subs: HashMap<&str, &Vec<String>> = members
+    let subs: HashMap<&str, &[String]> = members
         .iter()
-        .map(|m| (m.id.as_str(), &m.subscription.topics))
+        .map(|m| (m.id.as_str(), &m.subscription.topics[..]))
         .collect();
     for (a, la) in assignment {
         for (b, lb) in assignment {

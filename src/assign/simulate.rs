@@ -531,7 +531,7 @@ impl Engine {
             .map(|m| Member {
                 id: m.spec.id.clone(),
                 subscription: Subscription {
-                    topics: self.subscribed(&m.spec),
+                    topics: self.subscribed(&m.spec).into(),
                     owned: if cooperative {
                         m.owned.clone()
                     } else {

@@ -353,6 +353,10 @@ fn remove_first(list: &mut Vec<u32>, g: u32) -> bool {
 /// of thousands of members subscribed to hundreds of topics compares a million of them, so this
 /// avoids a `memcmp` call per name.
 fn same_list(a: &[String], b: &[String]) -> bool {
+    // Members usually share one list (`Subscription::topics` is an `Rc`).
+    if std::ptr::eq(a, b) {
+        return true;
+    }
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| {
             let (x, y) = (x.as_bytes(), y.as_bytes());
@@ -1063,7 +1067,7 @@ impl<'a> General<'a> {
         let mut subscribed = vec![0u64; words * members.len()];
         for (c, m) in members.iter().enumerate() {
             let mut ts = Vec::new();
-            for name in &m.subscription.topics {
+            for name in m.subscription.topics.iter() {
                 if let Some(&t) = ctx.index.get(name) {
                     ts.push(t as usize);
                     if let Some(list) = topic_consumers.get_mut(t as usize) {

@@ -2,18 +2,206 @@
 //!
 //! A vector file lists rounds, each an explicit assign call (members in the leader's map
 //! iteration order, with owned partitions, generations and user data), run in order on one
-//! assignor instance, with Kafka's own answer. [`replay`] runs them through this crate and
+//! assignor instance, with Kafka's own answer. [`Replayer`] runs them through this crate one at
+//! a time (so a caller can print a round and drop it before the next) and
 //! [`RoundReplay::check`] compares member by member.
+//!
+//! Files can be large (Kafka's large sticky case has 2,000 members reporting a million owned
+//! partitions): [`parse`] reads them into typed structs in one pass, and every partition's topic
+//! name is shared (interned `Rc<str>`) rather than allocated once per partition.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::fmt;
+use std::rc::Rc;
 
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use super::fast::{FxHashMap, FxHashSet};
 use super::java::Uuid;
 use super::server::{self, ServerMember, ServerTopic, SubscriptionType};
 use super::sticky::StickyAssignor;
 use super::{range, roundrobin, AssignError, Assignment, Member, Strategy, Subscription};
 use super::{TopicMeta, TopicPartition, UserData};
+
+/// Topic names seen by a [`parse`]: each is allocated once and shared.
+type Names = FxHashMap<Box<str>, Rc<str>>;
+
+thread_local! {
+    /// The names of the [`parse`] running on this thread.
+    static NAMES: RefCell<Names> = RefCell::new(Names::default());
+    /// The last member's topic list, which the next member most likely repeats.
+    static LAST_TOPICS: RefCell<Rc<[String]>> = RefCell::new(Rc::from(Vec::new()));
+}
+
+fn intern(names: &mut Names, name: &str) -> Rc<str> {
+    if let Some(rc) = names.get(name) {
+        return rc.clone();
+    }
+    let rc: Rc<str> = Rc::from(name);
+    names.insert(Box::from(name), rc.clone());
+    rc
+}
+
+/// A partition as `["topic", 3]`, its topic name shared with every other partition of the
+/// topic in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TpJson(pub TopicPartition);
+
+/// Deserializes one `["topic", 3]` with the names at hand.
+struct TpSeed<'n>(&'n mut Names);
+
+impl<'de> de::DeserializeSeed<'de> for TpSeed<'_> {
+    type Value = TpJson;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<TpJson, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+/// A topic name, interned.
+struct NameSeed<'n>(&'n mut Names);
+
+impl<'de> de::DeserializeSeed<'de> for NameSeed<'_> {
+    type Value = Rc<str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Rc<str>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for NameSeed<'_> {
+    type Value = Rc<str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a topic name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Rc<str>, E> {
+        Ok(intern(self.0, v))
+    }
+}
+
+impl<'de> Visitor<'de> for TpSeed<'_> {
+    type Value = TpJson;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a partition as [\"topic\", number]")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TpJson, A::Error> {
+        let topic = seq
+            .next_element_seed(NameSeed(self.0))?
+            .ok_or_else(|| de::Error::invalid_length(0, &"a partition as [\"topic\", number]"))?;
+        let partition: i32 = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(1, &"a partition as [\"topic\", number]"))?;
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::invalid_length(
+                3,
+                &"a partition as [\"topic\", number]",
+            ));
+        }
+        Ok(TpJson(TopicPartition { topic, partition }))
+    }
+}
+
+impl<'de> Deserialize<'de> for TpJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        NAMES.with(|names| {
+            let mut names = names.take();
+            let tp = de::DeserializeSeed::deserialize(TpSeed(&mut names), d);
+            NAMES.with(|n| n.replace(names));
+            tp
+        })
+    }
+}
+
+/// A list of partitions: the names are taken out of the thread's table once per list, not once
+/// per partition.
+fn tp_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TpJson>, D::Error> {
+    struct List;
+    impl<'de> Visitor<'de> for List {
+        type Value = Vec<TpJson>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of partitions")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<TpJson>, A::Error> {
+            let mut names = NAMES.with(RefCell::take);
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            let result = loop {
+                match seq.next_element_seed(TpSeed(&mut names)) {
+                    Ok(Some(tp)) => out.push(tp),
+                    Ok(None) => break Ok(out),
+                    Err(e) => break Err(e),
+                }
+            };
+            NAMES.with(|n| n.replace(names));
+            result
+        }
+    }
+    d.deserialize_seq(List)
+}
+
+/// A member's topic list, shared with the previous member's when it is the same list.
+fn shared_topics<'de, D: Deserializer<'de>>(d: D) -> Result<Rc<[String]>, D::Error> {
+    /// One name, compared with the name at the same place in the previous list.
+    struct Same<'a>(Option<&'a String>);
+    impl<'de> de::DeserializeSeed<'de> for Same<'_> {
+        type Value = Option<String>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<String>, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+    impl Visitor<'_> for Same<'_> {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a topic name")
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<String>, E> {
+            Ok(if self.0.is_some_and(|s| s == v) {
+                None
+            } else {
+                Some(v.to_string())
+            })
+        }
+    }
+    struct List;
+    impl<'de> Visitor<'de> for List {
+        type Value = Rc<[String]>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a list of topic names")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Rc<[String]>, A::Error> {
+            let last = LAST_TOPICS.with(|l| l.borrow().clone());
+            // `same` names so far equal the previous list's; `own` once one differs.
+            let mut same = 0usize;
+            let mut own: Option<Vec<String>> = None;
+            loop {
+                let i = same + own.as_ref().map_or(0, Vec::len);
+                let prev = if own.is_none() { last.get(i) } else { None };
+                match seq.next_element_seed(Same(prev))? {
+                    None => break,
+                    Some(None) => same += 1,
+                    Some(Some(name)) => own
+                        .get_or_insert_with(|| last.get(..same).unwrap_or_default().to_vec())
+                        .push(name),
+                }
+            }
+            let list: Rc<[String]> = match own {
+                None if same == last.len() => return Ok(last),
+                None => Rc::from(last.get(..same).unwrap_or_default()),
+                Some(v) => Rc::from(v),
+            };
+            LAST_TOPICS.with(|l| l.replace(list.clone()));
+            Ok(list)
+        }
+    }
+    d.deserialize_seq(List)
+}
+
+fn tps(list: Vec<TpJson>) -> Vec<TopicPartition> {
+    list.into_iter().map(|t| t.0).collect()
+}
+
+fn tps_ref(list: &[TpJson]) -> Vec<TopicPartition> {
+    list.iter().map(|t| t.0.clone()).collect()
+}
 
 /// A whole vector file.
 #[derive(Debug, Clone, Deserialize)]
@@ -40,9 +228,6 @@ pub struct Options {
     #[serde(default)]
     pub prefer_rack_aware_logic: bool,
 }
-
-/// A partition as `["topic", 3]`.
-pub type TpJson = (String, i32);
 
 /// One assign call.
 #[derive(Debug, Clone, Deserialize)]
@@ -86,13 +271,13 @@ where
 }
 
 /// One member of a round.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct RoundMember {
     /// Member id.
     pub id: String,
-    /// Subscribed topics.
-    #[serde(default)]
-    pub topics: Vec<String>,
+    /// Subscribed topics (shared with the previous member's list when equal).
+    #[serde(default, deserialize_with = "shared_topics")]
+    pub topics: Rc<[String]>,
     /// `group.instance.id`.
     #[serde(default)]
     pub instance_id: Option<String>,
@@ -100,7 +285,7 @@ pub struct RoundMember {
     #[serde(default)]
     pub rack: Option<String>,
     /// `Subscription.ownedPartitions`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "tp_list")]
     pub owned: Vec<TpJson>,
     /// `Subscription.generationId`.
     #[serde(default)]
@@ -119,21 +304,51 @@ pub struct UserDataJson {
     /// `sticky` or `cooperative`.
     pub kind: String,
     /// Sticky: the previous assignment.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "tp_list")]
     pub partitions: Vec<TpJson>,
     /// The generation.
     #[serde(default)]
     pub generation: Option<i32>,
 }
 
-fn tps(list: &[TpJson]) -> Vec<TopicPartition> {
-    list.iter()
-        .map(|(t, p)| TopicPartition::new(t.clone(), *p))
-        .collect()
+fn to_assignment(map: &BTreeMap<String, Vec<TpJson>>) -> Assignment {
+    map.iter().map(|(m, l)| (m.clone(), tps_ref(l))).collect()
 }
 
-fn to_assignment(map: &BTreeMap<String, Vec<TpJson>>) -> Assignment {
-    map.iter().map(|(m, l)| (m.clone(), tps(l))).collect()
+fn user_data(u: UserDataJson) -> UserData {
+    match u.kind.as_str() {
+        "sticky" => UserData::Sticky {
+            partitions: tps(u.partitions),
+            generation: u.generation,
+        },
+        "cooperative" => UserData::Cooperative {
+            generation: u.generation.unwrap_or(-1),
+        },
+        _ => UserData::Invalid,
+    }
+}
+
+fn client_member(m: RoundMember) -> Member {
+    Member {
+        id: m.id,
+        subscription: Subscription {
+            topics: m.topics,
+            owned: tps(m.owned),
+            generation: m.generation,
+            user_data: m.user_data.map(user_data),
+            rack: m.rack,
+            instance_id: m.instance_id,
+        },
+    }
+}
+
+/// What a client-side member held before the round: its owned partitions, else those of its
+/// sticky user data.
+fn member_before(s: &Subscription) -> Vec<TopicPartition> {
+    match (&s.user_data, s.owned.is_empty()) {
+        (Some(UserData::Sticky { partitions, .. }), true) => partitions.clone(),
+        _ => s.owned.clone(),
+    }
 }
 
 impl Round {
@@ -151,29 +366,47 @@ impl Round {
 
     /// The members as client-side subscriptions, in map order.
     pub fn client_members(&self) -> Vec<Member> {
+        self.members.iter().cloned().map(client_member).collect()
+    }
+
+    /// The members as client-side subscriptions, in map order, moved out of the round (which
+    /// keeps their ids only).
+    pub fn take_client_members(&mut self) -> Vec<Member> {
         self.members
-            .iter()
-            .map(|m| Member {
-                id: m.id.clone(),
-                subscription: Subscription {
-                    topics: m.topics.clone(),
-                    owned: tps(&m.owned),
-                    generation: m.generation,
-                    user_data: m.user_data.as_ref().map(|u| match u.kind.as_str() {
-                        "sticky" => UserData::Sticky {
-                            partitions: tps(&u.partitions),
-                            generation: u.generation,
-                        },
-                        "cooperative" => UserData::Cooperative {
-                            generation: u.generation.unwrap_or(-1),
-                        },
-                        _ => UserData::Invalid,
-                    }),
-                    rack: m.rack.clone(),
-                    instance_id: m.instance_id.clone(),
-                },
+            .iter_mut()
+            .map(|m| {
+                client_member(RoundMember {
+                    id: m.id.clone(),
+                    ..std::mem::take(m)
+                })
             })
             .collect()
+    }
+
+    /// True when every member subscribes to the same topics and none has a rack: the sticky
+    /// assignors then take their constrained path and `uniform` its homogeneous one, whose work
+    /// grows with partitions + members rather than their product.
+    pub fn is_uniform_without_racks(&self) -> bool {
+        let mut members = self.members.iter();
+        let Some(first) = members.next() else {
+            return true;
+        };
+        if first.rack.is_some() {
+            return false;
+        }
+        let set: FxHashSet<&str> = first.topics.iter().map(String::as_str).collect();
+        members.all(|m| {
+            m.rack.is_none()
+                && (Rc::ptr_eq(&m.topics, &first.topics)
+                    || m.topics == first.topics
+                    || (m.topics.len() >= set.len()
+                        && m.topics.iter().all(|t| set.contains(t.as_str()))
+                        && m.topics
+                            .iter()
+                            .map(String::as_str)
+                            .collect::<FxHashSet<_>>()
+                            == set))
+        })
     }
 
     /// The topics as the coordinator's metadata (ids from `topic_ids`, else derived from names).
@@ -200,7 +433,7 @@ impl Round {
                 id: m.id.clone(),
                 instance_id: m.instance_id.clone(),
                 rack: m.rack.clone(),
-                topics: m.topics.clone(),
+                topics: m.topics.to_vec(),
                 assignment: m.assignment.clone(),
             })
             .collect()
@@ -212,13 +445,14 @@ impl Round {
         self.members
             .iter()
             .map(|m| {
-                let mut list = tps(&m.owned);
+                let mut list = tps_ref(&m.owned);
                 if list.is_empty() {
                     if let Some(u) = &m.user_data {
-                        list = tps(&u.partitions);
+                        list = tps_ref(&u.partitions);
                     }
                 }
                 for (t, parts) in &m.assignment {
+                    let t: Rc<str> = Rc::from(t.as_str());
                     list.extend(parts.iter().map(|&p| TopicPartition::new(t.clone(), p)));
                 }
                 (m.id.clone(), list)
@@ -228,18 +462,28 @@ impl Round {
 
     /// Kafka's answer: `kafka_java_result` when present (kafka-python cases), else `expected`.
     pub fn kafka_expected(&self) -> Option<Assignment> {
-        self.kafka_java_result
-            .as_ref()
-            .or(self.expected.as_ref())
-            .map(to_assignment)
+        self.kafka_expected_lists().map(to_assignment)
+    }
+
+    /// [`Round::kafka_expected`] as the file holds it.
+    pub fn kafka_expected_lists(&self) -> Option<&BTreeMap<String, Vec<TpJson>>> {
+        self.kafka_java_result.as_ref().or(self.expected.as_ref())
+    }
+
+    /// True when the file says what Kafka answers for this round (an assignment or an error).
+    pub fn has_expectation(&self) -> bool {
+        self.kafka_java_result.is_some() || self.expected.is_some() || self.expected_error.is_some()
     }
 }
 
 /// One replayed round.
 #[derive(Debug, Clone)]
 pub struct RoundReplay {
-    /// The round's input.
+    /// The round's input (for the client-side assignors its members keep only their ids: the
+    /// rest moved into [`RoundReplay::members`]).
     pub round: Round,
+    /// Client-side assignors: the members as the assignor saw them (empty on the server side).
+    pub members: Vec<Member>,
     /// This crate's answer.
     pub result: Result<Assignment, AssignError>,
     /// `partitionsTransferringOwnership` (sticky family): `None` after the general path.
@@ -247,12 +491,45 @@ pub struct RoundReplay {
 }
 
 impl RoundReplay {
+    /// What each client-side member held before the round, borrowed (`None` on the server side:
+    /// see [`RoundReplay::before`]).
+    pub fn before_borrowed(&self) -> Option<BTreeMap<&str, &[TopicPartition]>> {
+        if self.members.is_empty() {
+            return None;
+        }
+        Some(
+            self.members
+                .iter()
+                .map(|m| {
+                    let s = &m.subscription;
+                    let list = match (&s.user_data, s.owned.is_empty()) {
+                        (Some(UserData::Sticky { partitions, .. }), true) => partitions,
+                        _ => &s.owned,
+                    };
+                    (m.id.as_str(), list.as_slice())
+                })
+                .collect(),
+        )
+    }
+
+    /// What each member held before the round (see [`Round::before`]).
+    pub fn before(&self) -> Assignment {
+        if self.members.is_empty() {
+            return self.round.before();
+        }
+        self.members
+            .iter()
+            .map(|m| (m.id.clone(), member_before(&m.subscription)))
+            .collect()
+    }
+
     /// Compares with Kafka's answer member by member; `Err` describes every difference.
     pub fn check(&self, server_side: bool) -> Result<(), String> {
         let mut problems = Vec::new();
+        // Compared in place: a large round's lists are not copied.
         match (
             &self.result,
-            self.round.kafka_expected(),
+            self.round.kafka_expected_lists(),
             &self.round.expected_error,
         ) {
             (Err(e), _, Some(kind)) if e.kind() == kind => {}
@@ -264,8 +541,12 @@ impl RoundReplay {
                 ids.sort();
                 ids.dedup();
                 for id in ids {
-                    let mut g = got.get(id).cloned().unwrap_or_default();
-                    let mut w = want.get(id).cloned().unwrap_or_default();
+                    let mut g: Vec<&TopicPartition> =
+                        got.get(id).map(|l| l.iter().collect()).unwrap_or_default();
+                    let mut w: Vec<&TopicPartition> = want
+                        .get(id)
+                        .map(|l| l.iter().map(|t| &t.0).collect())
+                        .unwrap_or_default();
                     if server_side {
                         g.sort();
                         w.sort();
@@ -299,9 +580,15 @@ impl RoundReplay {
     }
 }
 
-fn show(list: &[TopicPartition]) -> String {
-    let parts: Vec<String> = list.iter().map(|tp| tp.to_string()).collect();
-    format!("[{}]", parts.join(","))
+fn show(list: &[&TopicPartition]) -> String {
+    /// A difference names this many partitions of a list at most (a list may hold millions).
+    const SHOWN: usize = 100;
+    let parts: Vec<String> = list.iter().take(SHOWN).map(|tp| tp.to_string()).collect();
+    if list.len() > SHOWN {
+        format!("[{},... ({} in all)]", parts.join(","), list.len())
+    } else {
+        format!("[{}]", parts.join(","))
+    }
 }
 
 /// Why a vector file cannot be replayed.
@@ -317,7 +604,10 @@ pub enum VectorError {
 
 /// Parses a vector file.
 pub fn parse(text: &str) -> Result<VectorFile, VectorError> {
-    Ok(serde_json::from_str(text)?)
+    let file = serde_json::from_str(text);
+    NAMES.with(|names| names.borrow_mut().clear());
+    LAST_TOPICS.with(|l| l.replace(Rc::from(Vec::new())));
+    Ok(file?)
 }
 
 /// The strategy a vector file exercises.
@@ -326,37 +616,51 @@ pub fn strategy_of(file: &VectorFile) -> Result<Strategy, VectorError> {
         .ok_or_else(|| VectorError::UnknownAssignor(file.assignor.clone()))
 }
 
-/// Replays every round of `file` on one assignor instance.
-pub fn replay(file: &VectorFile) -> Result<Vec<RoundReplay>, VectorError> {
-    let strategy = strategy_of(file)?;
-    let prefer = file.options.prefer_rack_aware_logic;
-    let mut sticky = match strategy {
-        Strategy::CooperativeSticky => StickyAssignor::cooperative(),
-        _ => StickyAssignor::eager(),
-    };
-    sticky.prefer_rack_aware = prefer;
-    let mut out = Vec::new();
-    for round in &file.rounds {
+/// Replays rounds in order on one assignor instance (the sticky assignors keep
+/// `maxGeneration` from one call to the next, as Kafka's object does).
+#[derive(Debug, Clone)]
+pub struct Replayer {
+    strategy: Strategy,
+    prefer: bool,
+    sticky: StickyAssignor,
+}
+
+impl Replayer {
+    /// A fresh assignor instance for the file's strategy and options.
+    pub fn new(file: &VectorFile) -> Result<Self, VectorError> {
+        let strategy = strategy_of(file)?;
+        let prefer = file.options.prefer_rack_aware_logic;
+        let mut sticky = match strategy {
+            Strategy::CooperativeSticky => StickyAssignor::cooperative(),
+            _ => StickyAssignor::eager(),
+        };
+        sticky.prefer_rack_aware = prefer;
+        Ok(Self {
+            strategy,
+            prefer,
+            sticky,
+        })
+    }
+
+    /// Runs the next round.
+    pub fn replay(&mut self, mut round: Round) -> RoundReplay {
+        let prefer = self.prefer;
+        let strategy = self.strategy;
+        let mut members = Vec::new();
         let (result, transferring) = match strategy {
-            Strategy::Range => (
-                Ok(range::assign(
-                    &round.topic_metas(),
-                    &round.client_members(),
-                    prefer,
-                )),
-                None,
-            ),
-            Strategy::RoundRobin => (
-                Ok(roundrobin::assign(
-                    &round.topic_metas(),
-                    &round.client_members(),
-                )),
-                None,
-            ),
-            Strategy::Sticky | Strategy::CooperativeSticky => {
-                match sticky.assign(&round.topic_metas(), &round.client_members()) {
-                    Ok(o) => (Ok(o.assignment), Some(o.transferring)),
-                    Err(e) => (Err(e), None),
+            Strategy::Range
+            | Strategy::RoundRobin
+            | Strategy::Sticky
+            | Strategy::CooperativeSticky => {
+                let topics = round.topic_metas();
+                members = round.take_client_members();
+                match strategy {
+                    Strategy::Range => (Ok(range::assign(&topics, &members, prefer)), None),
+                    Strategy::RoundRobin => (Ok(roundrobin::assign(&topics, &members)), None),
+                    _ => match self.sticky.assign(&topics, &members) {
+                        Ok(o) => (Ok(o.assignment), Some(o.transferring)),
+                        Err(e) => (Err(e), None),
+                    },
                 }
             }
             Strategy::Uniform | Strategy::ServerRange => {
@@ -368,20 +672,30 @@ pub fn replay(file: &VectorFile) -> Result<Vec<RoundReplay>, VectorError> {
                     }
                 });
                 let topics = round.server_topics();
-                let members = round.server_members();
+                let server_members = round.server_members();
                 let r = if strategy == Strategy::Uniform {
-                    server::uniform(&topics, &members, kind)
+                    server::uniform(&topics, &server_members, kind)
                 } else {
-                    server::range(&topics, &members, kind)
+                    server::range(&topics, &server_members, kind)
                 };
                 (r, None)
             }
         };
-        out.push(RoundReplay {
-            round: round.clone(),
+        RoundReplay {
+            round,
+            members,
             result,
             transferring,
-        });
+        }
     }
-    Ok(out)
+}
+
+/// Replays every round of `file` on one assignor instance.
+pub fn replay(file: &VectorFile) -> Result<Vec<RoundReplay>, VectorError> {
+    let mut replayer = Replayer::new(file)?;
+    Ok(file
+        .rounds
+        .iter()
+        .map(|round| replayer.replay(round.clone()))
+        .collect())
 }

@@ -1,5 +1,6 @@
 //! `kafkit simulate-assignment`: Kafka's consumer-group assignors over scripted rebalances.
 
+use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -10,14 +11,17 @@ use clap::ValueHint;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::{json, Value};
 
-use crate::assign::limits::{self, RoundSize, MAX_SCENARIO_BYTES};
+use crate::assign::fast::FxHashMap;
+use crate::assign::limits::{
+    self, RoundSize, VectorRoundSize, MAX_SCENARIO_BYTES, MAX_VECTOR_BYTES,
+};
 use crate::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
 use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
-use crate::assign::{vectors, Strategy, TopicPartition};
+use crate::assign::{vectors, Assignment, Strategy, TopicPartition};
 use crate::cli::values::Suggest;
 use crate::cli::{Example, Exit, GlobalArgs};
 use crate::datadir::{file_kind, DataDir, DataDirError};
-use crate::output::json::write_typed_line;
+use crate::output::json::{self, write_typed_line};
 use crate::output::OutputFormat;
 
 /// Examples of `kafkit simulate-assignment`, in its help and man page (`tests/man.rs` runs them, in order, in
@@ -49,7 +53,13 @@ pub const EXAMPLES: &[Example] = &[
   members x partitions (of all topics) in any round: at most 10000000;
   partitions + members summed over all rounds and strategies: at most 100000;
   rounds (the initial join, then one per event) x strategies: at most 10000;
-  a --scenario file: at most 1048576 bytes (1 MiB)."
+  a --scenario file: at most 1048576 bytes (1 MiB).
+An assignor vector file is replayed and printed one round at a time:
+  the file: at most 67108864 bytes (64 MiB);
+  a round where every member subscribes to the same topics and none has a rack, under sticky,
+  cooperative-sticky or uniform (work grows with partitions + members): at most 2097152 partitions;
+  any other round: members x partitions at most 10000000;
+  partitions summed over the file's rounds: at most 10000000."
 )]
 pub struct Args {
     /// The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol,
@@ -112,34 +122,80 @@ fn parse_strategy(s: &str) -> Result<Strategy> {
     })
 }
 
-/// Reads a scenario file, at most [`MAX_SCENARIO_BYTES`]: reading stops there, so a device
-/// such as `/dev/zero` ends at once, with an error.
-fn read_scenario(path: &Path) -> Result<String> {
+/// Reads a `--scenario` file, at most [`MAX_VECTOR_BYTES`] (what an assignor vector file may
+/// hold; a scenario file is held to [`MAX_SCENARIO_BYTES`] once its kind is known): reading
+/// stops there, so a device such as `/dev/zero` ends at once, with an error. Returns the text
+/// and what the file is (for the message when a scenario is too large).
+fn read_scenario(path: &Path) -> Result<(String, String)> {
     let cannot = |e: io::Error| fail(format!("cannot read scenario file {}: {e}", path.display()));
     let file = File::open(path).map_err(cannot)?;
     let kind = file.metadata().map_err(cannot)?.file_type();
-    let mut bytes = Vec::new();
-    file.take(MAX_SCENARIO_BYTES + 1)
+    let what = if kind.is_file() {
+        String::new()
+    } else {
+        format!(" ({}, not a regular file)", file_kind(&kind))
+    };
+    // Sized from the metadata (a guess: a device says 0), so a large file is not copied as the
+    // buffer grows.
+    let size = file
+        .metadata()
+        .map_or(0, |m| m.len())
+        .min(MAX_VECTOR_BYTES + 1);
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    file.take(MAX_VECTOR_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
-    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_SCENARIO_BYTES {
-        let what = if kind.is_file() {
-            String::new()
-        } else {
-            format!(" ({}, not a regular file)", file_kind(&kind))
-        };
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_VECTOR_BYTES {
         return Err(fail(format!(
-            "scenario file {}{what} is larger than {MAX_SCENARIO_BYTES} bytes (1 MiB), the most a scenario file may hold",
+            "scenario file {}{what} is larger than {MAX_VECTOR_BYTES} bytes (64 MiB), the most an assignor vector file may hold (a scenario file: {MAX_SCENARIO_BYTES} bytes)",
             path.display()
         )));
     }
-    String::from_utf8(bytes).map_err(|e| {
+    let text = String::from_utf8(bytes).map_err(|e| {
         fail(format!(
             "{}: not valid JSON: not UTF-8 text (invalid byte at offset {})",
             path.display(),
             e.utf8_error().valid_up_to()
         ))
-    })
+    })?;
+    Ok((text, what))
+}
+
+/// Whether a field is present (with any value, `null` included).
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> serde::Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| Present(true))
+    }
+}
+
+/// The two fields that tell an assignor vector file from a scenario file.
+#[derive(serde::Deserialize)]
+struct Probe {
+    #[serde(default)]
+    rounds: Present,
+    #[serde(default)]
+    assignor: Present,
+}
+
+/// True for an assignor vector file: a JSON object with `rounds` and `assignor`. Skims the text
+/// without building it.
+fn is_vector(text: &str) -> bool {
+    text.trim_start().starts_with('{')
+        && serde_json::from_str::<Probe>(text).is_ok_and(|p| p.rounds.0 && p.assignor.0)
+}
+
+/// Reads an assignor vector file, or tells that the text is not one (`Ok(None)`). A vector file
+/// may hold millions of values, so it is parsed as one at once, and only skimmed again when that
+/// fails.
+fn parse_vector(text: &str, path: &Path) -> Result<Option<vectors::VectorFile>> {
+    match vectors::parse(text) {
+        Ok(file) => Ok(Some(file)),
+        Err(_) if !is_vector(text) => Ok(None),
+        Err(e) => Err(fail(format!("{}: {e}", path.display()))),
+    }
 }
 
 /// Runs the command.
@@ -148,12 +204,18 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let mut out = io::BufWriter::new(stdout.lock());
     let mut file = None;
     if let Some(path) = &args.scenario {
-        let text = read_scenario(path)?;
+        let (text, what) = read_scenario(path)?;
+        if let Some(vector) = parse_vector(&text, path)? {
+            return replay_vector(vector, path, global.output, &mut out);
+        }
+        if u64::try_from(text.len()).unwrap_or(u64::MAX) > MAX_SCENARIO_BYTES {
+            return Err(fail(format!(
+                "scenario file {}{what} is larger than {MAX_SCENARIO_BYTES} bytes (1 MiB), the most a scenario file may hold",
+                path.display()
+            )));
+        }
         let value: Value = serde_json::from_str(&text)
             .map_err(|e| fail(format!("{}: not valid JSON: {e}", path.display())))?;
-        if value.get("rounds").is_some() && value.get("assignor").is_some() {
-            return replay_vector(&text, path, global.output, &mut out);
-        }
         file = Some((path, value));
     }
     let (scenario, file_strategy) = build_scenario(args, file, &global.data_dir)?;
@@ -316,6 +378,8 @@ pub fn compact(list: &[TopicPartition]) -> String {
     let mut parts = Vec::new();
     for (t, mut ps) in by_topic {
         ps.sort_unstable();
+        // A list may name a partition twice (a vector file's owned partitions): shown once.
+        ps.dedup();
         let mut ranges: Vec<String> = Vec::new();
         let mut i = 0;
         while i < ps.len() {
@@ -620,29 +684,149 @@ fn write_json(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Resul
     Ok(())
 }
 
+/// Writes one replayed round as a `round` line: its fields sorted by name after `type`, as
+/// [`write_typed_line`] writes them, but streamed: the assignment can hold a million partitions.
+fn write_vector_round(
+    out: &mut impl Write,
+    r: &vectors::RoundReplay,
+    number: usize,
+    strategy: Strategy,
+    check: Option<&Result<(), String>>,
+) -> io::Result<()> {
+    let mut names = TopicNames::default();
+    out.write_all(b"{\"type\":\"round\"")?;
+    if let Ok(a) = &r.result {
+        out.write_all(b",\"assignment\":")?;
+        names.assignment(out, a)?;
+    }
+    if let Some(Err(why)) = check {
+        out.write_all(b",\"differences\":")?;
+        json::write_str(out, why)?;
+    }
+    if let Err(e) = &r.result {
+        out.write_all(b",\"error\":")?;
+        json::write_str(out, e.kind())?;
+    }
+    if let Some(want) = r.round.kafka_expected_lists() {
+        out.write_all(b",\"expected\":")?;
+        names.lists(out, want.iter().map(|(m, l)| (m, l.iter().map(|t| &t.0))))?;
+    }
+    if let Some(err) = &r.round.expected_error {
+        out.write_all(b",\"expected_error\":")?;
+        json::write_str(out, err)?;
+    }
+    out.write_all(match check {
+        None => b",\"matches_kafka\":null",
+        Some(Ok(())) => b",\"matches_kafka\":true",
+        Some(Err(_)) => b",\"matches_kafka\":false",
+    })?;
+    if let Err(e) = &r.result {
+        out.write_all(b",\"message\":")?;
+        json::write_str(out, &e.to_string())?;
+    }
+    if let Some(Some(t)) = &r.transferring {
+        // Keyed "topic-p", in the order of those strings (a JSON object's keys are sorted).
+        let map: serde_json::Map<String, Value> =
+            t.iter().map(|(tp, m)| (tp.to_string(), json!(m))).collect();
+        out.write_all(b",\"partitions_transferring_ownership\":")?;
+        serde_json::to_writer(&mut *out, &map)?;
+    }
+    out.write_all(b",\"round\":")?;
+    json::write_int(out, i64::try_from(number).unwrap_or(i64::MAX))?;
+    out.write_all(b",\"strategy\":")?;
+    json::write_str(out, strategy.name())?;
+    out.write_all(b"}\n")
+}
+
+/// Topic names already written as JSON strings, by the address of their shared name.
+#[derive(Default)]
+struct TopicNames {
+    written: FxHashMap<*const u8, Vec<u8>>,
+}
+
+impl TopicNames {
+    fn partition(&mut self, out: &mut impl Write, tp: &TopicPartition) -> io::Result<()> {
+        let name = match self.written.entry(tp.topic.as_ptr()) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let mut bytes = Vec::new();
+                json::write_str(&mut bytes, &tp.topic)?;
+                e.insert(bytes)
+            }
+        };
+        out.write_all(b"[")?;
+        out.write_all(name)?;
+        out.write_all(b",")?;
+        json::write_int(out, i64::from(tp.partition))?;
+        out.write_all(b"]")
+    }
+
+    /// Member → partitions, members in id order (as a JSON object's keys are sorted).
+    fn assignment(&mut self, out: &mut impl Write, a: &Assignment) -> io::Result<()> {
+        self.lists(out, a.iter().map(|(m, l)| (m, l.iter())))
+    }
+
+    fn lists<'a, L: Iterator<Item = &'a TopicPartition>>(
+        &mut self,
+        out: &mut impl Write,
+        members: impl Iterator<Item = (&'a String, L)>,
+    ) -> io::Result<()> {
+        out.write_all(b"{")?;
+        for (i, (member, list)) in members.enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            json::write_str(out, member)?;
+            out.write_all(b":[")?;
+            for (j, tp) in list.enumerate() {
+                if j > 0 {
+                    out.write_all(b",")?;
+                }
+                self.partition(out, tp)?;
+            }
+            out.write_all(b"]")?;
+        }
+        out.write_all(b"}")
+    }
+}
+
 fn replay_vector(
-    text: &str,
+    mut file: vectors::VectorFile,
     path: &Path,
     format: OutputFormat,
     out: &mut impl Write,
 ) -> Result<()> {
-    let file = vectors::parse(text).map_err(|e| fail(format!("{}: {e}", path.display())))?;
     let strategy =
         vectors::strategy_of(&file).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-    let sizes: Vec<RoundSize> = file
+    let linear_strategy = matches!(
+        strategy,
+        Strategy::Sticky | Strategy::CooperativeSticky | Strategy::Uniform
+    );
+    let sizes: Vec<VectorRoundSize> = file
         .rounds
         .iter()
-        .map(|r| RoundSize {
-            members: u64::try_from(r.members.len()).unwrap_or(u64::MAX),
-            partitions: r.topics.values().fold(0u64, |sum, &n| {
-                sum.saturating_add(u64::try_from(n).unwrap_or(0))
-            }),
+        .map(|r| VectorRoundSize {
+            size: RoundSize {
+                members: u64::try_from(r.members.len()).unwrap_or(u64::MAX),
+                partitions: r.topics.values().fold(0u64, |sum, &n| {
+                    sum.saturating_add(u64::try_from(n).unwrap_or(0))
+                }),
+            },
+            linear: linear_strategy
+                && !r
+                    .subscription_type
+                    .as_deref()
+                    .is_some_and(|t| t.eq_ignore_ascii_case("HETEROGENEOUS"))
+                && r.is_uniform_without_racks(),
         })
         .collect();
-    limits::check(&sizes, 1).map_err(limit_error)?;
-    let replays = vectors::replay(&file).context("replaying the vector")?;
+    limits::check_vector(&sizes).map_err(limit_error)?;
+    let mut replayer = vectors::Replayer::new(&file).context("replaying the vector")?;
+    let rounds = std::mem::take(&mut file.rounds);
+    let count = rounds.len();
     let server = strategy.is_server_side();
     let mut matching = 0;
+    let mut checked = 0;
     if format == OutputFormat::Text {
         writeln!(
             out,
@@ -651,50 +835,18 @@ fn replay_vector(
         )?;
         writeln!(out)?;
     }
-    for (i, r) in replays.iter().enumerate() {
-        let check = r.check(server);
-        if check.is_ok() {
-            matching += 1;
-        }
-        let before = r.round.before();
-        match format {
-            OutputFormat::Json => {
-                let mut v = json!({
-                    "type": "round",
-                    "round": i + 1,
-                    "strategy": strategy.name(),
-                    "matches_kafka": check.is_ok(),
-                });
-                if let Some(o) = v.as_object_mut() {
-                    match &r.result {
-                        Ok(a) => {
-                            o.insert("assignment".into(), assignment_json(a));
-                        }
-                        Err(e) => {
-                            o.insert("error".into(), json!(e.kind()));
-                            o.insert("message".into(), json!(e.to_string()));
-                        }
-                    }
-                    if let Some(want) = r.round.kafka_expected() {
-                        o.insert("expected".into(), assignment_json(&want));
-                    }
-                    if let Some(err) = &r.round.expected_error {
-                        o.insert("expected_error".into(), json!(err));
-                    }
-                    if let Some(Some(t)) = &r.transferring {
-                        o.insert(
-                            "partitions_transferring_ownership".into(),
-                            Value::Object(
-                                t.iter().map(|(tp, m)| (tp.to_string(), json!(m))).collect(),
-                            ),
-                        );
-                    }
-                    if let Err(why) = &check {
-                        o.insert("differences".into(), json!(why));
-                    }
-                }
-                write_typed_line(out, v)?;
+    // One round at a time: replayed, printed, dropped.
+    for (i, round) in rounds.into_iter().enumerate() {
+        let r = replayer.replay(round);
+        let check = r.round.has_expectation().then(|| r.check(server));
+        if let Some(c) = &check {
+            checked += 1;
+            if c.is_ok() {
+                matching += 1;
             }
+        }
+        match format {
+            OutputFormat::Json => write_vector_round(out, &r, i + 1, strategy, check.as_ref())?,
             OutputFormat::Text => {
                 writeln!(
                     out,
@@ -709,6 +861,17 @@ fn replay_vector(
                 match &r.result {
                     Err(e) => writeln!(out, "  Kafka's assignor throws: {e}")?,
                     Ok(a) => {
+                        let owned;
+                        let before: BTreeMap<&str, &[TopicPartition]> = match r.before_borrowed() {
+                            Some(b) => b,
+                            None => {
+                                owned = r.before();
+                                owned
+                                    .iter()
+                                    .map(|(m, l)| (m.as_str(), l.as_slice()))
+                                    .collect()
+                            }
+                        };
                         let mut table = Table::new();
                         table
                             .load_preset(UTF8_FULL_CONDENSED)
@@ -720,10 +883,10 @@ fn replay_vector(
                                 "ASSIGNED (Kafka's list order)",
                             ]);
                         for (m, list) in a {
-                            let b = before.get(m).cloned().unwrap_or_default();
+                            let b = before.get(m.as_str()).copied().unwrap_or_default();
                             table.add_row(vec![
                                 Cell::new(m),
-                                Cell::new(compact(&b)),
+                                Cell::new(compact(b)),
                                 Cell::new(list.len()).set_alignment(CellAlignment::Right),
                                 Cell::new(
                                     list.iter()
@@ -748,8 +911,9 @@ fn replay_vector(
                     }
                 }
                 match &check {
-                    Ok(()) => writeln!(out, "  matches Kafka's expected result")?,
-                    Err(why) => writeln!(out, "  DIFFERS from Kafka: {why}")?,
+                    Some(Ok(())) => writeln!(out, "  matches Kafka's expected result")?,
+                    Some(Err(why)) => writeln!(out, "  DIFFERS from Kafka: {why}")?,
+                    None => writeln!(out, "  no expected result in the file: not checked")?,
                 }
                 writeln!(out)?;
             }
@@ -758,11 +922,22 @@ fn replay_vector(
     match format {
         OutputFormat::Json => write_typed_line(
             out,
-            json!({"type": "summary", "vector": file.id, "strategy": strategy.name(), "rounds": replays.len(), "matching": matching}),
+            json!({"type": "summary", "vector": file.id, "strategy": strategy.name(), "rounds": count, "checked": checked, "matching": matching}),
         )?,
-        OutputFormat::Text => writeln!(out, "{matching}/{} rounds match Kafka", replays.len())?,
+        OutputFormat::Text if checked == count => {
+            writeln!(out, "{matching}/{count} rounds match Kafka")?
+        }
+        OutputFormat::Text if checked == 0 => writeln!(
+            out,
+            "{count} round(s) replayed; the file gives no expected result to check them against"
+        )?,
+        OutputFormat::Text => writeln!(
+            out,
+            "{matching}/{checked} rounds match Kafka ({} more without an expected result)",
+            count - checked
+        )?,
     }
-    if matching != replays.len() {
+    if matching != checked {
         return Err(Exit {
             message: String::new(),
             code: 2,
