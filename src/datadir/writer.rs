@@ -56,7 +56,7 @@ pub struct PartitionWriter {
     uses: u64,
     /// Partitions whose append lock this writer holds now.
     held: BTreeSet<TopicPartition>,
-    /// [`max_open_logs`] when the writer was made.
+    /// `max_open_logs()` when the writer was made.
     max_open_logs: usize,
     /// Partitions this writer opened: what it writes to the root checkpoints is about these
     /// alone, merged into what the files say of the others.
@@ -154,7 +154,7 @@ impl PartitionWriter {
     }
 
     /// Lets other writers append to the partitions this one appended to since the last call,
-    /// and closes the least recently used logs past [`max_open_logs`] (without flushing, as
+    /// and closes the least recently used logs past `max_open_logs()` (without flushing, as
     /// [`Self::close_unflushed`] closes them).
     pub fn release(&mut self) -> Result<()> {
         for tp in std::mem::take(&mut self.held) {
