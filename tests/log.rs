@@ -412,12 +412,15 @@ fn reads_seek_by_offset_and_by_timestamp_across_segments() {
     }
     assert!(reader.seek(900).unwrap().is_none());
     // timestamps: record i has ts 1000 + i (3 per batch, consecutive)
-    assert_eq!(reader.offset_for_timestamp(1000).unwrap(), Some((0, 1000)));
+    assert_eq!(
+        reader.offset_for_timestamp(1000).unwrap(),
+        Some(at(0, 1000))
+    );
     assert_eq!(
         reader.offset_for_timestamp(1451).unwrap(),
-        Some((451, 1451))
+        Some(at(451, 1451))
     );
-    assert_eq!(reader.offset_for_timestamp(0).unwrap(), Some((0, 1000)));
+    assert_eq!(reader.offset_for_timestamp(0).unwrap(), Some(at(0, 1000)));
     assert_eq!(reader.offset_for_timestamp(5000).unwrap(), None);
 }
 
@@ -910,7 +913,7 @@ fn timestamps_are_found_in_an_active_segment_whose_time_index_lags() {
     let mut reader = LogReader::open(&dir).unwrap();
     assert_eq!(
         reader.offset_for_timestamp(5000).unwrap(),
-        Some((100, 5000))
+        Some(at(100, 5000))
     );
 }
 
@@ -1305,4 +1308,9 @@ fn a_reader_opens_an_index_while_its_writer_trims_and_grows_it() {
     }
     stop.store(true, Ordering::Relaxed);
     writer.join().expect("writer");
+}
+
+/// What `offset_for_timestamp` finds: the record's offset and timestamp.
+fn at(offset: i64, timestamp: i64) -> kafkit::log::TimestampOffset {
+    kafkit::log::TimestampOffset { timestamp, offset }
 }

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::log::{LogError, LogReader, SkippedTail};
+use crate::log::{LogError, LogReader, SkippedTail, TimestampOffset};
 
 /// Which offset to look up (`--time`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub fn list_offset(dir: &Path, spec: OffsetSpec, log_start: i64) -> Result<Liste
             OffsetSpec::Latest => Some(end.offset),
             OffsetSpec::Earliest => Some(log.log_start_offset().max(log_start)),
             OffsetSpec::LatestTiered => None,
-            OffsetSpec::Timestamp(ts) => log.offset_for_timestamp(ts)?.map(|(offset, _)| offset),
+            OffsetSpec::Timestamp(ts) => log.offset_for_timestamp(ts)?.map(|found| found.offset),
             OffsetSpec::MaxTimestamp => max_timestamp_offset(log)?,
         };
         Ok(ListedOffset {
@@ -108,7 +108,11 @@ fn read_or_empty<T>(
 }
 
 fn max_timestamp_offset(log: &mut LogReader) -> Result<Option<i64>, LogError> {
-    let Some((max_ts, last_offset)) = log.max_timestamp()? else {
+    let Some(TimestampOffset {
+        timestamp: max_ts,
+        offset: last_offset,
+    }) = log.max_timestamp()?
+    else {
         return Ok(None);
     };
     if max_ts < 0 {

@@ -9,6 +9,7 @@ use std::thread;
 
 use super::config::{CompressionPolicy, LogConfig};
 use super::error::{LogError, Result};
+use super::index::TimestampOffset;
 use super::reader::{SegmentReader, Stop};
 use super::segment::{self, BatchPosition, LogSegment, SegmentAppend};
 use crate::record::{self, BatchBuilder, BuiltBatch, RawBatch, TimestampType};
@@ -984,9 +985,9 @@ impl LogReader {
         self.segments.get(i).copied()
     }
 
-    /// The offset of the first record whose timestamp is at least `timestamp` (Kafka's
-    /// `fetchOffsetByTimestamp` on a local log), through each segment's time index.
-    pub fn offset_for_timestamp(&mut self, timestamp: i64) -> Result<Option<(i64, i64)>> {
+    /// The first record whose timestamp is at least `timestamp`, its offset and timestamp
+    /// (Kafka's `fetchOffsetByTimestamp` on a local log), through each segment's time index.
+    pub fn offset_for_timestamp(&mut self, timestamp: i64) -> Result<Option<TimestampOffset>> {
         for i in 0..self.segments.len() {
             let base = self.segments.get(i).copied().unwrap_or_default();
             let last = i + 1 == self.segments.len();
@@ -1012,22 +1013,29 @@ impl LogReader {
                     source,
                 })?;
                 if let Some(r) = records.iter().find(|r| r.timestamp >= timestamp) {
-                    return Ok(Some((r.offset, r.timestamp)));
+                    return Ok(Some(TimestampOffset {
+                        timestamp: r.timestamp,
+                        offset: r.offset,
+                    }));
                 }
             }
         }
         Ok(None)
     }
 
-    /// The largest timestamp in the log and the offset of its record (`-3`, max timestamp).
-    pub fn max_timestamp(&mut self) -> Result<Option<(i64, i64)>> {
-        let mut best: Option<(i64, i64)> = None;
+    /// The largest timestamp in the log and the offset of its batch's last record (`-3`, max
+    /// timestamp), named as [`Self::offset_for_timestamp`] names its answer.
+    pub fn max_timestamp(&mut self) -> Result<Option<TimestampOffset>> {
+        let mut best: Option<TimestampOffset> = None;
         for i in 0..self.segments.len() {
             let base = self.segments.get(i).copied().unwrap_or_default();
             let mut reader = self.reader(base, 0)?;
             while let Some((_, batch)) = reader.next_batch()? {
-                if best.is_none_or(|(ts, _)| batch.max_timestamp() > ts) {
-                    best = Some((batch.max_timestamp(), batch.last_offset()));
+                if best.is_none_or(|b| batch.max_timestamp() > b.timestamp) {
+                    best = Some(TimestampOffset {
+                        timestamp: batch.max_timestamp(),
+                        offset: batch.last_offset(),
+                    });
                 }
             }
         }
