@@ -5,7 +5,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use kafkit::log::{Log, LogConfig, LogReader};
+use kafkit::log::{Log, LogCheckpoints, LogConfig, LogReader};
 use kafkit::record::{BatchBuilder, Compression, TimestampType};
 
 const RECORDS_PER_BATCH: usize = 100;
@@ -43,9 +43,13 @@ fn append(c: &mut Criterion) {
                 bench.iter_batched(
                     || tempfile::tempdir().expect("tempdir"),
                     |dir| {
-                        let mut log =
-                            Log::open(&dir.path().join("bench-0"), LogConfig::default(), 0, 0, 0)
-                                .expect("open");
+                        let mut log = Log::open(
+                            &dir.path().join("bench-0"),
+                            LogConfig::default(),
+                            LogCheckpoints::default(),
+                            0,
+                        )
+                        .expect("open");
                         for _ in 0..BATCHES {
                             log.append(&batch, 0).expect("append");
                         }
@@ -64,7 +68,8 @@ fn read(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("bench-0");
     let batch = producer_batch(Compression::None);
-    let mut log = Log::open(&path, LogConfig::default(), 0, 0, 0).expect("open");
+    let mut log =
+        Log::open(&path, LogConfig::default(), LogCheckpoints::default(), 0).expect("open");
     for _ in 0..BATCHES {
         log.append(&batch, 0).expect("append");
     }

@@ -36,7 +36,7 @@
 //! ## A partition in ten lines
 //!
 //! ```
-//! use kafkit::log::{Log, LogConfig, LogReader};
+//! use kafkit::log::{Log, LogConfig, LogReader, LogCheckpoints};
 //! use kafkit::record::{BatchBuilder, Compression, TimestampType};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -44,7 +44,7 @@
 //! # let dir = tmp.path().join("demo-0");
 //! let mut batch = BatchBuilder::new(0, Compression::Zstd, TimestampType::CreateTime);
 //! batch.append(1_700_000_000_000, Some(b"key"), Some(b"value"), &[]);
-//! let mut log = Log::open(&dir, LogConfig::default(), 0, 0, 0)?; // recovers, then appends
+//! let mut log = Log::open(&dir, LogConfig::default(), LogCheckpoints::default(), 0)?; // recovers, then appends
 //! let written = log.append(&batch.build()?, 0)?; // offsets assigned from the log end
 //! log.close()?; // flushed, indexes trimmed
 //!

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use kafkit::log::{Log, LogConfig, LogReader, OffsetIndex, TimeIndex};
+use kafkit::log::{Log, LogCheckpoints, LogConfig, LogReader, OffsetIndex, TimeIndex};
 use kafkit::record::{batches, BatchBuilder, Compression, TimestampType};
 
 use crate::common::tempdir;
@@ -30,7 +30,7 @@ fn config() -> LogConfig {
 
 /// A log in `dir` opened with `config` and given `n` batches of 5 records of 100 bytes.
 fn log_of_batches(dir: &Path, config: LogConfig, n: i64) -> Log {
-    let mut log = Log::open(dir, config, 0, 0, 0).expect("open");
+    let mut log = Log::open(dir, config, LogCheckpoints::default(), 0).expect("open");
     for i in 0..n {
         log.append(&batch(5, 100, i * 10), 0).expect("append");
     }
@@ -115,7 +115,7 @@ fn index_entries(dir: &Path, base: i64) -> Indexes {
 fn index_entries_of_a_multi_megabyte_partition_follow_kafkas_rule() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 1_000).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 1_000).expect("open");
     // Batches of uneven sizes (1..40 records of 10..300 bytes) and out-of-order timestamps, ~4 MB.
     let mut seed = 7u64;
     let mut next = || {
@@ -166,7 +166,7 @@ fn index_entries_of_a_multi_megabyte_partition_follow_kafkas_rule() {
     // Recovery rebuilds the very same indexes from the .log alone.
     fs::remove_file(dir.join("00000000000000000000.index")).unwrap();
     fs::remove_file(dir.join("00000000000000000000.timeindex")).unwrap();
-    let log = Log::open(&dir, config(), 0, 0, 2_000).expect("reopen");
+    let log = Log::open(&dir, config(), LogCheckpoints::default(), 2_000).expect("reopen");
     assert_eq!(log.log_end_offset(), leo);
     log.close().expect("close");
     assert_eq!(index_entries(&dir, 0), (want_offsets, want_times));
@@ -176,7 +176,7 @@ fn index_entries_of_a_multi_megabyte_partition_follow_kafkas_rule() {
 fn active_indexes_are_preallocated_and_trimmed_on_close() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     log.append(&batch(3, 10, 5), 0).expect("append");
     assert_eq!(
         fs::metadata(dir.join("00000000000000000000.index"))
@@ -228,7 +228,7 @@ fn a_torn_tail_is_truncated_on_reopen_and_nothing_before_it_is_lost() {
         let mut bytes = good.clone();
         bytes.extend_from_slice(&tail);
         fs::write(&path, &bytes).unwrap();
-        let log = Log::open(&dir, config(), rp, 0, 0).expect("reopen");
+        let log = Log::open(&dir, config(), LogCheckpoints::recovery_point(rp), 0).expect("reopen");
         assert_eq!(log.log_end_offset(), leo);
         assert_eq!(log.recovery().truncated_bytes, tail.len() as u64);
         log.close().expect("close");
@@ -244,7 +244,7 @@ fn a_torn_tail_is_truncated_on_reopen_and_nothing_before_it_is_lost() {
     let mut bytes = good.clone();
     bytes.extend_from_slice(&[0xab; 20_000]);
     fs::write(&path, &bytes).unwrap();
-    let mut log = Log::open(&dir, config(), rp, 0, 0).expect("reopen");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::recovery_point(rp), 0).expect("reopen");
     assert_eq!(log.recovery().truncated_bytes, 20_000);
     let info = log.append(&batch(1, 10, 1), 0).expect("append");
     assert_eq!(info.first_offset, leo);
@@ -261,7 +261,7 @@ fn corruption_in_an_older_segment_truncates_there_and_drops_later_segments() {
         segment_bytes: 4096,
         ..config()
     };
-    let mut log = Log::open(&dir, cfg.clone(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, cfg.clone(), LogCheckpoints::default(), 0).expect("open");
     for i in 0..40 {
         log.append(&batch(4, 200, i), 0).expect("append");
     }
@@ -278,7 +278,7 @@ fn corruption_in_an_older_segment_truncates_there_and_drops_later_segments() {
     let first_size = scan(&second)[0].1 as usize;
     bytes[first_size + 70] ^= 1;
     fs::write(&second, &bytes).unwrap();
-    let log = Log::open(&dir, cfg, 0, 0, 0).expect("reopen");
+    let log = Log::open(&dir, cfg, LogCheckpoints::default(), 0).expect("reopen");
     let report = log.recovery();
     assert_eq!(report.deleted_segments, segments.len() - 2);
     assert_eq!(log.segment_base_offsets(), &segments[..2]);
@@ -297,7 +297,7 @@ fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
         segment_bytes: 2000,
         ..config()
     };
-    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, cfg, LogCheckpoints::default(), 0).expect("open");
     let b = batch(2, 300, 0);
     for _ in 0..10 {
         log.append(&b, 0).expect("append");
@@ -333,7 +333,7 @@ fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
         segment_ms: 1000,
         ..config()
     };
-    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, cfg, LogCheckpoints::default(), 0).expect("open");
     for ts in [0, 500, 1000, 1001, 1500, 2002, 2003] {
         log.append(&batch(1, 10, ts), 0).expect("append");
     }
@@ -353,7 +353,7 @@ fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
         index_interval_bytes: 0,
         ..config()
     };
-    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, cfg, LogCheckpoints::default(), 0).expect("open");
     for ts in 0..8 {
         log.append(&batch(1, 10, ts), 0).expect("append");
     }
@@ -371,7 +371,7 @@ fn segments_roll_on_size_time_full_index_and_are_named_by_base_offset() {
         index_interval_bytes: 0,
         ..config()
     };
-    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, cfg, LogCheckpoints::default(), 0).expect("open");
     for _ in 0..12 {
         log.append(&batch(1, 10, 7), 0).expect("append");
     }
@@ -393,7 +393,7 @@ fn reads_seek_by_offset_and_by_timestamp_across_segments() {
         segment_bytes: 10_000,
         ..config()
     };
-    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, cfg, LogCheckpoints::default(), 0).expect("open");
     for i in 0..300i64 {
         log.append(&batch(3, 50, 1000 + i * 3), 0).expect("append");
     }
@@ -432,7 +432,7 @@ fn max_message_bytes_rejects_large_batches_with_kafkas_message() {
         max_message_bytes: 500,
         ..config()
     };
-    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, cfg, LogCheckpoints::default(), 0).expect("open");
     let err = log.append(&batch(1, 600, 0), 0).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -452,7 +452,7 @@ fn log_append_time_and_topic_compression_are_applied_on_append() {
         compression: kafkit::log::CompressionPolicy::Fixed(Compression::Gzip),
         ..config()
     };
-    let mut log = Log::open(&dir, cfg, 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, cfg, LogCheckpoints::default(), 0).expect("open");
     let info = log.append(&batch(4, 100, 5), 123_456).expect("append");
     assert_eq!(info.log_append_time, 123_456);
     log.close().unwrap();
@@ -474,7 +474,8 @@ fn reopening_between_appends_keeps_the_index_kafkas_recovery_would_build() {
     let dir = tmp.path().join("t-0");
     let mut rp = 0;
     for round in 0..30i64 {
-        let mut log = Log::open(&dir, config(), rp, 0, 0).expect("open");
+        let mut log =
+            Log::open(&dir, config(), LogCheckpoints::recovery_point(rp), 0).expect("open");
         for i in 0..7 {
             log.append(&batch(1 + (i % 4) as usize, 120, round * 100 + i), 0)
                 .expect("append");
@@ -498,13 +499,19 @@ fn an_intact_tail_is_not_validated_again_unless_it_shares_the_recovery_points_se
     // the tail up to `leo` does not look there, one starting at the recovery point does.
     flip_middle_byte(&dir.join("00000000000000000000.log"));
 
-    let log = Log::open_intact(&dir, config(), 0, leo, 0, 0).expect("open intact");
+    let log = Log::open(
+        &dir,
+        config(),
+        LogCheckpoints::recovery_point(0).with_intact_to(leo),
+        0,
+    )
+    .expect("open intact");
     assert_eq!(log.log_end_offset(), leo);
     assert_eq!(log.recovery().truncated_bytes, 0);
     assert_eq!(log.recovery_point(), 0, "not flushed on open");
     assert_eq!(log.close_unflushed().expect("close"), 0);
 
-    let log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     assert!(log.log_end_offset() < leo);
     assert!(log.recovery().truncated_bytes > 0);
     assert_eq!(
@@ -537,7 +544,13 @@ fn an_intact_tail_is_not_validated_again_unless_it_shares_the_recovery_points_se
     let end = log.log_end_offset();
     assert_eq!(log.close_unflushed().expect("close"), end);
     flip_middle_byte(&dir.join("00000000000000000000.log"));
-    let log = Log::open_intact(&dir, rolled, 0, leo, 0, 0).expect("open intact");
+    let log = Log::open(
+        &dir,
+        rolled,
+        LogCheckpoints::recovery_point(0).with_intact_to(leo),
+        0,
+    )
+    .expect("open intact");
     assert!(log.recovery().truncated_bytes > 0);
     assert!(log.recovery().deleted_segments > 0);
     assert!(log.log_end_offset() < leo);
@@ -793,7 +806,7 @@ fn patched(mut b: Vec<u8>, at: usize, bytes: &[u8]) -> Vec<u8> {
 fn appends_refuse_batches_whose_offsets_or_codec_lie() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     log.append(&batch(3, 10, 0), 0).expect("a good batch");
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (
@@ -840,7 +853,7 @@ fn appends_refuse_batches_whose_offsets_or_codec_lie() {
 fn a_stale_or_hostile_index_entry_never_costs_valid_data() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     for i in 0..100 {
         log.append(&batch(1, 300, i), 0).expect("append");
     }
@@ -855,7 +868,7 @@ fn a_stale_or_hostile_index_entry_never_costs_valid_data() {
     for bad_pos in [pos + 1, 50_000_000] {
         shifted[last + 4..].copy_from_slice(&bad_pos.to_be_bytes());
         fs::write(&index, &shifted).unwrap();
-        let log = Log::open(&dir, config(), rp, 0, 0).expect("reopen");
+        let log = Log::open(&dir, config(), LogCheckpoints::recovery_point(rp), 0).expect("reopen");
         assert_eq!(log.log_end_offset(), 100);
         assert_eq!(log.recovery().truncated_bytes, 0);
         log.close().unwrap();
@@ -888,12 +901,12 @@ fn hostile_offsets_in_names_and_headers_do_not_panic() {
     let _ = reader.seek(42);
     let _ = reader.offset_for_timestamp(0);
     // A writer recovers it: the batch's offsets are out of the segment's range, so it goes.
-    let log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     assert_eq!(log.recovery().truncated_bytes, b.len() as u64);
     log.close().unwrap();
     // A max timestamp of i64::MIN after a real one: the roll check wraps as Java does.
     let dir = tmp.path().join("u-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     log.append(&batch(1, 10, 5), 0).unwrap();
     let odd = patched(batch(1, 10, 0), 35, &i64::MIN.to_be_bytes());
     let _ = log.append(&odd, 0);
@@ -904,7 +917,7 @@ fn hostile_offsets_in_names_and_headers_do_not_panic() {
 fn timestamps_are_found_in_an_active_segment_whose_time_index_lags() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     for i in 0..20 {
         log.append(&batch(5, 100, 1000 + i), 0).expect("append");
     }
@@ -921,10 +934,16 @@ fn timestamps_are_found_in_an_active_segment_whose_time_index_lags() {
 fn a_log_start_offset_past_the_end_starts_a_fresh_segment_there() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     log.append(&batch(5, 10, 0), 0).unwrap();
     log.close().unwrap();
-    let mut log = Log::open(&dir, config(), 5, 100, 0).expect("reopen");
+    let mut log = Log::open(
+        &dir,
+        config(),
+        LogCheckpoints::recovery_point(5).with_log_start(100),
+        0,
+    )
+    .expect("reopen");
     assert_eq!(log.log_end_offset(), 100);
     assert_eq!(log.segment_base_offsets(), &[100]);
     assert_eq!(log.append(&batch(1, 10, 0), 0).unwrap().first_offset, 100);
@@ -936,7 +955,7 @@ fn a_log_start_offset_past_the_end_starts_a_fresh_segment_there() {
 fn a_one_entry_time_index_at_timestamp_zero_is_an_entry() {
     let tmp = tempdir();
     let dir = tmp.path().join("t-0");
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     log.append(&batch(1, 10, 0), 0).unwrap();
     log.close().unwrap();
     assert_eq!(index_entries(&dir, 0).1, vec![(0, 0)]);
@@ -978,7 +997,7 @@ fn an_append_whose_offsets_overflow_the_segments_int32_range_rolls() {
     let mut b = batch(1, 10, 0);
     kafkit::record::set_base_offset(&mut b, i64::from(i32::MAX) - 1).unwrap();
     fs::write(dir.join("00000000000000000000.log"), &b).unwrap();
-    let mut log = Log::open(&dir, config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(&dir, config(), LogCheckpoints::default(), 0).expect("open");
     assert_eq!(log.log_end_offset(), i64::from(i32::MAX));
     let info = log.append(&batch(3, 10, 0), 0).expect("append");
     assert_eq!(info.first_offset, i64::from(i32::MAX));
@@ -1014,8 +1033,9 @@ fn a_built_batch_is_appended_as_a_validated_one_would_be() {
             ..config()
         };
         let (a, b) = (tmp.path().join("a-0"), tmp.path().join("b-0"));
-        let mut validated = Log::open(&a, cfg.clone(), 0, 0, 0).expect("open a");
-        let mut trusted = Log::open(&b, cfg, 0, 0, 0).expect("open b");
+        let mut validated =
+            Log::open(&a, cfg.clone(), LogCheckpoints::default(), 0).expect("open a");
+        let mut trusted = Log::open(&b, cfg, LogCheckpoints::default(), 0).expect("open b");
         for n in [1, 7, 30] {
             let mut batch = built(n, codec, 0);
             let first = validated.append(batch.as_bytes(), 5).expect("append");
@@ -1033,7 +1053,13 @@ fn a_built_batch_is_appended_as_a_validated_one_would_be() {
         }
     }
     let tmp = tempdir();
-    let mut log = Log::open(&tmp.path().join("c-0"), config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(
+        &tmp.path().join("c-0"),
+        config(),
+        LogCheckpoints::default(),
+        0,
+    )
+    .expect("open");
     let err = log
         .append_built(&mut built(2, Compression::None, 5), 0)
         .expect_err("a base offset other than 0");
@@ -1063,8 +1089,9 @@ fn a_group_of_built_batches_is_written_as_one_by_one_appends_would() {
     for cfg in configs {
         let tmp = tempdir();
         let (a, b) = (tmp.path().join("a-0"), tmp.path().join("b-0"));
-        let mut one_by_one = Log::open(&a, cfg.clone(), 0, 0, 0).expect("open a");
-        let mut grouped = Log::open(&b, cfg.clone(), 0, 0, 0).expect("open b");
+        let mut one_by_one =
+            Log::open(&a, cfg.clone(), LogCheckpoints::default(), 0).expect("open a");
+        let mut grouped = Log::open(&b, cfg.clone(), LogCheckpoints::default(), 0).expect("open b");
         // A segment's first batch sets its age, so it goes alone.
         let mut first = built(2, Compression::None, 0);
         assert!(grouped
@@ -1128,7 +1155,7 @@ fn a_group_that_needs_a_roll_or_a_flush_is_left_to_one_by_one_appends() {
     for cfg in declining {
         let tmp = tempdir();
         let dir = tmp.path().join("t-0");
-        let mut log = Log::open(&dir, cfg.clone(), 0, 0, 0).expect("open");
+        let mut log = Log::open(&dir, cfg.clone(), LogCheckpoints::default(), 0).expect("open");
         log.append_built(&mut built(1, Compression::None, 0), 0)
             .expect("a first batch");
         let taken = log.append_built_all(&mut group(), 0).expect("no error");
@@ -1137,11 +1164,23 @@ fn a_group_that_needs_a_roll_or_a_flush_is_left_to_one_by_one_appends() {
     }
     // An empty segment: its first batch sets the segment's age, so the group is declined.
     let tmp = tempdir();
-    let mut log = Log::open(&tmp.path().join("e-0"), config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(
+        &tmp.path().join("e-0"),
+        config(),
+        LogCheckpoints::default(),
+        0,
+    )
+    .expect("open");
     assert!(log.append_built_all(&mut group(), 0).expect("ok").is_none());
     // A single batch goes through `append_built`.
     let tmp = tempdir();
-    let mut log = Log::open(&tmp.path().join("t-0"), config(), 0, 0, 0).expect("open");
+    let mut log = Log::open(
+        &tmp.path().join("t-0"),
+        config(),
+        LogCheckpoints::default(),
+        0,
+    )
+    .expect("open");
     let mut one = vec![built(5, Compression::None, 0)];
     assert!(log.append_built_all(&mut one, 0).expect("ok").is_none());
 }
@@ -1179,8 +1218,9 @@ fn grouped_appends_match_one_by_one_appends_across_rolls_and_full_indexes() {
         };
         let tmp = tempdir();
         let (a, b) = (tmp.path().join("a-0"), tmp.path().join("b-0"));
-        let mut one_by_one = Log::open(&a, cfg.clone(), 0, 0, 0).expect("open a");
-        let mut grouped = Log::open(&b, cfg.clone(), 0, 0, 0).expect("open b");
+        let mut one_by_one =
+            Log::open(&a, cfg.clone(), LogCheckpoints::default(), 0).expect("open a");
+        let mut grouped = Log::open(&b, cfg.clone(), LogCheckpoints::default(), 0).expect("open b");
         for _ in 0..40 {
             let mut group: Vec<_> = (0..1 + next(6))
                 .map(|_| timed(1 + next(20) as usize, next(100)))

@@ -7,7 +7,7 @@
 use std::fs::{self, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use kafkit::log::{Log, LogConfig};
+use kafkit::log::{Log, LogCheckpoints, LogConfig};
 use kafkit::record::{batches, BatchBuilder, Compression, TimestampType};
 
 use crate::common::{kafkit, tempdir};
@@ -68,7 +68,7 @@ impl Partition {
             index_interval_bytes: 250,
             ..LogConfig::default()
         };
-        let mut log = Log::open(&dir, config, 0, 0, 0).expect("open log");
+        let mut log = Log::open(&dir, config, LogCheckpoints::default(), 0).expect("open log");
         // At least four segments, the active one holding at least eight batches.
         let mut b = 0;
         while b < MIN_BATCHES

@@ -10,7 +10,7 @@
 //! with the kernel's boot id, the log end it closed at and the identity of its active segment
 //! file (device, inode, size, modification and change times). While the machine has not
 //! restarted the page cache holds what was written, so the next writer that finds the file
-//! unchanged starts recovery at that end ([`crate::log::Log::open_intact`]). After a restart
+//! unchanged starts recovery at that end ([`crate::log::LogCheckpoints::intact_to`]). After a restart
 //! (another boot id), or once anything has changed the file, recovery starts at the recovery
 //! point as it always did.
 //!

@@ -22,7 +22,7 @@ use super::{
     DataDir, DataDirError, DirLock, OffsetCheckpoint, PartitionLocks, Result, Topic,
     TopicPartition, DEFAULT_LOCK_WAIT,
 };
-use crate::log::{Freshness, Log};
+use crate::log::{Freshness, Log, LogCheckpoints};
 
 /// Milliseconds since the Unix epoch, by the system clock.
 pub fn now_ms() -> i64 {
@@ -121,26 +121,24 @@ impl PartitionWriter {
                 let recovery_point = self.recovery_points.get(&tp).copied().unwrap_or(0);
                 let log_start = self.log_start_offsets.get(&tp).copied().unwrap_or(0);
                 let intact_to = self.tails.intact_to(&tp, &dir).unwrap_or(recovery_point);
-                let open = |recovery_point, intact_to, log_start| {
-                    Log::open_intact(
-                        &dir,
-                        topic.log_config(),
-                        recovery_point,
-                        intact_to,
-                        log_start,
-                        now_ms(),
-                    )
-                    .map_err(|source| DataDirError::Log {
-                        tp: tp.clone(),
-                        source,
+                let open = |checkpoints| {
+                    Log::open(&dir, topic.log_config(), checkpoints, now_ms()).map_err(|source| {
+                        DataDirError::Log {
+                            tp: tp.clone(),
+                            source,
+                        }
                     })
                 };
-                let mut log = open(recovery_point, intact_to, log_start)?;
+                let mut log = open(
+                    LogCheckpoints::recovery_point(recovery_point)
+                        .with_intact_to(intact_to)
+                        .with_log_start(log_start),
+                )?;
                 if log.log_end_offset() < recovery_point {
                     // The checkpoint was read before the topic was deleted and created again:
                     // its recovery point is the old log's, so the new one is validated whole.
                     drop(log);
-                    log = open(0, 0, 0)?;
+                    log = open(LogCheckpoints::default())?;
                 }
                 self.logs.insert(tp.clone(), log);
                 self.opened.insert(tp.clone());

@@ -18,6 +18,8 @@ pub mod segment;
 pub use config::{CompressionPolicy, LogConfig};
 pub use error::{LogError, OffsetDisorder};
 pub use index::{OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
-pub use partition::{AppendInfo, Freshness, Log, LogEnd, LogReader, RecoveryReport, SkippedTail};
+pub use partition::{
+    AppendInfo, Freshness, Log, LogCheckpoints, LogEnd, LogReader, RecoveryReport, SkippedTail,
+};
 pub use reader::{ReadChecks, SegmentReader, Stop};
 pub use segment::{LogSegment, SegmentAppend};

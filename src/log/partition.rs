@@ -142,44 +142,70 @@ fn remove_leftovers(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// What a log's checkpoints say when it is opened ([`Log::open`]), as a broker reads them from
+/// its log dir's checkpoint files. The default is a new log: everything from offset 0 is
+/// validated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LogCheckpoints {
+    /// Everything below is flushed (`recovery-point-offset-checkpoint`): recovery starts here.
+    pub recovery_point: i64,
+    /// Known intact up to here although flushed only to the recovery point (kafkit's
+    /// unflushed tails); at or below the recovery point it says nothing more.
+    pub intact_to: i64,
+    /// The first offset kept (`log-start-offset-checkpoint`).
+    pub log_start_offset: i64,
+}
+
+impl LogCheckpoints {
+    /// Recovery from `recovery_point`, the log starting at 0.
+    pub fn recovery_point(recovery_point: i64) -> Self {
+        Self {
+            recovery_point,
+            intact_to: recovery_point,
+            log_start_offset: 0,
+        }
+    }
+
+    /// The same, with the log starting at `log_start_offset`.
+    #[must_use]
+    pub fn with_log_start(self, log_start_offset: i64) -> Self {
+        Self {
+            log_start_offset,
+            ..self
+        }
+    }
+
+    /// The same, the log known intact up to `intact_to`.
+    #[must_use]
+    pub fn with_intact_to(self, intact_to: i64) -> Self {
+        Self { intact_to, ..self }
+    }
+}
+
 impl Log {
     /// Opens a partition for appending, recovering it first as Kafka does after an unclean
-    /// shutdown: every segment from the one holding `recovery_point` on is validated, a torn or
-    /// corrupt tail is truncated (and the segments after it deleted), and indexes are rebuilt.
+    /// shutdown: every segment from the one holding the recovery point on is validated, a torn
+    /// or corrupt tail is truncated (and the segments after it deleted), and indexes are
+    /// rebuilt.
+    ///
+    /// When the log is known to be intact past its recovery point
+    /// ([`LogCheckpoints::intact_to`]: a writer of this boot closed it there without flushing
+    /// and nothing touched it since, the data directory's unflushed tails) and both offsets are
+    /// in the same segment, recovery starts there instead, nothing is flushed on open and the
+    /// recovery point stays where it is on disk, as in a broker that never stopped.
     ///
     /// The caller holds the partition's append lock (`datadir::PartitionWriter` takes it).
     pub fn open(
         dir: &Path,
         config: LogConfig,
-        recovery_point: i64,
-        log_start_offset: i64,
+        checkpoints: LogCheckpoints,
         now_ms: i64,
     ) -> Result<Self> {
-        Self::open_intact(
-            dir,
-            config,
+        let LogCheckpoints {
             recovery_point,
-            recovery_point,
+            intact_to,
             log_start_offset,
-            now_ms,
-        )
-    }
-
-    /// Opens a partition as [`Log::open`] does, when the log is known to be intact up to
-    /// `intact_to` although it is flushed only up to `recovery_point`: a writer of this boot
-    /// closed it there without flushing and nothing touched it since (the data directory's
-    /// unflushed tails, `datadir::PartitionWriter`). If both offsets are in the same segment,
-    /// recovery starts at `intact_to` instead, nothing is flushed on open and the recovery point
-    /// stays where it is on disk, as in a broker that never stopped. Otherwise this is
-    /// [`Log::open`].
-    pub fn open_intact(
-        dir: &Path,
-        config: LogConfig,
-        recovery_point: i64,
-        intact_to: i64,
-        log_start_offset: i64,
-        now_ms: i64,
-    ) -> Result<Self> {
+        } = checkpoints;
         if !dir.is_dir() {
             fs::create_dir_all(dir).map_err(LogError::io("creating", dir))?;
             if let Some(parent) = dir.parent() {

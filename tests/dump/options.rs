@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kafkit::log::{Log, LogConfig};
+use kafkit::log::{Log, LogCheckpoints, LogConfig};
 use kafkit::record::{BatchBuilder, Compression, TimestampType};
 
 use super::dump_in;
@@ -21,7 +21,7 @@ fn partition(root: &Path) -> PathBuf {
         index_interval_bytes: 128,
         ..LogConfig::default()
     };
-    let mut log = Log::open(&dir, config, 0, 0, 1_000).expect("open");
+    let mut log = Log::open(&dir, config, LogCheckpoints::default(), 1_000).expect("open");
     for b in 0..BATCHES {
         let mut builder = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
         for r in 0..PER_BATCH {
@@ -142,7 +142,7 @@ fn a_partition_directory_dumps_its_segment_files_in_offset_order() {
         index_interval_bytes: 128,
         ..LogConfig::default()
     };
-    let mut log = Log::open(&dir, config, 0, 0, 1_000).expect("open");
+    let mut log = Log::open(&dir, config, LogCheckpoints::default(), 1_000).expect("open");
     for b in 0..BATCHES {
         let mut builder = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
         for r in 0..PER_BATCH {

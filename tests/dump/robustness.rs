@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use kafkit::cli::dump_log_segments::{dump, Args, Outcome};
-use kafkit::log::{Log, LogConfig};
+use kafkit::log::{Log, LogCheckpoints, LogConfig};
 use kafkit::output::OutputFormat;
 use kafkit::record::{batches, BatchBuilder, Compression, TimestampType};
 use proptest::prelude::*;
@@ -385,7 +385,7 @@ fn a_live_segments_indexes_dumped_while_the_writer_appends_and_rolls() {
         index_interval_bytes: 1,
         ..LogConfig::default()
     };
-    let mut log = Log::open(&dir, config, 0, 0, 0).unwrap();
+    let mut log = Log::open(&dir, config, LogCheckpoints::default(), 0).unwrap();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop_w = stop.clone();
     let writer = std::thread::spawn(move || {
@@ -471,7 +471,7 @@ fn an_index_trimmed_while_it_is_dumped_ends_there() {
             index_interval_bytes: 1,
             ..LogConfig::default()
         };
-        let mut log = Log::open(&dir, config, 0, 0, 0).unwrap();
+        let mut log = Log::open(&dir, config, LogCheckpoints::default(), 0).unwrap();
         for i in 0..2000 {
             let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
             b.append(1_700_000_000_000 + i, None, Some(b"v"), &[]);
