@@ -90,9 +90,111 @@ pub enum LogError {
         "The request included a message larger than the max message size the server will accept."
     )]
     RecordTooLarge,
-    /// Anything else that breaks the log's rules, in words.
-    #[error("{0}")]
-    Invalid(String),
+    /// An append that breaks Kafka's rules for a batch.
+    #[error(transparent)]
+    InvalidAppend(#[from] InvalidAppend),
+    /// A write to a segment or index opened for reading only.
+    #[error("{}{} is open read-only", kind.map(|k| format!("{k} ")).unwrap_or_default(), path.display())]
+    ReadOnly {
+        /// The index kind, for an index; `None` for a segment.
+        kind: Option<&'static str>,
+        /// The file.
+        path: PathBuf,
+    },
+    /// An append to a log already closed.
+    #[error("{} is closed", dir.display())]
+    Closed {
+        /// The partition directory.
+        dir: PathBuf,
+    },
+    /// An offset more than an int above its segment's base offset (Kafka's
+    /// `LogSegmentOffsetOverflowException`).
+    #[error("Detected offset overflow at offset {offset} in segment {}", path.display())]
+    OffsetOverflow {
+        /// The offset.
+        offset: i64,
+        /// The segment's `.log`.
+        path: PathBuf,
+    },
+    /// A byte position past what a 4-byte index entry holds.
+    #[error("position {position} of {} does not fit an index entry", path.display())]
+    PositionOverflow {
+        /// The position.
+        position: u64,
+        /// The segment's `.log`.
+        path: PathBuf,
+    },
+    /// A time-index entry older than the last (Kafka's `InvalidOffsetException` text).
+    #[error("Attempt to append a timestamp ({timestamp}) to slot {slot} no larger than the last timestamp appended ({last}) to {}.", path.display())]
+    TimestampDisorder {
+        /// The timestamp appended.
+        timestamp: i64,
+        /// The slot it would take.
+        slot: usize,
+        /// The last timestamp in the index.
+        last: i64,
+        /// The time index.
+        path: PathBuf,
+    },
+    /// A segment the reader listed is gone from its cache (a bug, never the data's fault).
+    #[error("segment {base} of {} vanished", dir.display())]
+    SegmentMissing {
+        /// The segment's base offset.
+        base: i64,
+        /// The partition directory.
+        dir: PathBuf,
+    },
+}
+
+/// An append that breaks Kafka's rules for a batch, in the words of the broker's
+/// `InvalidRecordException` (`LogValidator`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidAppend {
+    /// Not one whole batch of magic 2.
+    #[error("an append takes exactly one record batch of magic 2")]
+    NotOneBatch,
+    /// A producer's batch must be based at 0 (the log assigns its offsets).
+    #[error("The baseOffset of the record batch in the append to {partition} should be 0, but it is {base_offset}")]
+    BaseOffsetNotZero {
+        /// The partition directory, as displayed.
+        partition: String,
+        /// The base offset found.
+        base_offset: i64,
+    },
+    /// A last offset delta below 0.
+    #[error("Batch has an invalid offset range: [{base_offset}, {last_offset}] in topic partition {partition}.")]
+    OffsetRange {
+        /// The partition directory, as displayed.
+        partition: String,
+        /// The base offset.
+        base_offset: i64,
+        /// The last offset the header gives.
+        last_offset: i64,
+    },
+    /// A record count that disagrees with the offset range.
+    #[error("Inconsistent batch offset range [{base_offset}, {last_offset}] and count of records {records_count} in topic partition {partition}.")]
+    RecordCount {
+        /// The partition directory, as displayed.
+        partition: String,
+        /// The base offset.
+        base_offset: i64,
+        /// The last offset the header gives.
+        last_offset: i64,
+        /// The record count the header gives.
+        records_count: i32,
+    },
+    /// A record whose offset delta is not its place in the batch.
+    #[error("Record offset {offset} in a batch based at {first} should be {expected} in topic partition {partition}.")]
+    RecordOffset {
+        /// The partition directory, as displayed.
+        partition: String,
+        /// The record's offset.
+        offset: i64,
+        /// The batch's base offset.
+        first: i64,
+        /// The offset it should have.
+        expected: i64,
+    },
 }
 
 impl LogError {

@@ -426,11 +426,10 @@ impl<E: IndexEntry> IndexFile<E> {
     fn map_mut(&mut self) -> Result<&mut MmapMut> {
         match &mut self.backing {
             Backing::Mapped(map) => Ok(map),
-            Backing::Read => Err(LogError::Invalid(format!(
-                "{} {} is open read-only",
-                E::KIND,
-                self.path.display()
-            ))),
+            Backing::Read => Err(LogError::ReadOnly {
+                kind: Some(E::KIND),
+                path: self.path.clone(),
+            }),
         }
     }
 
@@ -622,12 +621,12 @@ impl TimeIndex {
             )));
         }
         if self.entries > 0 && timestamp < last.timestamp {
-            return Err(LogError::Invalid(format!(
-                "Attempt to append a timestamp ({timestamp}) to slot {} no larger than the last timestamp appended ({}) to {}.",
-                self.entries,
-                last.timestamp,
-                self.path.display()
-            )));
+            return Err(LogError::TimestampDisorder {
+                timestamp,
+                slot: self.entries,
+                last: last.timestamp,
+                path: self.path.clone(),
+            });
         }
         if timestamp > last.timestamp {
             if self.entries >= self.max_entries {

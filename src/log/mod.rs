@@ -16,7 +16,7 @@ pub mod reader;
 pub mod segment;
 
 pub use config::{CompressionPolicy, LogConfig};
-pub use error::{LogError, OffsetDisorder};
+pub use error::{InvalidAppend, LogError, OffsetDisorder};
 pub use index::{OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
 pub use partition::{
     AppendInfo, Freshness, Log, LogCheckpoints, LogEnd, LogReader, RecoveryReport, SkippedTail,

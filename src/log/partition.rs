@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::thread;
 
 use super::config::{CompressionPolicy, LogConfig};
-use super::error::{LogError, Result};
+use super::error::{InvalidAppend, LogError, Result};
 use super::index::TimestampOffset;
 use super::reader::{SegmentReader, Stop};
 use super::segment::{self, BatchPosition, LogSegment, SegmentAppend};
@@ -421,9 +421,9 @@ impl Log {
     }
 
     fn active(&mut self) -> Result<&mut LogSegment> {
-        self.active
-            .as_mut()
-            .ok_or_else(|| LogError::Invalid(format!("{} is closed", self.dir.display())))
+        self.active.as_mut().ok_or_else(|| LogError::Closed {
+            dir: self.dir.clone(),
+        })
     }
 
     /// Appends one batch as a partition leader does: checks it as Kafka's `LogValidator` does
@@ -633,9 +633,7 @@ impl Log {
     fn conform(&self, batch: &[u8]) -> Result<Vec<u8>> {
         let raw = first_batch(batch).map_err(|source| self.corrupt_input(source))?;
         if raw.size_in_bytes() != batch.len() || raw.magic() != 2 {
-            return Err(LogError::Invalid(
-                "an append takes exactly one record batch of magic 2".to_string(),
-            ));
+            return Err(InvalidAppend::NotOneBatch.into());
         }
         if batch.len() > self.config.max_message_bytes as usize {
             return Err(LogError::RecordTooLarge);
@@ -651,9 +649,7 @@ impl Log {
         if current == wanted {
             return Ok(batch.to_vec());
         }
-        let header = raw
-            .header()
-            .ok_or_else(|| LogError::Invalid("a magic 2 batch without a header".to_string()))?;
+        let header = raw.header().ok_or(InvalidAppend::NotOneBatch)?;
         let records = raw.records().map_err(|source| self.corrupt_input(source))?;
         let mut builder = BatchBuilder::new(header.base_offset, wanted, raw.timestamp_type())
             .producer_id(header.producer_id)
@@ -687,9 +683,7 @@ impl Log {
     /// Offsets are assigned from the header, so a batch that lies about them is refused rather
     /// than allowed to move the log end offset backwards or past records that do not exist.
     fn validate_offsets(&self, raw: &RawBatch<'_>) -> Result<()> {
-        let header = raw
-            .header()
-            .ok_or_else(|| LogError::Invalid("a magic 2 batch without a header".to_string()))?;
+        let header = raw.header().ok_or(InvalidAppend::NotOneBatch)?;
         self.check_offset_range(
             header.base_offset,
             header.last_offset_delta,
@@ -706,9 +700,13 @@ impl Log {
         while let Some(offset) = records.next_offset() {
             let offset = offset.map_err(|source| self.corrupt_input(source))?;
             if offset != expected {
-                return Err(LogError::Invalid(format!(
-                    "Record offset {offset} in a batch based at {first} should be {expected} in topic partition {tp}."
-                )));
+                return Err(InvalidAppend::RecordOffset {
+                    partition: tp.to_string(),
+                    offset,
+                    first,
+                    expected,
+                }
+                .into());
             }
             expected += 1;
         }
@@ -725,21 +723,30 @@ impl Log {
     ) -> Result<()> {
         let tp = self.dir.display();
         if base_offset != 0 {
-            return Err(LogError::Invalid(format!(
-                "The baseOffset of the record batch in the append to {tp} should be 0, but it is {base_offset}"
-            )));
+            return Err(InvalidAppend::BaseOffsetNotZero {
+                partition: tp.to_string(),
+                base_offset,
+            }
+            .into());
         }
         let last = base_offset + i64::from(last_offset_delta);
         let count_from_offsets = i64::from(last_offset_delta) + 1;
         if count_from_offsets <= 0 {
-            return Err(LogError::Invalid(format!(
-                "Batch has an invalid offset range: [{base_offset}, {last}] in topic partition {tp}."
-            )));
+            return Err(InvalidAppend::OffsetRange {
+                partition: tp.to_string(),
+                base_offset,
+                last_offset: last,
+            }
+            .into());
         }
         if i64::from(records_count) != count_from_offsets {
-            return Err(LogError::Invalid(format!(
-                "Inconsistent batch offset range [{base_offset}, {last}] and count of records {records_count} in topic partition {tp}."
-            )));
+            return Err(InvalidAppend::RecordCount {
+                partition: tp.to_string(),
+                base_offset,
+                last_offset: last,
+                records_count,
+            }
+            .into());
         }
         Ok(())
     }
@@ -954,7 +961,10 @@ impl LogReader {
         }
         self.cache
             .get(&base)
-            .ok_or_else(|| LogError::Invalid(format!("segment {base} vanished")))
+            .ok_or_else(|| LogError::SegmentMissing {
+                base,
+                dir: self.dir.clone(),
+            })
     }
 
     /// First offset in the log (base offset of the oldest segment).

@@ -430,11 +430,9 @@ impl LogSegment {
     }
 
     fn add_index_entries(&mut self, offset: i64, position: u64) -> Result<()> {
-        let position = u32::try_from(position).map_err(|_| {
-            LogError::Invalid(format!(
-                "position {position} of {} does not fit an index entry",
-                self.log_path.display()
-            ))
+        let position = u32::try_from(position).map_err(|_| LogError::PositionOverflow {
+            position,
+            path: self.log_path.clone(),
         })?;
         self.offset_index.append_offset(offset, position)?;
         self.time_index.maybe_append(
@@ -450,10 +448,10 @@ impl LogSegment {
         if self.writable {
             Ok(())
         } else {
-            Err(LogError::Invalid(format!(
-                "{} is open read-only",
-                self.log_path.display()
-            )))
+            Err(LogError::ReadOnly {
+                kind: None,
+                path: self.log_path.clone(),
+            })
         }
     }
 
@@ -461,10 +459,10 @@ impl LogSegment {
         if self.can_convert_to_relative_offset(offset) {
             Ok(())
         } else {
-            Err(LogError::Invalid(format!(
-                "Detected offset overflow at offset {offset} in segment {}",
-                self.log_path.display()
-            )))
+            Err(LogError::OffsetOverflow {
+                offset,
+                path: self.log_path.clone(),
+            })
         }
     }
 
