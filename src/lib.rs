@@ -36,7 +36,7 @@
 //! ## A partition in ten lines
 //!
 //! ```
-//! use kafkit::log::{Log, LogConfig, LogReader, LogCheckpoints};
+//! use kafkit::log::{Log, LogCheckpoints, LogConfig, LogReader};
 //! use kafkit::record::{BatchBuilder, Compression, TimestampType};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
