@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use kafkit::cli::dump_log_segments::{dump, Args};
+use kafkit::output::dump::{dump_files, DumpOptions};
 use kafkit::output::OutputFormat;
 use kafkit::record::{BatchBuilder, Compression, TimestampType};
 
@@ -56,12 +56,24 @@ fn segment(compression: Compression) -> PathBuf {
     path
 }
 
-fn run(path: &Path, extra: &[&str]) {
+/// Dumps `path` as `kafkit dump-log-segments --files PATH` does (`deep`: with
+/// `--deep-iteration --print-data-log`).
+fn run(path: &Path, deep: bool) {
+    let options = DumpOptions {
+        deep_iteration: deep,
+        print_data_log: deep,
+        ..DumpOptions::default()
+    };
     let p = path.to_string_lossy();
-    let mut list = vec!["--files", p.as_ref()];
-    list.extend_from_slice(extra);
-    let args = Args::parse_list(&list).expect("args");
-    let outcome = dump(&args, OutputFormat::Text, io::sink(), io::sink(), None).expect("dump");
+    let outcome = dump_files(
+        &options,
+        &[p.as_ref()],
+        OutputFormat::Text,
+        io::sink(),
+        io::sink(),
+        None,
+    )
+    .expect("dump");
     black_box(outcome);
 }
 
@@ -74,7 +86,7 @@ fn dumps(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(len));
         group.bench_function(
             format!("batches {} MiB {}", len >> 20, compression.name()),
-            |b| b.iter(|| run(&path, &[])),
+            |b| b.iter(|| run(&path, false)),
         );
         group.bench_function(
             format!(
@@ -82,7 +94,7 @@ fn dumps(c: &mut Criterion) {
                 len >> 20,
                 compression.name()
             ),
-            |b| b.iter(|| run(&path, &["--deep-iteration", "--print-data-log"])),
+            |b| b.iter(|| run(&path, true)),
         );
     }
     group.finish();

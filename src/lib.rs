@@ -27,11 +27,14 @@
 //! * [`client`] is what the console producer and consumer do on top: partitioners, batching,
 //!   fetching.
 //! * [`assign`] holds Kafka's consumer-group assignors as pure functions over plain data.
-//! * [`output`] decides how results look: Kafka-exact text lines, JSON Lines, tables.
+//! * [`output`] decides how results look: Kafka-exact text lines and JSON Lines.
 //! * [`decode`] reads the records of Kafka's internal topics (`__consumer_offsets`,
 //!   `__transaction_state`, `__cluster_metadata`) from a table of their layouts.
 //!
-//! Arrows point one way: `cli -> client/assign/output -> log/datadir -> record`.
+//! Arrows point one way: `client/assign/output -> log/datadir -> record`. The command line
+//! (`src/bin/kafkit/`) sits above them all and is no part of this library: it depends on no
+//! command-line crate (clap, indicatif, comfy-table, anyhow), and long work reports its
+//! progress through [`output::progress::Progress`].
 //!
 //! ## A partition in ten lines
 //!
@@ -57,8 +60,8 @@
 //! # }
 //! ```
 #![warn(missing_docs)]
-// println!/eprintln! panic on a closed stdout or stderr: commands write through a handle and
-// print diagnostics with `cli::stderrln!`.
+// println!/eprintln! panic on a closed stdout or stderr: the library writes only to the
+// handles it is given (the binary prints its diagnostics with its `stderrln!`).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![cfg_attr(
     not(test),
@@ -73,6 +76,3 @@ mod java;
 pub mod log;
 pub mod output;
 pub mod record;
-
-#[doc(hidden)]
-pub mod cli;

@@ -532,10 +532,13 @@ fn a_data_dir_is_made_only_where_mkdir_would_make_it_and_said_once() {
 
 /// The commands a user can name (`kafkit --help` lists them; `generate` is hidden).
 fn visible_commands() -> Vec<String> {
-    kafkit::cli::command()
-        .get_subcommands()
-        .filter(|c| !c.is_hide_set())
-        .map(|c| c.get_name().to_string())
+    crate::common::cli()
+        .command
+        .subcommands
+        .iter()
+        // clap's own `help` command prints help, nothing that could fail.
+        .filter(|c| !c.hidden && c.name != "help")
+        .map(|c| c.name.clone())
         .collect()
 }
 

@@ -6,9 +6,7 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use clap::ValueHint;
-
-use crate::common::{have_tool, repo_root, tempdir};
+use crate::common::{cli, have_tool, repo_root, tempdir, CliCommand};
 
 /// What `_kafkit` left for one command line.
 #[derive(Debug, Default)]
@@ -162,26 +160,19 @@ fn closed_sets_complete_their_values_under_every_name_of_their_command() {
 /// completes exactly that set, read from the CLI definition itself.
 #[test]
 fn every_option_with_values_completes_them() {
-    let mut cli = kafkit::cli::command();
-    cli.build();
     let mut cases: Vec<(Vec<String>, BTreeSet<String>)> = Vec::new();
-    for sub in cli.get_subcommands().filter(|c| !c.is_hide_set()) {
-        let names: Vec<&str> = std::iter::once(sub.get_name())
-            .chain(sub.get_visible_aliases())
+    for sub in cli().command.subcommands.iter().filter(|c| !c.hidden) {
+        let names: Vec<&str> = std::iter::once(sub.name.as_str())
+            .chain(sub.aliases.iter().map(String::as_str))
             .collect();
-        for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
-            if !arg.get_num_args().is_some_and(|n| n.takes_values()) {
+        for arg in sub.args.iter().filter(|a| !a.hidden) {
+            if !arg.takes_value {
                 continue;
             }
-            let (Some(long), Some(values)) =
-                (arg.get_long(), arg.get_value_parser().possible_values())
-            else {
+            let (Some(long), Some(values)) = (&arg.long, &arg.possible_values) else {
                 continue;
             };
-            let want: BTreeSet<String> = values
-                .filter(|v| !v.is_hide_set())
-                .map(|v| v.get_name().to_string())
-                .collect();
+            let want: BTreeSet<String> = values.iter().cloned().collect();
             for name in &names {
                 cases.push((
                     vec![
@@ -302,24 +293,21 @@ fn the_script_registers_no_file_name_fallback() {
 /// complete file names.
 #[test]
 fn every_option_declares_what_completes_its_value() {
-    let mut cli = kafkit::cli::command();
-    cli.build();
     let mut missing = Vec::new();
-    let mut commands = vec![cli];
+    let mut checked = 0;
+    let mut commands: Vec<&CliCommand> = vec![&cli().command];
     while let Some(cmd) = commands.pop() {
-        for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
-            let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
-            if !takes_value || arg.get_value_parser().possible_values().is_some() {
+        for arg in cmd.args.iter().filter(|a| !a.hidden) {
+            if !arg.takes_value || arg.possible_values.is_some() {
                 continue;
             }
-            if matches!(
-                arg.get_value_hint(),
-                ValueHint::Unknown | ValueHint::AnyPath
-            ) {
-                missing.push(format!("{} --{}", cmd.get_name(), arg.get_id()));
+            checked += 1;
+            if matches!(arg.value_hint.as_str(), "Unknown" | "AnyPath") {
+                missing.push(format!("{} --{}", cmd.name, arg.id));
             }
         }
-        commands.extend(cmd.get_subcommands().filter(|c| !c.is_hide_set()).cloned());
+        commands.extend(cmd.subcommands.iter().filter(|c| !c.hidden));
     }
+    assert!(checked > 20, "{checked} options checked");
     assert!(missing.is_empty(), "no value hint: {missing:?}");
 }

@@ -6,7 +6,7 @@
 
 use std::io;
 
-use kafkit::cli::dump_log_segments::{dump, Args};
+use kafkit::output::dump::{dump_files, BytesDecoder, DumpOptions};
 use kafkit::output::OutputFormat;
 use libfuzzer_sys::fuzz_target;
 
@@ -38,25 +38,28 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let path = path.to_string_lossy().into_owned();
-    let mut args = vec!["--files", path.as_str(), "--deep-iteration"];
+    // `--deep-iteration` and one printer or decoder.
+    let mut options = DumpOptions {
+        deep_iteration: true,
+        ..DumpOptions::default()
+    };
     match (choice / 6) % 5 {
-        0 => args.push("--print-data-log"),
-        1 => args.push("--offsets-decoder"),
-        2 => args.push("--transaction-log-decoder"),
-        3 => args.push("--cluster-metadata-decoder"),
-        _ => args.extend(["--skip-record-metadata", "--key-decoder", "long", "--value-decoder", "hex"]),
+        0 => options.print_data_log = true,
+        1 => options.offsets_decoder = true,
+        2 => options.transaction_log_decoder = true,
+        3 => options.cluster_metadata_decoder = true,
+        _ => {
+            options.skip_record_metadata = true;
+            options.key_decoder = Some(BytesDecoder::Long);
+            options.value_decoder = Some(BytesDecoder::Hex);
+        }
     }
-    if choice & 0x80 != 0 {
-        args.push("--index-sanity-check");
-    }
+    options.index_sanity_check = choice & 0x80 != 0;
     let format = if choice & 0x40 != 0 {
         OutputFormat::Json
     } else {
         OutputFormat::Text
     };
-    let Ok(args) = Args::parse_list(&args) else {
-        return;
-    };
-    let outcome = dump(&args, format, io::sink(), io::sink(), None);
+    let outcome = dump_files(&options, &[path.as_str()], format, io::sink(), io::sink(), None);
     assert!(outcome.is_ok(), "writing to a sink cannot fail");
 });

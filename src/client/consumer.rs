@@ -22,14 +22,12 @@ use crate::log::{LogError, LogReader, SegmentReader, SkippedTail, Stop};
 use crate::record::{ControlRecordType, RawBatch, Record, RecordError, RecordIter, MAGIC_V2};
 
 /// Which records a consumer sees (`isolation.level`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IsolationLevel {
     /// Every record, including those of open and aborted transactions.
     #[default]
-    #[value(name = "read_uncommitted")]
     ReadUncommitted,
     /// Only committed records, up to the first open transaction.
-    #[value(name = "read_committed")]
     ReadCommitted,
 }
 

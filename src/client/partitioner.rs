@@ -208,7 +208,7 @@ impl Partitioner for Murmur2Partitioner {
 }
 
 /// The built-in strategies by name, for `--partitioner`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PartitionerKind {
     /// Keyed: murmur2; unkeyed: uniform sticky (Kafka 3.3+ default).
     #[default]

@@ -881,7 +881,7 @@ pub fn partition_error(partition: i32, partitions: i32, forced: bool) -> Option<
 }
 
 /// The first line of the stack trace the Java tools print for a `KafkaException`.
-pub(crate) fn kafka_exception(message: &str) -> String {
+pub fn kafka_exception(message: &str) -> String {
     format!("org.apache.kafka.common.KafkaException: {message}")
 }
 

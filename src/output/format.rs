@@ -17,7 +17,7 @@ use crate::output::json::{bytes_value, headers_value};
 use crate::output::message::MessageView;
 
 /// How [`RecordFormat`] writes the text placeholders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FormatEscape {
     /// Bytes as they are (kcat's way).
     #[default]

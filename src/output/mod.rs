@@ -1,10 +1,11 @@
-//! How results are shown: Kafka-exact text lines, JSON Lines, tables and progress bars.
+//! How results are shown: Kafka-exact text lines and JSON Lines, and how long work reports its
+//! progress (the binary draws the tables and the bars).
 //!
 //! This is the only module that decides how a batch or a record looks on screen, so `consume`
 //! and `dump-log-segments` print the same thing the same way.
 
 /// The two output forms every command offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OutputFormat {
     /// Kafka's own text, line for line.
     #[default]

@@ -1,12 +1,9 @@
-//! Progress bars of long work (indicatif), drawn on stderr.
+//! How long work reports its progress, and how much work is long.
 //!
-//! The commands decide whether to show one (`cli::progress_wanted`: not `--quiet`, stderr a
-//! terminal, stdout not the terminal the bar would be drawn over); a bar made here also hides
-//! itself when stderr is not a terminal, so a bar never reaches a pipe or a file. Callers move
-//! it once per batch or per round of records, never per record: the position is an atomic add,
-//! and drawing is limited to 20 times a second.
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+//! The library counts; the caller shows. A dump reports to a [`Progress`] once per batch, never
+//! per record, and the `kafkit` binary draws a bar from it on stderr (indicatif, only on a
+//! terminal). The thresholds below are the commands' rules for when work is long enough to
+//! be worth a bar.
 
 /// At least this many bytes of files to dump make a bar (or [`DUMP_MIN_FILES`] files).
 pub const DUMP_MIN_BYTES: u64 = 256 << 20;
@@ -16,30 +13,22 @@ pub const DUMP_MIN_FILES: usize = 20;
 /// `--max-messages`, if fewer) make a bar.
 pub const CONSUME_MIN_RECORDS: u64 = 100_000;
 
-/// A bar of `len` bytes on stderr, drawn at once.
-pub fn bytes(len: u64) -> ProgressBar {
-    bar(
-        len,
-        "{bar:40.cyan/blue} {bytes}/{total_bytes} {bytes_per_sec} eta {eta} {wide_msg}",
-    )
+/// Where long work reports how far it got, in units of the whole it was given (bytes for a
+/// dump: the sum of its files' sizes).
+pub trait Progress {
+    /// Work on `item` (a file, as named by the caller) begins.
+    fn item(&mut self, item: &str) {
+        let _ = item;
+    }
+
+    /// `done` units of the whole are done. It rises, except that a file which grew while it
+    /// was read counts for its size when it ends.
+    fn set_position(&mut self, done: u64);
 }
 
-/// A bar of `len` records on stderr, drawn at once.
-pub fn records(len: u64) -> ProgressBar {
-    bar(
-        len,
-        "{bar:40.cyan/blue} {human_pos}/{human_len} records {per_sec} eta {eta}",
-    )
-}
-
-fn bar(len: u64, template: &str) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(template)
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("█▉▊▋▌▍▎▏ "),
-    );
-    // The first draw is not rate limited: the bar shows before the work starts.
-    bar.tick();
-    bar
+/// A closure of the position is a [`Progress`] that ignores items.
+impl<F: FnMut(u64)> Progress for F {
+    fn set_position(&mut self, done: u64) {
+        self(done);
+    }
 }

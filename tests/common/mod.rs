@@ -302,3 +302,53 @@ pub fn have_tool(name: &str, test: &str) -> bool {
     }
     runs
 }
+
+/// The command line as the binary describes it (`kafkit generate --describe`): the clap
+/// command tree, every command's examples and the README's exit-code table. The tests run the
+/// binary for it; the library has no command line to ask.
+#[derive(Debug, serde::Deserialize)]
+pub struct CliDescription {
+    /// `kafkit`, as clap builds it (with its `help` command).
+    pub command: CliCommand,
+    /// Example command lines by command name (`""`: of `kafkit` itself).
+    pub examples: std::collections::BTreeMap<String, Vec<String>>,
+    /// The table the README's "Exit codes" section starts with.
+    pub exit_codes_markdown: String,
+}
+
+/// A command of [`CliDescription`].
+#[derive(Debug, serde::Deserialize)]
+pub struct CliCommand {
+    pub name: String,
+    /// Visible aliases.
+    pub aliases: Vec<String>,
+    pub hidden: bool,
+    pub args: Vec<CliArg>,
+    pub subcommands: Vec<CliCommand>,
+}
+
+/// An argument of a [`CliCommand`].
+#[derive(Debug, serde::Deserialize)]
+pub struct CliArg {
+    pub id: String,
+    pub long: Option<String>,
+    pub hidden: bool,
+    pub takes_value: bool,
+    /// Its value parser's possible values (those not hidden), `None` when it has none.
+    pub possible_values: Option<Vec<String>>,
+    /// clap's `ValueHint`, by its name (`FilePath`, `Other`, `Unknown`...).
+    pub value_hint: String,
+}
+
+/// [`CliDescription`], asked of the binary once.
+pub fn cli() -> &'static CliDescription {
+    static CLI: std::sync::OnceLock<CliDescription> = std::sync::OnceLock::new();
+    CLI.get_or_init(|| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+            .args(["generate", "--describe"])
+            .output()
+            .expect("kafkit generate --describe");
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).expect("kafkit generate --describe: JSON")
+    })
+}

@@ -6,8 +6,8 @@
 use std::fs;
 use std::path::Path;
 
-use kafkit::cli::dump_log_segments::{dump, Args, Outcome};
 use kafkit::log::{Log, LogCheckpoints, LogConfig};
+use kafkit::output::dump::{dump_files, expand_directories, DumpOptions, Outcome};
 use kafkit::output::OutputFormat;
 use kafkit::record::{batches, BatchBuilder, Compression, TimestampType};
 use proptest::prelude::*;
@@ -15,11 +15,38 @@ use proptest::prelude::*;
 use super::dump_in;
 use crate::common::{fixtures, tempdir};
 
-/// Dumps in-process; returns the outcome, stdout and stderr.
+/// The library's options for `args`, written as the command's flags (the few these tests use),
+/// and the files of `--files` (a directory standing for its segment files, as in the command).
+fn options(args: &[&str]) -> (DumpOptions, Vec<String>) {
+    let mut options = DumpOptions::default();
+    let mut files = Vec::new();
+    let mut args = args.iter();
+    while let Some(&arg) = args.next() {
+        match arg {
+            "--files" => {
+                let list: Vec<&str> = args.next().expect("--files LIST").split(',').collect();
+                files = expand_directories(&list);
+            }
+            "--deep-iteration" => options.deep_iteration = true,
+            "--print-data-log" => options.print_data_log = true,
+            "--verify-index-only" => options.verify_index_only = true,
+            "--index-sanity-check" => options.index_sanity_check = true,
+            "--offsets-decoder" => options.offsets_decoder = true,
+            "--transaction-log-decoder" => options.transaction_log_decoder = true,
+            "--cluster-metadata-decoder" => options.cluster_metadata_decoder = true,
+            "--skip-record-metadata" => options.skip_record_metadata = true,
+            other => panic!("a flag dump_here does not know: {other}"),
+        }
+    }
+    (options, files)
+}
+
+/// Dumps in-process through the library; returns the outcome, stdout and stderr.
 fn dump_here(args: &[&str], format: OutputFormat) -> (Outcome, String, String) {
-    let args = Args::parse_list(args).expect("args");
+    let (options, files) = options(args);
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = dump(&args, format, &mut out, &mut err, None).expect("dump");
+    let outcome = dump_files(&options, &files, format, &mut out, &mut err, None).expect("dump");
     (
         outcome,
         String::from_utf8_lossy(&out).into_owned(),

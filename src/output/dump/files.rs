@@ -16,11 +16,12 @@ use crate::log::index::{IndexEntry, IndexFile};
 use crate::log::{OffsetIndex, OffsetPosition, SegmentReader, Stop, TimestampOffset};
 use crate::output::dump as fmt;
 use crate::output::json::write_line;
+use crate::output::progress::Progress;
 use crate::output::OutputFormat;
 use crate::record::{RawBatch, HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, RECORD_OVERHEAD_V0};
 
 /// How `--key-decoder` / `--value-decoder` turn bytes into text (Kafka's decoder classes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BytesDecoder {
     /// UTF-8, malformed sequences replaced by U+FFFD (Kafka's `StringDecoder`).
     String,
@@ -112,7 +113,7 @@ pub fn dump_files<W: Write, E: Write>(
     format: OutputFormat,
     out: W,
     err: E,
-    progress: Option<indicatif::ProgressBar>,
+    progress: Option<&mut dyn Progress>,
 ) -> io::Result<Outcome> {
     let parser = if args.offsets_decoder {
         Parser::Offsets
@@ -151,16 +152,18 @@ pub fn dump_files<W: Write, E: Write>(
         failed: false,
         wrong: false,
         progress,
+        done: 0,
     };
     for &arg in files {
-        let done = d.progress.as_ref().map(|p| {
-            p.set_message(arg.to_string());
-            p.position()
-        });
+        let done = d.done;
+        if let Some(p) = d.progress.as_deref_mut() {
+            p.item(arg);
+        }
         d.dump_file(arg)?;
-        // Batches of a .log moved the bar as they went; any file is all done now.
-        if let (Some(p), Some(done)) = (&d.progress, done) {
-            p.set_position(done + std::fs::metadata(arg).map_or(0, |m| m.len()));
+        // Batches of a .log moved the progress as they went; any file is all done now.
+        if let Some(p) = d.progress.as_deref_mut() {
+            d.done = done + std::fs::metadata(arg).map_or(0, |m| m.len());
+            p.set_position(d.done);
         }
     }
     d.print_summaries()?;
@@ -182,7 +185,7 @@ struct Stats {
     problems: u64,
 }
 
-struct Dumper<'a, W: Write, E: Write> {
+struct Dumper<'a, 'p, W: Write, E: Write> {
     args: &'a DumpOptions,
     json: bool,
     print_data: bool,
@@ -204,7 +207,9 @@ struct Dumper<'a, W: Write, E: Write> {
     failed: bool,
     /// Something is wrong with the data (exit 3 with `--strict`).
     wrong: bool,
-    progress: Option<indicatif::ProgressBar>,
+    progress: Option<&'p mut dyn Progress>,
+    /// Bytes done, as last reported to `progress`.
+    done: u64,
 }
 
 /// Java's `new File(path).toString()`: duplicate and trailing separators removed.
@@ -261,7 +266,7 @@ fn decode_bytes(decoder: BytesDecoder, bytes: &[u8]) -> Result<String, String> {
     }
 }
 
-impl<W: Write, E: Write> Dumper<'_, W, E> {
+impl<W: Write, E: Write> Dumper<'_, '_, W, E> {
     fn abs(&self, path: &str) -> String {
         if path.starts_with('/') {
             path.to_string()
@@ -471,8 +476,9 @@ impl<W: Write, E: Write> Dumper<'_, W, E> {
             let is_valid = batch.is_valid();
             self.stats.batches += 1;
             self.stats.bytes += batch.size_in_bytes() as u64;
-            if let Some(p) = &self.progress {
-                p.inc(batch.size_in_bytes() as u64);
+            if let Some(p) = self.progress.as_deref_mut() {
+                self.done += batch.size_in_bytes() as u64;
+                p.set_position(self.done);
             }
             if let Some(h) = batch.header() {
                 if h.has_delete_horizon()

@@ -10,15 +10,16 @@
 //! wrong (bad CRC, invalid trailing bytes, index mismatches, time-index errors, non-consecutive
 //! offsets in a log that shows no sign of compaction).
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter};
 
 use anyhow::Result;
 use clap::ValueHint;
 
 use super::{Example, Exit, GlobalArgs, QuietStderr};
-use crate::output::dump::{dump_files, expand_directories, DumpOptions};
-pub use crate::output::dump::{BytesDecoder, Outcome};
-use crate::output::{progress, OutputFormat};
+use kafkit::output::dump::{dump_files, expand_directories, BytesDecoder, DumpOptions};
+use kafkit::output::progress::Progress;
+
+use crate::progress::{self, Bar};
 
 /// Examples of `kafkit dump-log-segments`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).
@@ -93,10 +94,10 @@ pub struct Args {
     #[arg(long)]
     pub deep_iteration: bool,
     /// How to print record keys (in place of Kafka's --key-decoder-class).
-    #[arg(long, value_enum, value_name = "DECODER")]
+    #[arg(long, value_parser = crate::values::bytes_decoder(), value_name = "DECODER")]
     pub key_decoder: Option<BytesDecoder>,
     /// How to print record values (in place of Kafka's --value-decoder-class).
-    #[arg(long, value_enum, value_name = "DECODER")]
+    #[arg(long, value_parser = crate::values::bytes_decoder(), value_name = "DECODER")]
     pub value_decoder: Option<BytesDecoder>,
     /// If set, log data will be parsed as offset data from the __consumer_offsets topic.
     #[arg(long)]
@@ -118,18 +119,6 @@ pub struct Args {
     pub strict: bool,
 }
 
-impl Args {
-    /// Parses the command's own arguments (without the command name), as the CLI would.
-    pub fn parse_list(args: &[&str]) -> Result<Self, clap::Error> {
-        use clap::{Args as _, FromArgMatches as _};
-        let cmd = Self::augment_args(clap::Command::new("dump-log-segments"));
-        let matches = cmd.try_get_matches_from(
-            std::iter::once("dump-log-segments").chain(args.iter().copied()),
-        )?;
-        Self::from_arg_matches(&matches)
-    }
-}
-
 /// Runs the command.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let format = global.output;
@@ -148,14 +137,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         None
     };
     let stdout = io::stdout();
-    let outcome = dump(
-        args,
+    let files: Vec<&str> = list.iter().map(String::as_str).collect();
+    let mut bar = progress.map(Bar);
+    let outcome = dump_files(
+        &args.options(),
+        &files,
         format,
         BufWriter::with_capacity(1 << 16, stdout.lock()),
         QuietStderr,
-        progress.clone(),
+        bar.as_mut().map(|b| b as &mut dyn Progress),
     )?;
-    if let Some(p) = progress {
+    if let Some(Bar(p)) = bar {
         p.finish_and_clear();
     }
     if outcome.failed {
@@ -188,20 +180,6 @@ fn file_list(args: &Args) -> Vec<String> {
         list.pop();
     }
     expand_directories(&list)
-}
-
-/// The whole command without process concerns (for tests and the fuzz target): dumps the files
-/// of `args` to `out` and `err`.
-pub fn dump<W: Write, E: Write>(
-    args: &Args,
-    format: OutputFormat,
-    out: W,
-    err: E,
-    progress: Option<indicatif::ProgressBar>,
-) -> io::Result<Outcome> {
-    let files = file_list(args);
-    let files: Vec<&str> = files.iter().map(String::as_str).collect();
-    dump_files(&args.options(), &files, format, out, err, progress)
 }
 
 impl Args {

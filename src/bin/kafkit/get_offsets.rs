@@ -10,11 +10,11 @@ use serde_json::json;
 
 use super::values::Suggest;
 use super::{stderrln, Example, Exit, GlobalArgs};
-use crate::client::offsets::{list_offset, OffsetSpec};
-use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
-use crate::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
-use crate::output::json::write_typed_line;
-use crate::output::{log4j, OutputFormat};
+use kafkit::client::offsets::{list_offset, OffsetSpec};
+use kafkit::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
+use kafkit::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use kafkit::output::json::write_typed_line;
+use kafkit::output::{log4j, OutputFormat};
 
 /// Examples of `kafkit get-offsets`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).

@@ -19,19 +19,20 @@ use serde_json::{json, Value};
 use super::signals::{StopSignals, Wake};
 use super::values::Suggest;
 use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
-use crate::client::producer::kafka_exception;
-use crate::client::{
+use crate::progress;
+use kafkit::client::producer::kafka_exception;
+use kafkit::client::{
     configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, ProduceError,
     Producer, ProducerConfig,
 };
-use crate::datadir::config::ConfigKey;
-use crate::datadir::names::CLUSTER_METADATA_TOPIC;
-use crate::datadir::{now_ms, DataDir, PartitionWriter};
-use crate::log::CompressionPolicy;
-use crate::output::json::bytes_from_value;
-use crate::output::json::write_typed_line;
-use crate::output::{log4j, progress, OutputFormat};
-use crate::record::{Compression, Header, NO_TIMESTAMP};
+use kafkit::datadir::config::ConfigKey;
+use kafkit::datadir::names::CLUSTER_METADATA_TOPIC;
+use kafkit::datadir::{now_ms, DataDir, PartitionWriter};
+use kafkit::log::CompressionPolicy;
+use kafkit::output::json::bytes_from_value;
+use kafkit::output::json::write_typed_line;
+use kafkit::output::{log4j, OutputFormat};
+use kafkit::record::{Compression, Header, NO_TIMESTAMP};
 
 /// Examples of `kafkit produce`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).
@@ -82,7 +83,7 @@ pub struct Args {
     /// How records without --partition are spread: default = keyed by murmur2, unkeyed sticky
     /// (Kafka 3.3+); round-robin; random; murmur2 = keyed by murmur2, unkeyed rotating
     /// (Kafka before 2.4).
-    #[arg(long, value_enum, default_value_t = PartitionerKind::Default)]
+    #[arg(long, value_parser = crate::values::partitioner(), default_value = "default")]
     pub partitioner: PartitionerKind,
     /// Seed of the random choices of the default and random partitioners (reproducible runs).
     #[arg(long, value_name = "SEED", value_hint = ValueHint::Other)]
@@ -560,7 +561,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // shutdown hook closes the producer. What the sender reported is printed even when writing
     // failed.
     let mut errors: Vec<String> = stop.into_iter().collect();
-    let mut note = |e: crate::client::ProduceError| {
+    let mut note = |e: kafkit::client::ProduceError| {
         // A failed write stops the sender, and every later call reports it: say each once.
         for message in e.to_string().lines() {
             if !errors.iter().any(|m| m.lines().any(|l| l == message)) {
@@ -745,7 +746,7 @@ impl Reporter {
         }
     }
 
-    fn print_failure(&self, f: &crate::client::SendFailure) {
+    fn print_failure(&self, f: &kafkit::client::SendFailure) {
         let size = |n: i32| {
             if n < 0 {
                 "null".to_string()

@@ -11,18 +11,18 @@ use clap::ValueHint;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::{json, Value};
 
-use crate::assign::fast::FxHashMap;
-use crate::assign::limits::{
+use crate::values::Suggest;
+use crate::{Example, Exit, GlobalArgs};
+use kafkit::assign::fast::FxHashMap;
+use kafkit::assign::limits::{
     self, RoundSize, VectorRoundSize, MAX_SCENARIO_BYTES, MAX_VECTOR_BYTES,
 };
-use crate::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
-use crate::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
-use crate::assign::{vectors, Assignment, Strategy, TopicPartition};
-use crate::cli::values::Suggest;
-use crate::cli::{Example, Exit, GlobalArgs};
-use crate::datadir::{file_kind, DataDir, DataDirError};
-use crate::output::json::{self, write_typed_line};
-use crate::output::OutputFormat;
+use kafkit::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
+use kafkit::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
+use kafkit::assign::{vectors, Assignment, Strategy, TopicPartition};
+use kafkit::datadir::{file_kind, DataDir, DataDirError};
+use kafkit::output::json::{self, write_typed_line};
+use kafkit::output::OutputFormat;
 
 /// Examples of `kafkit simulate-assignment`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).

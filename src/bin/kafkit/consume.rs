@@ -15,15 +15,18 @@ use indicatif::ProgressBar;
 use super::signals::{self, StopSignals};
 use super::values::Suggest;
 use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs};
-use crate::client::offsets::{list_offset, offset_range, OffsetSpec};
-use crate::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
-use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
-use crate::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
-use crate::output::deserializer::Deserializer;
-use crate::output::format::{FormatEscape, RecordFormat};
-use crate::output::json::write_typed_line;
-use crate::output::message::{record_json, DeserializerIssue, FormatError, Formatter, MessageView};
-use crate::output::{log4j, progress, OutputFormat};
+use crate::progress;
+use kafkit::client::offsets::{list_offset, offset_range, OffsetSpec};
+use kafkit::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
+use kafkit::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
+use kafkit::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use kafkit::output::deserializer::Deserializer;
+use kafkit::output::format::{FormatEscape, RecordFormat};
+use kafkit::output::json::write_typed_line;
+use kafkit::output::message::{
+    record_json, DeserializerIssue, FormatError, Formatter, MessageView,
+};
+use kafkit::output::{log4j, OutputFormat};
 
 /// Examples of `kafkit consume`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).
@@ -88,7 +91,7 @@ pub struct Args {
     pub timeout_ms: Option<i64>,
     /// Set to read_committed in order to filter out transactional messages which are not
     /// committed. Set to read_uncommitted to read all messages.
-    #[arg(long, value_enum, default_value_t = IsolationLevel::ReadUncommitted)]
+    #[arg(long, value_parser = crate::values::isolation_level(), default_value = "read_uncommitted")]
     pub isolation_level: IsolationLevel,
     /// Consumer groups are not supported yet (a later version); rejected with a message.
     #[arg(long, value_name = "GROUP", value_hint = ValueHint::Other)]
@@ -154,7 +157,7 @@ pub struct Args {
     /// How --format writes %s, %k, %t and %h: as bytes (none, kcat's way), or as JSON values
     /// with their quotes (json: a string, null, or {"base64": ...} for bytes that are not
     /// UTF-8), so that '{"key":%k,"value":%s}\n' makes a JSON line whatever the record holds.
-    #[arg(long, value_enum, value_name = "ESCAPE", requires = "format")]
+    #[arg(long, value_parser = crate::values::format_escape(), value_name = "ESCAPE", requires = "format")]
     pub format_escape: Option<FormatEscape>,
 }
 

@@ -12,11 +12,11 @@ use clap::{ValueEnum, ValueHint};
 use serde_json::json;
 
 use super::{stderrln, Example, Exit, GlobalArgs};
-use crate::datadir::{
+use kafkit::datadir::{
     names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter, Uuid,
     MAX_REPLICATION_FACTOR,
 };
-use crate::output::OutputFormat;
+use kafkit::output::OutputFormat;
 
 /// Examples of `kafkit topics`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).
@@ -635,7 +635,7 @@ fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outc
         Some(text) => {
             let id: Uuid = text
                 .parse()
-                .map_err(|e: crate::datadir::uuid::UuidError| Failure::Message(e.to_string()))?;
+                .map_err(|e: kafkit::datadir::uuid::UuidError| Failure::Message(e.to_string()))?;
             let found: Vec<Topic> = dir
                 .topic_by_id(id)?
                 .into_iter()

@@ -1,4 +1,6 @@
-//! `kafkit generate`: writes `completions/` and `man/` from the clap definitions.
+//! `kafkit generate`: writes `completions/` and `man/` from the clap definitions, or describes
+//! the command line as JSON for the tests (`--describe`), which run the binary and cannot reach
+//! its clap definitions otherwise.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,11 +15,70 @@ pub struct Args {
     /// The directory that receives `completions/` and `man/`.
     #[arg(long, default_value = ".", value_name = "DIR", value_hint = ValueHint::DirPath)]
     pub out_dir: PathBuf,
+    /// Write nothing: print the command line on stdout as one JSON object, for the tests
+    /// (`tests/completions.rs`, `tests/man.rs`, `tests/generated.rs`): the command tree as
+    /// clap builds it (names, visible aliases, options with their possible values and value
+    /// hints), every command's examples and the README's exit-code table.
+    #[arg(long)]
+    pub describe: bool,
 }
 
 /// Writes bash, zsh and fish completions and one man page per command.
 pub fn run(args: &Args) -> Result<()> {
+    if args.describe {
+        let mut out = std::io::stdout().lock();
+        kafkit::output::json::write_line(&mut out, &describe())?;
+        return Ok(std::io::Write::flush(&mut out)?);
+    }
     write_all(&args.out_dir)
+}
+
+/// The `--describe` object: `{"command": TREE, "examples": {COMMAND: [LINE...]},
+/// "exit_codes_markdown": TABLE}`, the examples of `kafkit` itself under `""`.
+fn describe() -> serde_json::Value {
+    let mut cmd = super::command();
+    cmd.build();
+    let mut examples = serde_json::Map::new();
+    let names = std::iter::once(None).chain(cmd.get_subcommands().map(|c| Some(c.get_name())));
+    for name in names {
+        let lines: Vec<&str> = super::examples(name).iter().map(|e| e.line).collect();
+        examples.insert(name.unwrap_or_default().to_string(), lines.into());
+    }
+    serde_json::json!({
+        "command": describe_command(&cmd),
+        "examples": examples,
+        "exit_codes_markdown": super::exit_codes::markdown(),
+    })
+}
+
+/// One command of the tree and its subcommands, as the tests look at them.
+fn describe_command(cmd: &clap::Command) -> serde_json::Value {
+    let args: Vec<serde_json::Value> = cmd
+        .get_arguments()
+        .map(|arg| {
+            let values = arg.get_value_parser().possible_values().map(|values| {
+                values
+                    .filter(|v| !v.is_hide_set())
+                    .map(|v| v.get_name().to_string())
+                    .collect::<Vec<_>>()
+            });
+            serde_json::json!({
+                "id": arg.get_id().as_str(),
+                "long": arg.get_long(),
+                "hidden": arg.is_hide_set(),
+                "takes_value": arg.get_num_args().is_some_and(|n| n.takes_values()),
+                "possible_values": values,
+                "value_hint": format!("{:?}", arg.get_value_hint()),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "name": cmd.get_name(),
+        "aliases": cmd.get_visible_aliases().collect::<Vec<_>>(),
+        "hidden": cmd.is_hide_set(),
+        "args": args,
+        "subcommands": cmd.get_subcommands().map(describe_command).collect::<Vec<_>>(),
+    })
 }
 
 /// Writes every generated file under `root` (`completions/…`, `man/…`).
@@ -260,13 +321,13 @@ fn examples(examples: &[super::Example]) -> String {
 
 /// ENVIRONMENT and FILES: what every command reads.
 fn environment_and_files() -> String {
-    use crate::datadir::checkpoint::{
+    use kafkit::datadir::checkpoint::{
         CLEANER_OFFSET_CHECKPOINT, LEADER_EPOCH_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
         RECOVERY_POINT_CHECKPOINT, REPLICATION_OFFSET_CHECKPOINT,
     };
-    use crate::datadir::lock::LOCK_FILE;
-    use crate::datadir::meta::{META_PROPERTIES, PARTITION_METADATA};
-    use crate::datadir::{TOPICS_FILE, UNFLUSHED_TAILS};
+    use kafkit::datadir::lock::LOCK_FILE;
+    use kafkit::datadir::meta::{META_PROPERTIES, PARTITION_METADATA};
+    use kafkit::datadir::{TOPICS_FILE, UNFLUSHED_TAILS};
     use roff::{bold, italic, roman};
     let mut page = roff::Roff::new();
     page.control("SH", ["ENVIRONMENT"]);

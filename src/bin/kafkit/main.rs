@@ -1,6 +1,17 @@
-//! The command line: one file per command, each with its clap `Args` and a `run` function.
+//! The `kafkit` binary: the command line over the `kafkit` library. One file per command, each
+//! with its clap `Args` and a `run` function; here, `main`: parse, run, print the error chain,
+//! map to an exit code.
 //!
 //! Each command reads top to bottom: arguments, validation, one call into the library, output.
+//! The command line's crates (clap and its generators, indicatif, comfy-table, anyhow) are
+//! this binary's alone, behind the package's default `cli` feature: the library uses none.
+// println!/eprintln! panic on a closed stdout or stderr: commands write through a handle and
+// print diagnostics with `stderrln!`.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -9,7 +20,7 @@ use std::process::ExitCode;
 use clap::ValueHint;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::output::OutputFormat;
+use kafkit::output::OutputFormat;
 
 pub mod consume;
 pub mod dump_log_segments;
@@ -17,6 +28,7 @@ pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
 pub mod produce;
+mod progress;
 mod signals;
 pub mod simulate_assignment;
 pub mod topics;
@@ -29,7 +41,7 @@ pub mod values;
 macro_rules! stderrln {
     ($($arg:tt)*) => {{
         use ::std::io::Write as _;
-        let _ = ::std::writeln!($crate::cli::QuietStderr, $($arg)*);
+        let _ = ::std::writeln!($crate::QuietStderr, $($arg)*);
     }};
 }
 pub(crate) use stderrln;
@@ -71,8 +83,8 @@ pub struct GlobalArgs {
         long,
         global = true,
         help_heading = "Global options",
-        value_enum,
-        default_value_t = OutputFormat::Text
+        value_parser = values::output_format(),
+        default_value = "text"
     )]
     pub output: OutputFormat,
     /// Draw no progress bar. Bars show the progress of long work (dumping large or many files,
@@ -343,7 +355,7 @@ fn json_asked(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
 /// what stderr shows. A closed stdout loses it, as it would lose any line.
 fn json_error(message: &str, code: u8) {
     let mut out = io::stdout().lock();
-    let _ = crate::output::json::write_typed_line(
+    let _ = kafkit::output::json::write_typed_line(
         &mut out,
         serde_json::json!({"type": "error", "code": code, "message": message}),
     )
