@@ -55,6 +55,8 @@ use checkpoint::{LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT};
 mod atomic;
 pub mod checkpoint;
 pub mod config;
+// fcntl's open-file-description record locks have no safe wrapper in std.
+#[allow(unsafe_code)]
 pub mod lock;
 pub mod meta;
 pub mod names;

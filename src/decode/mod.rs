@@ -12,6 +12,8 @@
 //! ([`schema`](mod@schema), `messages.txt`: Kafka 4.0's versions, fields and types); the text
 //! forms are what Kafka's DumpLogSegments prints.
 
+#![deny(clippy::indexing_slicing)]
+
 pub mod jvalue;
 pub mod schema;
 
@@ -732,7 +734,7 @@ mod tests {
         let d = offsets(Some(&key), None, 0);
         assert_eq!(d.payload.as_deref(), Some("<DELETE>"));
         let mut unknown = i16::MAX.to_be_bytes().to_vec();
-        unknown.extend_from_slice(&key[2..]);
+        unknown.extend_from_slice(key.get(2..).unwrap_or_default());
         let d = offsets(Some(&unknown), Some(&value), 0);
         assert_eq!(
             d.key.as_deref(),

@@ -10,6 +10,8 @@
 pub mod config;
 pub mod error;
 pub mod index;
+// Memory maps, sync_file_range and getrlimit: the storage code's calls std does not wrap.
+#[allow(unsafe_code)]
 pub(crate) mod os;
 pub mod partition;
 pub mod reader;

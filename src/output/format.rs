@@ -99,7 +99,11 @@ impl RecordFormat {
                             b'r' => text.push(b'\r'),
                             b't' => text.push(b'\t'),
                             b'x' => {
-                                let digits = count_while(&bytes[i..], 2, u8::is_ascii_hexdigit);
+                                let digits = count_while(
+                                    bytes.get(i..).unwrap_or_default(),
+                                    2,
+                                    u8::is_ascii_hexdigit,
+                                );
                                 let hex = &format[i..i + digits];
                                 let byte = u8::from_str_radix(hex, 16).map_err(|_| {
                                     format!("\\x needs one or two hex digits in {format:?}")
@@ -108,7 +112,11 @@ impl RecordFormat {
                                 i += digits;
                             }
                             b'0'..=b'9' => {
-                                let digits = count_while(&bytes[i - 1..], 3, u8::is_ascii_digit);
+                                let digits = count_while(
+                                    bytes.get(i - 1..).unwrap_or_default(),
+                                    3,
+                                    u8::is_ascii_digit,
+                                );
                                 let number = &format[i - 1..i - 1 + digits];
                                 let byte = number.parse::<u8>().map_err(|_| {
                                     format!("\\{number} is not a byte (0 to 255) in {format:?}")

@@ -75,6 +75,8 @@ pub fn write_str(out: &mut impl Write, s: &str) -> io::Result<()> {
 }
 
 /// Writes an integer in decimal (without `fmt`'s machinery: large reports write millions).
+// 20 bytes hold the 19 digits and the sign of any i64: every index below stays in bounds.
+#[allow(clippy::indexing_slicing)]
 pub fn write_int(out: &mut impl Write, n: i64) -> io::Result<()> {
     let mut buf = [0u8; 20];
     let mut at = buf.len();

@@ -4,6 +4,8 @@
 //! This is the only module that decides how a batch or a record looks on screen, so `consume`
 //! and `dump-log-segments` print the same thing the same way.
 
+#![deny(clippy::indexing_slicing)]
+
 /// The two output forms every command offers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OutputFormat {

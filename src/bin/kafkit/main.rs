@@ -8,6 +8,8 @@
 // println!/eprintln! panic on a closed stdout or stderr: commands write through a handle and
 // print diagnostics with `stderrln!`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+// `unsafe` only in `signals` (poll(2) on the input and the signal pipe).
+#![deny(unsafe_code, clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
@@ -29,6 +31,8 @@ pub mod generate;
 pub mod get_offsets;
 pub mod produce;
 mod progress;
+// poll(2) has no safe wrapper in std.
+#[allow(unsafe_code)]
 mod signals;
 pub mod simulate_assignment;
 pub mod topics;

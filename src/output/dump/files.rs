@@ -1384,7 +1384,8 @@ fn parse_producer_snapshot(bytes: &[u8]) -> Result<Vec<ProducerEntry>, String> {
     let schema_err = |m: &str| format!("Snapshot failed schema validation: {m}");
     let version = bytes
         .get(..2)
-        .map(|b| i16::from_be_bytes([b[0], b[1]]))
+        .and_then(|b| b.try_into().ok())
+        .map(i16::from_be_bytes)
         .ok_or_else(|| schema_err("null"))?;
     if version != 1 {
         return Err(schema_err(&format!(
@@ -1393,7 +1394,8 @@ fn parse_producer_snapshot(bytes: &[u8]) -> Result<Vec<ProducerEntry>, String> {
     }
     let crc = bytes
         .get(2..6)
-        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_be_bytes)
         .ok_or_else(|| schema_err("null"))?;
     let count = read_i32(bytes, 6).ok_or_else(|| schema_err("null"))?;
     if count < 0 {
@@ -1413,7 +1415,10 @@ fn parse_producer_snapshot(bytes: &[u8]) -> Result<Vec<ProducerEntry>, String> {
         let e = bytes.get(at..at + 46).ok_or_else(|| schema_err("null"))?;
         entries.push(ProducerEntry {
             producer_id: read_i64(e, 0).unwrap_or_default(),
-            epoch: e.get(8..10).map_or(0, |b| i16::from_be_bytes([b[0], b[1]])),
+            epoch: e
+                .get(8..10)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, i16::from_be_bytes),
             last_sequence: read_i32(e, 10).unwrap_or_default(),
             last_offset: read_i64(e, 14).unwrap_or_default(),
             offset_delta: read_i32(e, 22).unwrap_or_default(),
