@@ -412,11 +412,7 @@ pub(crate) struct Ctx {
     counts: Vec<u32>,
     offsets: Vec<u32>,
     hashes: Vec<i32>,
-    index: std::collections::HashMap<
-        String,
-        u32,
-        std::hash::BuildHasherDefault<super::fast::FxHasher>,
-    >,
+    index: HashMap<String, u32>,
     part_topic: Vec<u32>,
     total: u32,
 }
