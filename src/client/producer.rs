@@ -1,7 +1,8 @@
 //! The producer: per-partition batch accumulators that seal a batch when the next record would
 //! not fit `batch.size` (Kafka's `RecordAccumulator`), partition choice through a
 //! [`Partitioner`], and a sender thread that appends the sealed batches to the partition logs
-//! under the data directory's lock (Kafka's `Sender`).
+//! under each partition's append lock (Kafka's `Sender`), with `acks=all` beside a flushing
+//! thread that makes them durable a group at a time (group commit).
 //!
 //! There is no network and no linger timer thread: a sealed batch goes to the sender at once,
 //! or with the next batches sealed within a millisecond, or when the caller is about to wait
@@ -10,9 +11,9 @@
 //! thread, so the caller says when: [`Producer::send_lingered`] before it waits (the console
 //! producer calls it before each read of its input, and waits for input no longer than
 //! [`Producer::linger_deadline`]). Every open batch is written by [`Producer::flush`] (called at
-//! the end of the input). What the sender learns of each write can go to a callback that it
-//! runs as each write is acknowledged ([`Producer::with_callback`], Kafka's send callbacks,
-//! which run on its sender thread too).
+//! the end of the input). What the sender learns of each write can go to a callback run as each
+//! write is acknowledged ([`Producer::with_callback`], Kafka's send callbacks, which run on its
+//! sender thread too; with `acks=all` on the flushing thread, once the fsync is done).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -899,7 +900,8 @@ impl Producer {
 
     /// [`Self::new`], with the events the sender thread learns (written records when
     /// [`Self::report_written`] is on, records the log refused) going to `callback`, run on the
-    /// sender thread as each write is acknowledged, instead of to [`Self::take_events`] (which
+    /// sender thread (with `acks=all` the flushing thread) as each write is acknowledged,
+    /// outside any partition lock, instead of to [`Self::take_events`] (which
     /// then has the records [`Self::send`] itself refused). The callback has run for every
     /// write when [`Self::flush`] or [`Self::close`] returns.
     pub fn with_callback(
