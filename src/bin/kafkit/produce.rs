@@ -50,7 +50,7 @@ pub const EXAMPLES: &[Example] = &[
         line: "printf 'alice\\tcreated\\nbob\\tpaid\\n' | kafkit produce --topic demo --property parse.key=true",
     },
     Example {
-        what: "Load a file, compressed with zstd, without an fsync per batch:",
+        what: "Load a file, compressed with zstd, leaving flushing to the system (acks 1):",
         line: "seq 1 100000 > lines.txt && kafkit produce --topic demo --file lines.txt --compression-codec zstd --acks 1",
     },
     Example {
