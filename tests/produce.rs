@@ -51,6 +51,28 @@ pub fn consume_all(dir: &Path, topic: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The records of a partition's log, read through the library as they are now (0 before the
+/// log exists; a torn tail ends the count).
+pub fn records_in_log(dir: &Path, topic: &str, partition: i32) -> i32 {
+    let datadir = DataDir::open(dir).expect("datadir");
+    let Ok(mut log) =
+        LogReader::open(&datadir.partition_dir(&TopicPartition::new(topic, partition)))
+    else {
+        return 0;
+    };
+    let mut n = 0;
+    let mut base = log.segment_base_offsets().first().copied();
+    while let Some(b) = base {
+        if let Ok(mut reader) = log.reader(b, 0) {
+            while let Ok(Some((_, batch))) = reader.next_batch() {
+                n += batch.records_count().unwrap_or(0);
+            }
+        }
+        base = log.next_segment(b);
+    }
+    n
+}
+
 /// (codec, record count, base offset, last offset) of every batch of a partition.
 pub fn batches(dir: &Path, topic: &str, partition: i32) -> Vec<(Compression, i32, i64, i64)> {
     let datadir = DataDir::open(dir).expect("datadir");
@@ -1388,25 +1410,7 @@ fn a_quiet_input_does_not_hold_back_full_batches() {
     let burst: String = (0..20).map(|i| format!("{i:0100}\n")).collect();
     input.write_all(burst.as_bytes()).expect("write");
     input.flush().expect("flush");
-    let tp_dir = DataDir::open(dir.path())
-        .expect("datadir")
-        .partition_dir(&TopicPartition::new("t", 0));
-    let written = || -> i32 {
-        let Ok(mut log) = LogReader::open(&tp_dir) else {
-            return 0;
-        };
-        let mut n = 0;
-        let mut base = log.segment_base_offsets().first().copied();
-        while let Some(b) = base {
-            if let Ok(mut reader) = log.reader(b, 0) {
-                while let Ok(Some((_, batch))) = reader.next_batch() {
-                    n += batch.records_count().unwrap_or(0);
-                }
-            }
-            base = log.next_segment(b);
-        }
-        n
-    };
+    let written = || records_in_log(dir.path(), "t", 0);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while written() < 18 {
         assert!(

@@ -17,11 +17,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use kafkit::datadir::{DataDir, TopicPartition};
-use kafkit::log::LogReader;
-
 use crate::common::{kafkit_stdin, tempdir};
-use crate::produce::{consume_all, create_topic};
+use crate::produce::{consume_all, create_topic, records_in_log};
 
 /// Long enough for any of these waits on a loaded machine; reaching it is a failure.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -132,27 +129,6 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "gave up waiting for {what}");
         thread::sleep(Duration::from_millis(10));
     }
-}
-
-/// The records of a partition's log, read through the library as they are now.
-fn records_in_log(dir: &std::path::Path, topic: &str, partition: i32) -> i32 {
-    let datadir = DataDir::open(dir).expect("datadir");
-    let Ok(mut log) =
-        LogReader::open(&datadir.partition_dir(&TopicPartition::new(topic, partition)))
-    else {
-        return 0;
-    };
-    let mut n = 0;
-    let mut base = log.segment_base_offsets().first().copied();
-    while let Some(b) = base {
-        if let Ok(mut reader) = log.reader(b, 0) {
-            while let Ok(Some((_, batch))) = reader.next_batch() {
-                n += batch.records_count().unwrap_or(0);
-            }
-        }
-        base = log.next_segment(b);
-    }
-    n
 }
 
 /// (partition, offset, timestamp) of a `produced` line or a consumed record.

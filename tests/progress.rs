@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::common::{in_ci, kafkit, kafkit_stdin, tempdir};
+use crate::common::{in_ci, kafkit, kafkit_stdin, tempdir, Run};
 
 /// What only a drawn bar puts on a terminal: indicatif's line clearing, the bar's blocks, its
 /// "eta".
@@ -107,22 +107,39 @@ fn consume_of_a_large_range_shows_progress_on_a_terminal_only() {
     assert!(!has_progress(&piped.stderr));
     assert_eq!(piped.stdout.lines().count(), 120_000);
 
-    let Some((terminal, written)) = under_pty(&data, dir.path(), &args) else {
+    let Some((terminal, quiet)) = bar_on_a_terminal_only(&data, dir.path(), &args, &piped) else {
         return;
     };
+    assert!(terminal.contains("records"), "{terminal}");
+    assert!(terminal.contains("Processed a total of 120000 messages"));
+    assert!(quiet.contains("Processed a total of 120000 messages"));
+}
+
+/// Runs `args` under a pseudo-terminal (stdout to a file), then with `--quiet`: a bar shows
+/// the first time and not the second, and stdout is byte for byte `piped`'s both times.
+/// Returns both terminals' text, `None` where no pseudo-terminal can be had (outside CI).
+fn bar_on_a_terminal_only(
+    data: &std::path::Path,
+    dir: &std::path::Path,
+    args: &[&str],
+    piped: &Run,
+) -> Option<(String, String)> {
+    let (terminal, written) = under_pty(data, dir, args)?;
     assert!(
         has_progress(&terminal),
         "no bar on the terminal:\n{terminal}"
     );
-    assert!(terminal.contains("records"), "{terminal}");
-    assert!(terminal.contains("Processed a total of 120000 messages"));
     assert_eq!(written, piped.raw_stdout, "stdout changed with the bar");
-
-    let quiet: Vec<&str> = std::iter::once("--quiet").chain(args).collect();
-    let (terminal, written) = under_pty(&data, dir.path(), &quiet).expect("pty");
-    assert!(!has_progress(&terminal), "a bar with --quiet:\n{terminal}");
-    assert!(terminal.contains("Processed a total of 120000 messages"));
+    let quiet: Vec<&str> = std::iter::once("--quiet")
+        .chain(args.iter().copied())
+        .collect();
+    let (quiet_terminal, written) = under_pty(data, dir, &quiet).expect("pty");
+    assert!(
+        !has_progress(&quiet_terminal),
+        "a bar with --quiet:\n{quiet_terminal}"
+    );
     assert_eq!(written, piped.raw_stdout);
+    Some((terminal, quiet_terminal))
 }
 
 #[test]
@@ -168,19 +185,9 @@ fn dump_of_many_files_shows_progress_on_a_terminal_only() {
     assert!(!piped.stderr.contains('\r'), "{}", piped.stderr);
     assert!(piped.stdout.contains("baseOffset: 0"), "{}", piped.stdout);
 
-    let Some((terminal, written)) = under_pty(&data, dir.path(), &args) else {
+    if bar_on_a_terminal_only(&data, dir.path(), &args, &piped).is_none() {
         return;
-    };
-    assert!(
-        has_progress(&terminal),
-        "no bar on the terminal:\n{terminal}"
-    );
-    assert_eq!(written, piped.raw_stdout, "stdout changed with the bar");
-
-    let quiet: Vec<&str> = args.iter().copied().chain(["--quiet"]).collect();
-    let (terminal, written) = under_pty(&data, dir.path(), &quiet).expect("pty");
-    assert!(!has_progress(&terminal), "a bar with --quiet:\n{terminal}");
-    assert_eq!(written, piped.raw_stdout);
+    }
 
     // One file: no bar.
     let (terminal, _) = under_pty(
