@@ -13,6 +13,7 @@ mod dump;
 mod generated;
 mod get_offsets;
 mod internal_formatters;
+mod json_schema;
 mod library;
 mod log;
 mod man;

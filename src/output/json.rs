@@ -1,15 +1,107 @@
-//! JSON Lines: the byte rules every command shares for keys, values and headers.
+//! JSON Lines: the one printer every command's events go through, and the byte rules they share
+//! for keys, values and headers.
+//!
+//! Each command family has one serde-derived event enum, tagged by `type` (`#[serde(tag =
+//! "type", rename_all = "snake_case")]`, fields in snake_case). [`write_event`] prints an event
+//! as one line: `type` first, the variant's fields in declaration order (the order of their
+//! table in `docs/json.md`), and `schema` ([`SCHEMA_VERSION`]) last.
 //!
 //! Bytes that are valid UTF-8 print as a JSON string, null as `null`, anything else as
 //! `{"base64": "..."}` (standard alphabet, padded), so a script can always get the exact bytes
-//! back (see `docs/json.md`).
+//! back ([`JsonBytes`]).
 
 use std::io::{self, Write};
 
 use base64::Engine as _;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 use crate::record::Header;
+
+/// The version of the JSON Lines schema of `docs/json.md`. Every object carries it as its last
+/// field, `"schema"`; it changes when a field is renamed or removed or changes meaning (adding
+/// an event type or a field does not change it).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Prints one event as one JSON line: its `type` and fields, then `"schema"`.
+///
+/// `event` is a command family's event enum, internally tagged by `type`.
+pub fn write_event<E: Serialize + ?Sized>(out: &mut impl Write, event: &E) -> io::Result<()> {
+    #[derive(Serialize)]
+    struct Line<'a, E: ?Sized> {
+        #[serde(flatten)]
+        event: &'a E,
+        schema: u32,
+    }
+    serde_json::to_writer(
+        &mut *out,
+        &Line {
+            event,
+            schema: SCHEMA_VERSION,
+        },
+    )
+    .map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+/// The object every command prints last when it fails (`docs/json.md`, "Errors").
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ErrorEvent<'a> {
+    /// The run failed.
+    Error {
+        /// The exit code.
+        code: u8,
+        /// The text printed on stderr, without its final newline.
+        message: &'a str,
+    },
+}
+
+/// A key, value or header value, serialized by the byte rule without building a [`Value`].
+#[derive(Debug, Clone, Copy)]
+pub struct JsonBytes<'a>(pub Option<&'a [u8]>);
+
+impl Serialize for JsonBytes<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            None => serializer.serialize_none(),
+            Some(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => serializer.serialize_str(text),
+                Err(_) => {
+                    let mut map = serializer.serialize_map(Some(1))?;
+                    map.serialize_entry(
+                        "base64",
+                        &base64::engine::general_purpose::STANDARD.encode(bytes),
+                    )?;
+                    map.end()
+                }
+            },
+        }
+    }
+}
+
+/// Record headers as a list of `{"key", "value"}` objects in record order, serialized in place.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonHeaders<'a>(pub &'a [Header]);
+
+impl Serialize for JsonHeaders<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for header in self.0 {
+            #[derive(Serialize)]
+            struct Entry<'a> {
+                key: &'a str,
+                value: JsonBytes<'a>,
+            }
+            seq.serialize_element(&Entry {
+                key: &header.key,
+                value: JsonBytes(header.value.as_deref()),
+            })?;
+        }
+        seq.end()
+    }
+}
 
 /// A key, value or header value as JSON.
 pub fn bytes_value(bytes: Option<&[u8]>) -> Value {
@@ -119,6 +211,55 @@ mod tests {
         }
         assert_eq!(bytes_value(Some(&[0xff])), json!({"base64": "/w=="}));
         assert!(bytes_from_value(&json!(3)).is_err());
+    }
+
+    #[test]
+    fn typed_bytes_and_headers_serialize_as_the_values_do() {
+        for bytes in [None, Some(&b""[..]), Some(b"text"), Some(&[0xff, 0x00][..])] {
+            assert_eq!(
+                serde_json::to_value(JsonBytes(bytes)).unwrap(),
+                bytes_value(bytes)
+            );
+        }
+        let headers = [
+            Header {
+                key: "a".into(),
+                value: Some(vec![0xff]),
+            },
+            Header {
+                key: "b".into(),
+                value: None,
+            },
+        ];
+        assert_eq!(
+            serde_json::to_value(JsonHeaders(&headers)).unwrap(),
+            headers_value(&headers)
+        );
+    }
+
+    #[test]
+    fn an_event_prints_type_first_then_its_fields_in_order_then_the_schema() {
+        #[derive(Serialize)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        enum Demo<'a> {
+            Produced { topic: &'a str, partition: i32 },
+            Done,
+        }
+        let mut out = Vec::new();
+        write_event(
+            &mut out,
+            &Demo::Produced {
+                topic: "t",
+                partition: 3,
+            },
+        )
+        .unwrap();
+        write_event(&mut out, &Demo::Done).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "{\"type\":\"produced\",\"topic\":\"t\",\"partition\":3,\"schema\":1}\n\
+             {\"type\":\"done\",\"schema\":1}\n"
+        );
     }
 
     #[test]

@@ -355,15 +355,12 @@ fn json_asked(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
 }
 
 /// With `--output json`, an error also ends stdout's JSON Lines as one object, after what the
-/// command printed (`docs/json.md`): `{"type":"error","code":N,"message":TEXT}`, TEXT being
-/// what stderr shows. A closed stdout loses it, as it would lose any line.
+/// command printed (`docs/json.md`): an [`ErrorEvent`](kafkit::output::json::ErrorEvent) whose
+/// message is what stderr shows. A closed stdout loses it, as it would lose any line.
 fn json_error(message: &str, code: u8) {
+    use kafkit::output::json::{write_event, ErrorEvent};
     let mut out = io::stdout().lock();
-    let _ = kafkit::output::json::write_typed_line(
-        &mut out,
-        serde_json::json!({"type": "error", "code": code, "message": message}),
-    )
-    .and_then(|()| out.flush());
+    let _ = write_event(&mut out, &ErrorEvent::Error { code, message }).and_then(|()| out.flush());
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
