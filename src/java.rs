@@ -1,6 +1,12 @@
-//! What Java prints for values kafkit shows as Kafka's tools show them.
+//! What Java prints for values kafkit shows as Kafka's tools show them, and how it narrows them.
 
 use std::borrow::Cow;
+
+/// Java's `(int)` of a `long`: its low 32 bits, as Kafka narrows `(int) (offset - baseOffset)`.
+#[allow(clippy::cast_possible_truncation)]
+pub(crate) fn long_to_int(v: i64) -> i32 {
+    v as i32
+}
 
 /// Java's `Double.toString` (JDK 19 and later): see [`decimal`].
 pub(crate) fn double_to_string(v: f64) -> String {

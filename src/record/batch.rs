@@ -8,8 +8,9 @@ use super::cursor::{be, Cursor};
 use super::legacy;
 use super::record::{parse_v2_record, read_v2_record, Record, V2Context};
 use super::{
-    Compression, RecordError, TimestampType, HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MAGIC_V2,
-    NO_PARTITION_LEADER_EPOCH, NO_TIMESTAMP, RECORD_BATCH_OVERHEAD, RECORD_OVERHEAD_V0,
+    int_len, read_len, Compression, RecordError, TimestampType, HEADER_SIZE_UP_TO_MAGIC,
+    LOG_OVERHEAD, MAGIC_V2, NO_PARTITION_LEADER_EPOCH, NO_TIMESTAMP, RECORD_BATCH_OVERHEAD,
+    RECORD_OVERHEAD_V0,
 };
 
 // Field offsets of the v2 header (DefaultRecordBatch).
@@ -88,7 +89,7 @@ impl BatchHeader {
             batch_length: c.i32("batchLength")?,
             partition_leader_epoch: c.i32("partitionLeaderEpoch")?,
             magic: c.i8("magic")?,
-            crc: c.i32("crc")? as u32,
+            crc: c.i32("crc")?.cast_unsigned(),
             attributes: c.i16("attributes")?,
             last_offset_delta: c.i32("lastOffsetDelta")?,
             base_timestamp: c.i64("baseTimestamp")?,
@@ -123,7 +124,8 @@ impl BatchHeader {
 
     fn attr(&self) -> u8 {
         // Kafka reads `(byte) getShort(21)`: the high byte is ignored.
-        self.attributes as u8
+        let [_, low] = self.attributes.to_be_bytes();
+        low
     }
 
     /// `baseOffset + lastOffsetDelta`.
@@ -139,7 +141,7 @@ impl BatchHeader {
 
     /// `12 + batchLength`.
     pub fn size_in_bytes(&self) -> i64 {
-        LOG_OVERHEAD as i64 + i64::from(self.batch_length)
+        i64::from(int_len(LOG_OVERHEAD)) + i64::from(self.batch_length)
     }
 
     /// Attribute bit 4: written by a transactional producer.
@@ -204,10 +206,10 @@ impl<'a> RawBatch<'a> {
             return Ok(None);
         }
         let size = i32::from_be_bytes(be(rest, BATCH_LENGTH_OFFSET));
-        if size < RECORD_OVERHEAD_V0 as i32 {
+        if read_len(size) < RECORD_OVERHEAD_V0 {
             return Err(RecordError::RecordSizeTooSmall { position, size });
         }
-        let total = LOG_OVERHEAD + size as usize;
+        let total = LOG_OVERHEAD + read_len(size);
         let Some(bytes) = rest.get(..total) else {
             return Ok(None);
         };
@@ -250,10 +252,6 @@ impl<'a> RawBatch<'a> {
         self.magic() >= MAGIC_V2
     }
 
-    fn i16_at(&self, at: usize) -> i16 {
-        i16::from_be_bytes(be(self.bytes, at))
-    }
-
     fn i32_at(&self, at: usize) -> i32 {
         i32::from_be_bytes(be(self.bytes, at))
     }
@@ -265,7 +263,7 @@ impl<'a> RawBatch<'a> {
     /// The low attribute byte (v2: low byte of the int16; legacy: the int8).
     pub fn attributes(&self) -> u8 {
         if self.is_v2() {
-            self.i16_at(ATTRIBUTES_OFFSET) as u8
+            be::<2>(self.bytes, ATTRIBUTES_OFFSET)[1]
         } else {
             be::<1>(self.bytes, LEGACY_ATTRIBUTES_OFFSET)[0]
         }
@@ -335,9 +333,9 @@ impl<'a> RawBatch<'a> {
     /// The stored checksum: CRC-32C for v2, CRC-32 for legacy.
     pub fn checksum(&self) -> u32 {
         if self.is_v2() {
-            self.i32_at(CRC_OFFSET) as u32
+            u32::from_be_bytes(be(self.bytes, CRC_OFFSET))
         } else {
-            self.i32_at(LEGACY_CRC_OFFSET) as u32
+            u32::from_be_bytes(be(self.bytes, LEGACY_CRC_OFFSET))
         }
     }
 
@@ -503,7 +501,7 @@ impl<'a> RawBatch<'a> {
             base_sequence: header.base_sequence,
             timestamp_type: header.timestamp_type(),
         };
-        let count = header.records_count as u32;
+        let count = header.records_count.cast_unsigned();
         Ok(
             if header.records_count == 0 || compression == Compression::None {
                 // Kafka returns no records for a zero count without looking at the bytes.
@@ -941,8 +939,8 @@ pub fn set_log_append_time(batch: &mut [u8], now: i64) -> Result<(), RecordError
         &now.to_be_bytes(),
         "maxTimestamp",
     )?;
-    let end = LOG_OVERHEAD
-        .saturating_add(i32::from_be_bytes(be(batch, BATCH_LENGTH_OFFSET)).max(0) as usize);
+    let end =
+        LOG_OVERHEAD.saturating_add(read_len(i32::from_be_bytes(be(batch, BATCH_LENGTH_OFFSET))));
     let Some(covered) = batch.get(ATTRIBUTES_OFFSET..end) else {
         return Err(RecordError::Truncated {
             position: 0,

@@ -1,15 +1,17 @@
 //! Writing one magic 2 batch, as the Java producer's `MemoryRecordsBuilder` does.
 
 use super::batch::{
-    BatchHeader, ATTRIBUTES_OFFSET, CONTROL_FLAG_MASK, CRC_OFFSET, DELETE_HORIZON_FLAG_MASK,
-    TIMESTAMP_TYPE_MASK, TRANSACTIONAL_FLAG_MASK,
+    BatchHeader, ATTRIBUTES_OFFSET, COMPRESSION_CODEC_MASK, CONTROL_FLAG_MASK, CRC_OFFSET,
+    DELETE_HORIZON_FLAG_MASK, TIMESTAMP_TYPE_MASK, TRANSACTIONAL_FLAG_MASK,
 };
 use super::record::{body_size, fields_size, write_v2_record, Header, ShortValueHead, ShortVarint};
 use super::varint::size_of_varint;
+use crate::java::long_to_int;
+
 use super::{
-    codec, Compression, RecordError, TimestampType, LOG_OVERHEAD, MAGIC_V2, MAX_RECORD_OVERHEAD,
-    NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, NO_TIMESTAMP,
-    RECORD_BATCH_OVERHEAD,
+    codec, int_len, Compression, RecordError, TimestampType, LOG_OVERHEAD, MAGIC_V2,
+    MAX_RECORD_OVERHEAD, NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE,
+    NO_TIMESTAMP, RECORD_BATCH_OVERHEAD,
 };
 
 /// Kafka's `MemoryRecordsBuilder.COMPRESSION_RATE_ESTIMATION_FACTOR`: the margin on the
@@ -296,7 +298,7 @@ impl BatchBuilder {
         let mut appended = false;
         let mut refused = None;
         for value in values {
-            let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
+            let offset_delta = long_to_int(offset.wrapping_sub(self.base_offset));
             let short = match (short_timestamp, value) {
                 (Some(t), Some(v)) => ShortValueHead::new(t, offset_delta, v.len()),
                 _ => None,
@@ -306,7 +308,7 @@ impl BatchBuilder {
                 None => {
                     let fields = fields_size(None, value, &[]);
                     let body = body_size(fields, offset_delta, timestamp_delta);
-                    (size_of_varint(body as i32) + body, fields)
+                    (size_of_varint(int_len(body)) + body, fields)
                 }
             };
             if fields > max_fields || !self.has_room_for(size, fields, limit, room) {
@@ -365,12 +367,12 @@ impl BatchBuilder {
         value: Option<&[u8]>,
         headers: &[Header],
     ) -> bool {
-        let offset_delta = offset.wrapping_sub(self.base_offset) as i32;
+        let offset_delta = long_to_int(offset.wrapping_sub(self.base_offset));
         let base_timestamp = self.base_timestamp.unwrap_or(timestamp);
         let timestamp_delta = timestamp.wrapping_sub(base_timestamp);
         let body = body_size(fields, offset_delta, timestamp_delta);
         if let Some((limit, room)) = bounds {
-            if !self.has_room_for(size_of_varint(body as i32) + body, fields, limit, room) {
+            if !self.has_room_for(size_of_varint(int_len(body)) + body, fields, limit, room) {
                 return false;
             }
         }
@@ -401,10 +403,17 @@ impl BatchBuilder {
             Compression::None => self.buf.len(),
             _ => {
                 let records = self.buf.len().saturating_sub(RECORD_BATCH_OVERHEAD);
-                RECORD_BATCH_OVERHEAD
-                    + (records as f32
-                        * self.estimated_compression_ratio
-                        * COMPRESSION_RATE_ESTIMATION_FACTOR) as usize
+                // Java's `(int) (float * float * float)` of a size and two positive factors:
+                // the float estimate is what Kafka rounds (down) too.
+                #[allow(
+                    clippy::cast_precision_loss,
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss
+                )]
+                let estimate = (records as f32
+                    * self.estimated_compression_ratio
+                    * COMPRESSION_RATE_ESTIMATION_FACTOR) as usize;
+                RECORD_BATCH_OVERHEAD + estimate
             }
         }
     }
@@ -415,7 +424,8 @@ impl BatchBuilder {
     }
 
     fn attributes(&self) -> i16 {
-        let mut a = self.compression.id() as u8;
+        let [id, ..] = self.compression.id().to_le_bytes();
+        let mut a = id & COMPRESSION_CODEC_MASK;
         if self.timestamp_type == TimestampType::LogAppendTime {
             a |= TIMESTAMP_TYPE_MASK;
         }
@@ -462,10 +472,15 @@ impl BatchBuilder {
         };
         let last_offset_delta = self
             .last_offset
-            .map_or(0, |last| last.wrapping_sub(self.base_offset) as i32);
+            .map_or(0, |last| long_to_int(last.wrapping_sub(self.base_offset)));
+        let batch_length =
+            i32::try_from(bytes.len() - LOG_OVERHEAD).map_err(|_| RecordError::BatchTooLarge {
+                position: 0,
+                size: bytes.len(),
+            })?;
         let header = BatchHeader {
             base_offset: self.base_offset,
-            batch_length: (bytes.len() - LOG_OVERHEAD) as i32,
+            batch_length,
             partition_leader_epoch: self.partition_leader_epoch,
             magic: MAGIC_V2,
             crc: 0,

@@ -5,7 +5,7 @@
 use std::io::{self, Read, Write};
 
 use super::cursor::Cursor;
-use super::{Compression, RecordError};
+use super::{int_len, read_len, Compression, RecordError};
 
 /// Default bound on the bytes one batch may decompress to. A batch is at most
 /// `max.message.bytes` (1 MiB by default) compressed; 256 MiB leaves room for any real ratio
@@ -78,7 +78,7 @@ pub fn compress(compression: Compression, data: &[u8]) -> Result<Vec<u8>, Record
                 let block = enc
                     .compress_vec(chunk)
                     .map_err(|e| encode_failed(compression, e))?;
-                out.extend_from_slice(&(block.len() as i32).to_be_bytes());
+                out.extend_from_slice(&int_len(block.len()).to_be_bytes());
                 out.extend_from_slice(&block);
             }
             Ok(out)
@@ -335,7 +335,7 @@ impl<D: AsRef<[u8]>> Blocks for SnappyBlocks<D> {
                 ));
             }
             let block_at = c.position();
-            let block = c.take(len as usize, "snappy chunk")?;
+            let block = c.take(read_len(len), "snappy chunk")?;
             self.pos = c.position();
             self.produced += snappy_block(block, block_at, out, room, self.limit)?;
             return Ok(true);
@@ -346,7 +346,8 @@ impl<D: AsRef<[u8]>> Blocks for SnappyBlocks<D> {
 }
 
 fn lz4_header_checksum(bytes: &[u8]) -> u8 {
-    (twox_hash::XxHash32::oneshot(0, bytes) >> 8) as u8
+    let [_, second, _, _] = twox_hash::XxHash32::oneshot(0, bytes).to_le_bytes();
+    second
 }
 
 /// Kafka's `Lz4BlockOutputStream` framing around lz4_flex blocks. `broken_checksum` is Kafka's
@@ -366,10 +367,12 @@ pub(crate) fn lz4_compress(data: &[u8], broken_checksum: bool) -> Vec<u8> {
         let block = lz4_flex::block::compress(chunk);
         // Kafka stores a block raw when compression does not shrink it.
         if block.len() >= chunk.len() {
-            out.extend_from_slice(&(chunk.len() as u32 | LZ4_UNCOMPRESSED_BIT).to_le_bytes());
+            out.extend_from_slice(
+                &(int_len(chunk.len()).cast_unsigned() | LZ4_UNCOMPRESSED_BIT).to_le_bytes(),
+            );
             out.extend_from_slice(chunk);
         } else {
-            out.extend_from_slice(&(block.len() as u32).to_le_bytes());
+            out.extend_from_slice(&int_len(block.len()).cast_unsigned().to_le_bytes());
             out.extend_from_slice(&block);
         }
     }

@@ -175,7 +175,8 @@ impl EndTransactionMarker {
         }
         let epoch = value
             .get(2..END_TXN_MARKER_VALUE_SIZE)
-            .map(|b| b.iter().fold(0u32, |acc, &x| (acc << 8) | u32::from(x)) as i32);
+            .and_then(|b| b.try_into().ok())
+            .map(i32::from_be_bytes);
         match (version, epoch) {
             (Some(_), Some(coordinator_epoch)) => Ok(Self {
                 control_type,

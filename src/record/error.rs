@@ -272,6 +272,14 @@ pub enum RecordError {
         /// Its magic.
         magic: i8,
     },
+    /// A built batch over the format's limit (its length field is an `int`).
+    #[error("a batch of {size} bytes is larger than a batch can be (2147483659 bytes)")]
+    BatchTooLarge {
+        /// Always 0: nothing was read.
+        position: usize,
+        /// The batch's size, its offset and length fields included.
+        size: usize,
+    },
     /// An offset that cannot be appended (not above the previous one, or too far from the base).
     #[error("invalid offset {offset} for a batch with base offset {base_offset} (last appended {last_offset:?})")]
     InvalidAppendOffset {
@@ -321,7 +329,8 @@ macro_rules! position_of {
             | RecordError::NegativeControlVersion { position, .. }
             | RecordError::NotEndTxnMarker { position, .. }
             | RecordError::NotV2 { position, .. }
-            | RecordError::InvalidAppendOffset { position, .. } => position,
+            | RecordError::InvalidAppendOffset { position, .. }
+            | RecordError::BatchTooLarge { position, .. } => position,
         }
     };
 }

@@ -7,7 +7,7 @@ use super::codec;
 use super::cursor::Cursor;
 use super::record::Record;
 use super::{
-    Compression, RecordError, TimestampType, LOG_OVERHEAD, NO_SEQUENCE, NO_TIMESTAMP,
+    read_len, Compression, RecordError, TimestampType, LOG_OVERHEAD, NO_SEQUENCE, NO_TIMESTAMP,
     RECORD_OVERHEAD_V0,
 };
 
@@ -29,13 +29,13 @@ fn nullable<'a>(c: &mut Cursor<'a>, what: &'static str) -> Result<Option<&'a [u8
     if len < 0 {
         return Ok(None);
     }
-    c.take(len as usize, what).map(Some)
+    c.take(read_len(len), what).map(Some)
 }
 
 /// Reads a message (from its crc field) filling all of `bytes`; `base` is where it starts.
 fn parse_message(bytes: &[u8], base: usize) -> Result<Message<'_>, RecordError> {
     let mut c = Cursor::new(bytes, base);
-    let crc = c.i32("message crc")? as u32;
+    let crc = c.i32("message crc")?.cast_unsigned();
     let magic_at = c.position();
     let magic = c.i8("magic")?;
     if !(0..=1).contains(&magic) {
@@ -44,7 +44,7 @@ fn parse_message(bytes: &[u8], base: usize) -> Result<Message<'_>, RecordError> 
             magic,
         });
     }
-    let attributes = c.i8("message attributes")? as u8;
+    let attributes = c.i8("message attributes")?.cast_unsigned();
     let timestamp = if magic == 0 {
         NO_TIMESTAMP
     } else {
@@ -80,7 +80,7 @@ fn to_record(
         value: m.value.map(<[u8]>::to_vec),
         headers: Vec::new(),
         sequence: NO_SEQUENCE,
-        attributes: m.attributes as i8,
+        attributes: m.attributes.cast_signed(),
         magic: m.magic,
         crc: Some(m.crc),
         is_valid: m.is_valid,
@@ -264,16 +264,16 @@ impl Inner<'_> {
         }
         let offset = i64::from_be_bytes(super::cursor::be(&head, 0));
         let size = i32::from_be_bytes(super::cursor::be(&head, 8));
-        if size < RECORD_OVERHEAD_V0 as i32 {
+        if read_len(size) < RECORD_OVERHEAD_V0 {
             return Err(RecordError::RecordSizeTooSmall { position: at, size }
                 .in_decompressed(self.value_at));
         }
         self.buf.clear();
         (&mut self.source)
-            .take(size as u64)
+            .take(u64::from(size.unsigned_abs()))
             .read_to_end(&mut self.buf)
             .map_err(|e| self.codec_error(e))?;
-        if self.buf.len() < size as usize {
+        if self.buf.len() < read_len(size) {
             return Ok(None);
         }
         self.pos += LOG_OVERHEAD + self.buf.len();

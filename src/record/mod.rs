@@ -29,6 +29,13 @@
 //! # Ok::<(), kafkit::record::RecordError>(())
 //! ```
 #![deny(clippy::indexing_slicing)]
+// Bytes from disk become lengths and offsets here: a cast that drops bits or a sign is spelled
+// out (`cast_unsigned`, `try_from`, a mask) or allowed where it is with the reason.
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 
 mod batch;
 mod builder;
@@ -60,7 +67,25 @@ pub use record::{Header, Record};
 /// 16 KiB batch here (BENCHMARKS.md).
 #[inline]
 pub fn crc32c(bytes: &[u8]) -> u32 {
-    crc_fast::checksum(crc_fast::CrcAlgorithm::Crc32Iscsi, bytes) as u32
+    // A CRC-32's 32 bits, widened by crc-fast's API to u64: the cast keeps all of them.
+    #[allow(clippy::cast_possible_truncation)]
+    let crc = crc_fast::checksum(crc_fast::CrcAlgorithm::Crc32Iscsi, bytes) as u32;
+    crc
+}
+
+/// A length or count the format stores in an `int` (a key, a value, a header, a record, a
+/// compressed chunk), as that `int`. Everything written is inside one batch, and a batch is at
+/// most `i32::MAX` bytes ([`BatchBuilder::seal`] refuses a larger one), so a length that would
+/// saturate here never reaches a file.
+#[inline]
+pub(crate) fn int_len(len: usize) -> i32 {
+    i32::try_from(len).unwrap_or(i32::MAX)
+}
+
+/// A length or count read from an `int`, which the caller has already refused when negative.
+#[inline]
+pub(crate) fn read_len(len: i32) -> usize {
+    usize::try_from(len).unwrap_or(0)
 }
 
 /// Bytes before every log entry's payload: `int64 offset` + `int32 size` (Kafka's `LOG_OVERHEAD`).

@@ -4,7 +4,7 @@
 use super::batch::increment_sequence;
 use super::cursor::Cursor;
 use super::varint::{size_of_varint, size_of_varlong, write_varint};
-use super::{RecordError, TimestampType, NO_SEQUENCE};
+use super::{int_len, read_len, RecordError, TimestampType, NO_SEQUENCE};
 
 /// A record header: a UTF-8 key and an optional value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -62,12 +62,12 @@ pub struct Record {
 impl Record {
     /// Key length as Kafka reports it: -1 for null.
     pub fn key_size(&self) -> i32 {
-        self.key.as_ref().map_or(-1, |k| k.len() as i32)
+        self.key.as_ref().map_or(-1, |k| int_len(k.len()))
     }
 
     /// Value length as Kafka reports it: -1 for null.
     pub fn value_size(&self) -> i32 {
-        self.value.as_ref().map_or(-1, |v| v.len() as i32)
+        self.value.as_ref().map_or(-1, |v| int_len(v.len()))
     }
 }
 
@@ -90,7 +90,7 @@ fn read_nullable<'a>(
         // Kafka treats every negative length as null, not only -1.
         return Ok(None);
     }
-    c.take(len as usize, what).map(Some)
+    c.take(read_len(len), what).map(Some)
 }
 
 /// The fields of one magic 2 record, borrowed from the batch's bytes.
@@ -113,7 +113,7 @@ pub(crate) fn parse_v2_record<'a>(
     let start = c.position();
     let length = c.varint("record length")?;
     let length_size = c.consumed();
-    if length < 0 || length as usize > c.remaining() {
+    if length < 0 || read_len(length) > c.remaining() {
         return Err(RecordError::InvalidRecordSize {
             position: start,
             expected: length,
@@ -121,7 +121,7 @@ pub(crate) fn parse_v2_record<'a>(
         });
     }
     let body_at = c.position();
-    let body = c.take(length as usize, "record")?;
+    let body = c.take(read_len(length), "record")?;
     let mut b = Cursor::new(body, body_at);
     let attributes = b.i8("record attributes")?;
     let timestamp_delta = b.varlong("timestampDelta")?;
@@ -130,7 +130,7 @@ pub(crate) fn parse_v2_record<'a>(
     let value = read_nullable(&mut b, "value")?;
     let count_at = b.position();
     let header_count = b.varint("headers count")?;
-    if header_count < 0 || header_count as usize > b.remaining() {
+    if header_count < 0 || read_len(header_count) > b.remaining() {
         return Err(RecordError::InvalidHeaderCount {
             position: count_at,
             count: header_count,
@@ -145,14 +145,14 @@ pub(crate) fn parse_v2_record<'a>(
                 size: key_len,
             });
         }
-        let key = b.take(key_len as usize, "header key")?;
+        let key = b.take(read_len(key_len), "header key")?;
         let value = read_nullable(&mut b, "header value")?;
         header(key, value);
     }
     if b.remaining() != 0 {
         return Err(RecordError::RecordSizeMismatch {
             position: start,
-            expected: length as usize,
+            expected: read_len(length),
             read: b.consumed(),
         });
     }
@@ -162,7 +162,7 @@ pub(crate) fn parse_v2_record<'a>(
         offset_delta,
         key,
         value,
-        size_in_bytes: length_size + length as usize,
+        size_in_bytes: length_size + read_len(length),
     })
 }
 
@@ -201,7 +201,7 @@ pub(crate) fn read_v2_record(c: &mut Cursor<'_>, ctx: &V2Context) -> Result<Reco
 
 fn nullable_size(bytes: Option<&[u8]>) -> usize {
     match bytes {
-        Some(b) => size_of_varint(b.len() as i32) + b.len(),
+        Some(b) => size_of_varint(int_len(b.len())) + b.len(),
         None => 1,
     }
 }
@@ -210,10 +210,11 @@ fn nullable_size(bytes: Option<&[u8]>) -> usize {
 /// its size that does not depend on where the record goes in a batch.
 #[inline]
 pub(crate) fn fields_size(key: Option<&[u8]>, value: Option<&[u8]>, headers: &[Header]) -> usize {
-    let mut size = nullable_size(key) + nullable_size(value) + size_of_varint(headers.len() as i32);
+    let mut size =
+        nullable_size(key) + nullable_size(value) + size_of_varint(int_len(headers.len()));
     for h in headers {
         size +=
-            size_of_varint(h.key.len() as i32) + h.key.len() + nullable_size(h.value.as_deref());
+            size_of_varint(int_len(h.key.len())) + h.key.len() + nullable_size(h.value.as_deref());
     }
     size
 }
@@ -227,7 +228,7 @@ pub(crate) fn body_size(fields: usize, offset_delta: i32, timestamp_delta: i64) 
 fn write_nullable(bytes: Option<&[u8]>, out: &mut Vec<u8>) {
     match bytes {
         Some(b) => {
-            write_varint(b.len() as i32, out);
+            write_varint(int_len(b.len()), out);
             out.extend_from_slice(b);
         }
         None => write_varint(-1, out),
@@ -247,33 +248,33 @@ pub(crate) fn write_v2_record(
 ) {
     // One capacity check for the whole record; the fields before the key are gathered on the
     // stack and copied at once, then the key, the value-length field, the value.
-    out.reserve(size_of_varint(body_len as i32) + body_len);
+    out.reserve(size_of_varint(int_len(body_len)) + body_len);
     // At most 5 (length) + 1 (attributes) + 10 (timestamp delta) + 5 (offset delta) + 5 (key
     // length) bytes, or 1 + 5 for a null key and the value length.
     let mut head = [0u8; 32];
-    let mut at = put_varint(&mut head, 0, body_len as i32);
+    let mut at = put_varint(&mut head, 0, int_len(body_len));
     at = put_byte(&mut head, at, 0); // attributes: unused
     at = put_unsigned(&mut head, at, zigzag64(timestamp_delta));
     at = put_varint(&mut head, at, offset_delta);
     match key {
         Some(key) => {
-            at = put_varint(&mut head, at, key.len() as i32);
+            at = put_varint(&mut head, at, int_len(key.len()));
             append_head(out, &head, at);
             out.extend_from_slice(key);
             at = 0;
         }
         None => at = put_varint(&mut head, at, -1),
     }
-    at = put_varint(&mut head, at, value.map_or(-1, |v| v.len() as i32));
+    at = put_varint(&mut head, at, value.map_or(-1, |v| int_len(v.len())));
     debug_assert!(at <= head.len(), "record header of {at} bytes");
     append_head(out, &head, at);
     out.extend_from_slice(value.unwrap_or_default());
     if headers.is_empty() {
         out.push(0);
     } else {
-        write_varint(headers.len() as i32, out);
+        write_varint(int_len(headers.len()), out);
         for h in headers {
-            write_varint(h.key.len() as i32, out);
+            write_varint(int_len(h.key.len()), out);
             out.extend_from_slice(h.key.as_bytes());
             write_nullable(h.value.as_deref(), out);
         }
@@ -400,25 +401,29 @@ fn put_byte(buf: &mut [u8; 32], at: usize, byte: u8) -> usize {
 fn put_unsigned(buf: &mut [u8; 32], mut at: usize, mut v: u64) -> usize {
     // Most of a record's varints take one or two bytes: those without the loop.
     if v < 0x80 {
-        return put_byte(buf, at, v as u8);
+        return put_byte(buf, at, (v & 0x7f) as u8);
     }
     if v < 0x4000 {
-        at = put_byte(buf, at, (v as u8) | 0x80);
-        return put_byte(buf, at, (v >> 7) as u8);
+        at = put_byte(buf, at, (v & 0x7f) as u8 | 0x80);
+        return put_byte(buf, at, ((v >> 7) & 0x7f) as u8);
     }
     while v >= 0x80 {
-        at = put_byte(buf, at, (v as u8) | 0x80);
+        at = put_byte(buf, at, (v & 0x7f) as u8 | 0x80);
         v >>= 7;
     }
-    put_byte(buf, at, v as u8)
+    put_byte(buf, at, (v & 0x7f) as u8)
 }
 
 #[inline(always)]
 fn put_varint(buf: &mut [u8; 32], at: usize, value: i32) -> usize {
-    put_unsigned(buf, at, u64::from(((value << 1) ^ (value >> 31)) as u32))
+    put_unsigned(
+        buf,
+        at,
+        u64::from(((value << 1) ^ (value >> 31)).cast_unsigned()),
+    )
 }
 
 #[inline(always)]
 fn zigzag64(value: i64) -> u64 {
-    ((value << 1) ^ (value >> 63)) as u64
+    ((value << 1) ^ (value >> 63)).cast_unsigned()
 }
