@@ -63,9 +63,6 @@
 // println!/eprintln! panic on a closed stdout or stderr: the library writes only to the
 // handles it is given (the binary prints its diagnostics with its `stderrln!`).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
-// `unsafe` lives in two modules, each block with its SAFETY comment: `log::os` (the index maps,
-// the writeback hint, the open-file limit) and `datadir::lock` (fcntl's record locks).
-#![deny(unsafe_code, clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)

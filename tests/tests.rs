@@ -1,5 +1,8 @@
 //! kafkit's integration tests: one test binary, one module per area.
 
+// The tests call libc themselves (signals to children, fcntl locks, ioctl on pipes, atexit).
+#![allow(unsafe_code, clippy::undocumented_unsafe_blocks)]
+
 mod assign;
 mod assign_cli;
 mod assign_props;

@@ -8,8 +8,6 @@
 // println!/eprintln! panic on a closed stdout or stderr: commands write through a handle and
 // print diagnostics with `stderrln!`.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
-// `unsafe` only in `signals` (poll(2) on the input and the signal pipe).
-#![deny(unsafe_code, clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
