@@ -638,3 +638,52 @@ fn with_output_json_every_command_ends_an_error_with_one_error_object_on_stdout(
         assert!(said(&run).contains(says), "{args:?}: {}", said(&run));
     }
 }
+
+#[test]
+fn config_files_are_read_with_javas_properties_rules() {
+    use crate::common::kafkit_stdin;
+    let dir = tempdir();
+    kafkit(dir.path(), &["topics", "create", "--topic", "p"]).ok();
+    let reader = dir.path().join("reader.properties");
+    // A `key value` pair continued on the next line, and a `\uXXXX` escape.
+    std::fs::write(
+        &reader,
+        "! Java's rules\nparse.key \\\n    true\nkey.separator=\\u007C\n",
+    )
+    .expect("write");
+    let reader = reader.to_str().expect("path");
+    kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "p", "--reader-config", reader],
+        b"k|v\n",
+    )
+    .ok();
+    let run = kafkit(
+        dir.path(),
+        &[
+            "consume",
+            "--topic",
+            "p",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+            "--property",
+            "print.key=true",
+        ],
+    );
+    assert_eq!(run.ok(), "k\tv\n");
+
+    let bad = dir.path().join("bad.properties");
+    std::fs::write(&bad, "parse.key=true\nkey.separator=\\u12\n").expect("write");
+    let bad = bad.to_str().expect("path");
+    let run = kafkit_stdin(
+        dir.path(),
+        &["produce", "--topic", "p", "--reader-config", bad],
+        b"k|v\n",
+    );
+    let stderr = run.fails();
+    assert!(
+        stderr.contains(bad) && stderr.contains("Malformed \\uxxxx encoding. (line 2)"),
+        "{stderr}"
+    );
+}

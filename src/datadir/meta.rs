@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::atomic::write_atomic;
+use super::properties;
 use super::uuid::Uuid;
 
 /// File name of the data directory's identity file.
@@ -70,7 +71,13 @@ impl MetaProperties {
     /// Reads `meta.properties` in any key order; version 0 (`broker.id`) and 1 (`node.id`).
     pub fn read(path: &Path) -> Result<Self, MetaError> {
         let text = fs::read_to_string(path).map_err(io_error(path))?;
-        let props = parse_properties(&text);
+        let props: BTreeMap<String, String> = properties::parse(&text)
+            .map_err(|e| MetaError::Invalid {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?
+            .into_iter()
+            .collect();
         let invalid = |message: String| MetaError::Invalid {
             path: path.to_path_buf(),
             message,
@@ -122,7 +129,10 @@ impl MetaProperties {
         }
         text.push_str(&format!("version={}\n", self.version));
         if let Some(cluster) = &self.cluster_id {
-            text.push_str(&format!("cluster.id={}\n", escape_property(cluster)));
+            text.push_str(&format!(
+                "cluster.id={}\n",
+                properties::escape(cluster, false)
+            ));
         }
         text
     }
@@ -138,110 +148,6 @@ impl MetaProperties {
 /// .equalsIgnoreCase("true")`); anything else is false, never an error.
 pub fn property_is_true(value: &str) -> bool {
     value.trim().eq_ignore_ascii_case("true")
-}
-
-/// Parses Java `Properties` text: `#`/`!` comments, `key=value`, `key:value` or `key value`,
-/// backslash escapes and line continuations.
-pub fn parse_properties(text: &str) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut logical = String::new();
-    let mut continuing = false;
-    for raw in text.lines() {
-        let line = if continuing {
-            raw.trim_start()
-        } else {
-            let t = raw.trim_start();
-            if t.is_empty() || t.starts_with('#') || t.starts_with('!') {
-                continue;
-            }
-            t
-        };
-        let trailing = line.len() - line.trim_end_matches('\\').len();
-        if trailing % 2 == 1 {
-            logical.push_str(&line[..line.len() - 1]);
-            continuing = true;
-            continue;
-        }
-        logical.push_str(line);
-        continuing = false;
-        let (key, value) = split_property(&logical);
-        out.insert(key, value);
-        logical.clear();
-    }
-    if !logical.is_empty() {
-        let (key, value) = split_property(&logical);
-        out.insert(key, value);
-    }
-    out
-}
-
-fn split_property(line: &str) -> (String, String) {
-    let mut key = String::new();
-    let mut chars = line.chars().peekable();
-    let mut escaped = false;
-    while let Some(&c) = chars.peek() {
-        if escaped {
-            key.push(c);
-            escaped = false;
-        } else if c == '\\' {
-            escaped = true;
-            key.push(c);
-        } else if c == '=' || c == ':' || c.is_whitespace() {
-            break;
-        } else {
-            key.push(c);
-        }
-        chars.next();
-    }
-    let rest: String = chars.collect();
-    let rest = rest.trim_start_matches([' ', '\t', '\x0c']);
-    let rest = rest
-        .strip_prefix(['=', ':'])
-        .map_or(rest, |r| r.trim_start_matches([' ', '\t', '\x0c']));
-    (unescape(&key), unescape(rest))
-}
-
-fn unescape(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('f') => out.push('\x0c'),
-            Some('u') => {
-                let hex: String = chars.by_ref().take(4).collect();
-                if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
-                    out.push(ch);
-                }
-            }
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
-}
-
-fn escape_property(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        match c {
-            '\\' | '=' | ':' | '#' | '!' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if !c.is_ascii() || c.is_ascii_control() => {
-                out.push_str(&format!("\\u{:04X}", u32::from(c)));
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// `java.util.Date.toString()` in UTC, e.g. `Wed May 08 10:23:45 UTC 2024`.
@@ -350,14 +256,5 @@ mod tests {
         let t = UNIX_EPOCH + Duration::from_secs(1_715_163_825);
         assert_eq!(java_date(t), "Wed May 08 10:23:45 UTC 2024");
         assert_eq!(java_date(UNIX_EPOCH), "Thu Jan 01 00:00:00 UTC 1970");
-    }
-
-    #[test]
-    fn properties() {
-        let p = parse_properties("#c\n! x\n a = b\\\n   c\nk:v\nx\\=y=z\nempty\n");
-        assert_eq!(p.get("a").map(String::as_str), Some("bc"));
-        assert_eq!(p.get("k").map(String::as_str), Some("v"));
-        assert_eq!(p.get("x=y").map(String::as_str), Some("z"));
-        assert_eq!(p.get("empty").map(String::as_str), Some(""));
     }
 }

@@ -61,6 +61,7 @@ pub mod lock;
 pub mod meta;
 pub mod names;
 pub mod placement;
+pub mod properties;
 mod tails;
 pub mod uuid;
 mod writer;

@@ -243,8 +243,8 @@ pub(crate) fn key_value(text: &str) -> (&str, &str) {
 /// Properties from a Java `.properties` file (`--reader-config`, `--producer.config`, ...)
 /// followed by `name=value` arguments, so that an argument wins over the file, as in Kafka.
 ///
-/// The file format is the common subset of Java's: one `name=value` (or `name: value`) per
-/// line, `#` and `!` start comments, surrounding spaces are dropped.
+/// The file is read with Java's rules ([`kafkit::datadir::properties`]: `key=value`,
+/// `key: value` or `key value`, comments, line continuations, `\uXXXX` escapes).
 pub(crate) fn properties(
     file: Option<&std::path::Path>,
     args: &[String],
@@ -254,16 +254,8 @@ pub(crate) fn properties(
     if let Some(path) = file {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        for line in text.lines() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
-                continue;
-            }
-            let at = line.find(['=', ':']).unwrap_or(line.len());
-            let (name, value) = line.split_at(at);
-            let value = value.get(1..).unwrap_or_default();
-            props.push((name.trim().to_string(), value.trim().to_string()));
-        }
+        props = kafkit::datadir::properties::parse(&text)
+            .with_context(|| format!("reading {}", path.display()))?;
     }
     for arg in args {
         let (name, value) = key_value(arg);
