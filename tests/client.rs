@@ -116,7 +116,7 @@ fn line_reader_vectors() {
                                 .collect(),
                         )
                     })
-                    .map_err(|e| e.0),
+                    .map_err(|e| e.to_string()),
             );
         }
         let expected: Vec<Result<Expected, String>> = case["expected"]
@@ -134,7 +134,11 @@ fn line_reader_vectors() {
         let props = props(&case["props"]);
         let err = LineFormat::from_properties(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .expect_err("a configuration error");
-        assert_eq!(err.0, case["error"].as_str().expect("error"), "{case}");
+        assert_eq!(
+            err.to_string(),
+            case["error"].as_str().expect("error"),
+            "{case}"
+        );
     }
 }
 
