@@ -17,12 +17,12 @@
 //!
 //! The pieces, along Kafka's seams:
 //!
-//! * [`accumulator`](self::accumulator) (`RecordAccumulator`, `ProducerBatch`): the open batch
-//!   of each partition and the sealed ones waiting to be handed over, on the caller's thread.
-//! * [`sender`](self::sender) (`Sender`): the thread that owns the partition logs and drains the
-//!   sealed batches into them, one partition lock at a time, released before it acknowledges.
-//! * [`flusher`](self::flusher): with `acks=all`, the thread that fsyncs what the sender wrote a
-//!   group at a time and then acknowledges it (group commit).
+//! * `accumulator.rs` (`RecordAccumulator`, `ProducerBatch`): the open batch of each partition
+//!   and the sealed ones waiting to be handed over, on the caller's thread.
+//! * `sender.rs` (`Sender`): the thread that owns the partition logs and drains the sealed
+//!   batches into them, one partition lock at a time, released before it acknowledges.
+//! * `flusher.rs`: with `acks=all`, the thread that fsyncs what the sender wrote a group at a
+//!   time and then acknowledges it (group commit).
 //!
 //! Where callbacks run: on the sender thread with `acks` 0 or 1 and `--sync`, on the flushing
 //! thread with `acks=all`; never under a partition lock (the sender releases the partition
@@ -534,7 +534,7 @@ impl Producer {
     /// [`Self::send`] of unkeyed records without headers: the records are the same as those of
     /// a `send` per value (with the timestamps `clock` gives), for less work per record. With a
     /// named partition or a sticky partitioner ([`Partitioner::sticky_for_unkeyed`]) each batch
-    /// is filled in one call of [`BatchBuilder::append_values`], and the clock is read once for
+    /// is filled in one call of [`crate::record::BatchBuilder::append_values`], and the clock is read once for
     /// each batch the values start (the Java producer reads it at each `send`); a partitioner
     /// asked for each record gets a reading for each. The console producer sends the lines of
     /// each block it reads this way.
