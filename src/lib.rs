@@ -25,7 +25,7 @@
 //! * [`datadir`] is a whole data directory: topics, their metadata and configs, name rules,
 //!   the directory lock and the checkpoint files.
 //! * [`client`] is what the console producer and consumer do on top: partitioners, batching,
-//!   fetching.
+//!   fetching, and the console tools' loops themselves ([`client::console`]).
 //! * [`assign`] holds Kafka's consumer-group assignors as pure functions over plain data.
 //! * [`output`] decides how results look: Kafka-exact text lines and JSON Lines.
 //! * [`decode`] reads the records of Kafka's internal topics (`__consumer_offsets`,

@@ -1,15 +1,21 @@
 //! The client library's pure parts against Kafka's vectors (`spec/vectors/cli/`): murmur2, the
 //! console producer's line rules, the console consumer's formatter; the partitioners; the
-//! producer's batching and durability; the consumer's isolation levels.
+//! producer's batching and durability; the consumer's isolation levels; the console tools as
+//! library calls.
 
 use std::fs;
 
 use serde_json::Value;
 
+use kafkit::client::console::{
+    AlwaysReady, ConsoleConsumerConfig, ConsoleProduceError, ConsoleProducerOptions, Diagnostics,
+    ProducedSummary, RecordOutput, RecordReader, StartOffset, StopError, Subscription,
+};
 use kafkit::client::{
-    murmur2, partition_for_key, to_positive, Acks, BuiltInPartitioner, Event, IsolationLevel,
-    LineFormat, Lines, Murmur2Partitioner, PartitionConsumer, Partitioner, PartitionerKind,
-    ProduceError, Producer, ProducerConfig, RandomPartitioner, RecordRef, RoundRobinPartitioner,
+    murmur2, partition_for_key, to_positive, Acks, BuiltInPartitioner, ConsoleConsumer,
+    ConsoleProducer, Event, IsolationLevel, LineError, LineFormat, Lines, Murmur2Partitioner,
+    PartitionConsumer, Partitioner, PartitionerKind, ProduceError, Producer, ProducerConfig,
+    RandomPartitioner, RecordRef, RoundRobinPartitioner,
 };
 use kafkit::datadir::{DataDir, NewTopic, PartitionWriter, TopicPartition};
 use kafkit::log::LogReader;
@@ -116,7 +122,7 @@ fn line_reader_vectors() {
                                 .collect(),
                         )
                     })
-                    .map_err(|e| e.0),
+                    .map_err(|e| e.to_string()),
             );
         }
         let expected: Vec<Result<Expected, String>> = case["expected"]
@@ -134,7 +140,11 @@ fn line_reader_vectors() {
         let props = props(&case["props"]);
         let err = LineFormat::from_properties(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .expect_err("a configuration error");
-        assert_eq!(err.0, case["error"].as_str().expect("error"), "{case}");
+        assert_eq!(
+            err.to_string(),
+            case["error"].as_str().expect("error"),
+            "{case}"
+        );
     }
 }
 
@@ -1189,4 +1199,181 @@ fn lingered_batches_move_the_sticky_partitioner_on_after_batch_size_bytes() {
         used += usize::from(!batches.is_empty());
     }
     assert!(used >= 2, "the partitioner moved on");
+}
+
+/// What a console tool printed, shared with the test that reads it back.
+#[derive(Clone, Default)]
+struct Printed(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Printed {
+    fn lines(&self) -> Vec<String> {
+        let bytes = self.0.lock().expect("lock").clone();
+        String::from_utf8(bytes)
+            .expect("utf-8")
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// A diagnostics sink writing each message as a line here.
+    fn diagnostics(&self) -> std::sync::Arc<dyn Diagnostics> {
+        let printed = self.clone();
+        std::sync::Arc::new(move |message: &str| {
+            let mut bytes = printed.0.lock().expect("lock");
+            bytes.extend_from_slice(message.as_bytes());
+            bytes.push(b'\n');
+        })
+    }
+}
+
+impl std::io::Write for Printed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("lock").extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A console producer of `parse.key` lines into topic `name`, reporting to `out` and `err`.
+fn console_producer(
+    datadir: &DataDir,
+    name: &str,
+    out: &Printed,
+    err: &Printed,
+) -> ConsoleProducer {
+    let topic = datadir.topic(name).expect("topic").expect("exists");
+    ConsoleProducer::new(
+        PartitionWriter::new(datadir).expect("writer"),
+        topic,
+        Box::new(RoundRobinPartitioner::new()),
+        ProducerConfig {
+            max_request_size: 200,
+            ..ProducerConfig::default()
+        },
+        ConsoleProducerOptions {
+            reader: RecordReader::Lines(
+                LineFormat::from_properties([("parse.key", "true")]).expect("format"),
+            ),
+            partition: None,
+            interactive: false,
+            report_written: true,
+        },
+        Box::new(out.clone()),
+        err.diagnostics(),
+    )
+}
+
+/// The console tools are library calls: a producer over any `Read`, reporting written records
+/// as events and refused ones as Kafka's log lines, a consumer printing to any `Write`, both
+/// without the binary.
+#[test]
+fn the_console_producer_and_consumer_run_without_the_binary() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "c", 2);
+    let (out, err) = (Printed::default(), Printed::default());
+    let input = format!("a\t1\nb\t2\nc\t{}\n", "x".repeat(300));
+    let summary = console_producer(&datadir, "c", &out, &err)
+        .run(input.as_bytes(), &mut AlwaysReady, None)
+        .expect("run");
+    assert_eq!(
+        summary,
+        ProducedSummary {
+            records: 3,
+            refused: 1
+        }
+    );
+    let produced: Vec<Value> = out
+        .lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(produced.len(), 2, "{produced:?}");
+    assert!(produced
+        .iter()
+        .all(|p| p["type"] == "produced" && p["topic"] == "c" && p["offset"] == 0));
+    assert!(
+        err.lines()
+            .iter()
+            .any(|l| l.starts_with("org.apache.kafka.common.errors.RecordTooLargeException")),
+        "{:?}",
+        err.lines()
+    );
+
+    // A bad line ends the input, as Kafka's reader ends it; the records before it are written.
+    let (out, err) = (Printed::default(), Printed::default());
+    let failed = console_producer(&datadir, "c", &out, &err)
+        .run(&b"d\t3\nno separator\ne\t4\n"[..], &mut AlwaysReady, None)
+        .expect_err("a bad line");
+    assert!(matches!(
+        &failed,
+        ConsoleProduceError::Failed { stopped: Some(stop), writing }
+            if matches!(**stop, StopError::Line(LineError::NoSeparator { line_number: 2, .. }))
+                && writing.is_empty()
+    ));
+    assert!(failed.to_string().starts_with(
+        "org.apache.kafka.common.KafkaException: No key separator found on line number 2"
+    ));
+    assert_eq!(out.lines().len(), 1);
+
+    let config = ConsoleConsumerConfig {
+        subscription: Subscription::Topic {
+            name: "c".to_string(),
+            partition: None,
+        },
+        start: StartOffset::Earliest,
+        reset: Some(StartOffset::Earliest),
+        isolation: IsolationLevel::ReadUncommitted,
+        check_crcs: true,
+        metadata_max_age: std::time::Duration::from_secs(300),
+        exclude_internal: true,
+        max_messages: None,
+        timeout: None,
+        exit_at_end: true,
+        skip_message_on_error: false,
+    };
+    let mut consumer = ConsoleConsumer::open(datadir.clone(), config.clone()).expect("open");
+    assert_eq!(consumer.expected_records(), 3);
+    let mut printed = Vec::new();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    consumer
+        .run(
+            &RecordOutput::Json,
+            &mut printed,
+            None,
+            &never,
+            &|_: &str| {},
+        )
+        .expect("consume");
+    assert_eq!(consumer.consumed(), 3);
+    let mut values: Vec<(String, String)> = String::from_utf8(printed)
+        .expect("utf-8")
+        .lines()
+        .map(|l| {
+            let r: Value = serde_json::from_str(l).expect("json");
+            assert_eq!(r["type"], "record");
+            let text = |v: &Value| v.as_str().expect("text").to_string();
+            (text(&r["key"]), text(&r["value"]))
+        })
+        .collect();
+    values.sort();
+    let pairs = [("a", "1"), ("b", "2"), ("d", "3")];
+    assert_eq!(values, pairs.map(|(k, v)| (k.to_string(), v.to_string())));
+
+    // A stop request ends the run before the first record.
+    let mut consumer = ConsoleConsumer::open(datadir, config).expect("open");
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let mut printed = Vec::new();
+    consumer
+        .run(
+            &RecordOutput::Json,
+            &mut printed,
+            None,
+            &stop,
+            &|_: &str| {},
+        )
+        .expect("consume");
+    assert_eq!((consumer.consumed(), printed.len()), (0, 0));
 }

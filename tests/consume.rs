@@ -299,7 +299,7 @@ fn json_output_has_every_field_under_the_shared_byte_rules() {
     );
     assert_eq!(
         run.ok(),
-        "{\"type\":\"record\",\"headers\":[{\"key\":\"h\",\"value\":null}],\"key\":{\"base64\":\"/w==\"},\"offset\":0,\"partition\":0,\"timestamp\":42,\"timestampType\":\"CreateTime\",\"topic\":\"j\",\"value\":\"v\"}\n"
+        "{\"type\":\"record\",\"topic\":\"j\",\"partition\":0,\"offset\":0,\"timestamp\":42,\"timestamp_type\":\"CreateTime\",\"key\":{\"base64\":\"/w==\"},\"value\":\"v\",\"headers\":[{\"key\":\"h\",\"value\":null}],\"schema\":1}\n"
     );
 }
 

@@ -83,7 +83,7 @@ fn latest_earliest_max_timestamp_and_by_time() {
     );
     assert_eq!(
         run.ok(),
-        "{\"type\":\"offset\",\"offset\":5,\"partition\":0,\"topic\":\"t\"}\n"
+        "{\"type\":\"offset\",\"topic\":\"t\",\"partition\":0,\"offset\":5,\"schema\":1}\n"
     );
 }
 

@@ -157,7 +157,7 @@ fn text_produce_prints_nothing_and_round_trips_for_every_codec() {
                 r["headers"],
                 serde_json::json!([{"key": format!("h{i}"), "value": format!("x{i}")}, {"key": "n", "value": ""}])
             );
-            assert_eq!(r["timestampType"], "CreateTime");
+            assert_eq!(r["timestamp_type"], "CreateTime");
         }
         let batches = batches(dir.path(), &topic, 0);
         assert!(batches.len() > 5, "batch.size 2000 makes several batches");
@@ -821,7 +821,7 @@ fn json_output_reports_each_written_record() {
         );
     }
     let records = consume_all(dir.path(), "j");
-    assert!(records.iter().all(|r| r["timestampType"] == "CreateTime"));
+    assert!(records.iter().all(|r| r["timestamp_type"] == "CreateTime"));
     assert!(run.stdout.starts_with("{\"type\":\"produced\""));
 }
 
@@ -946,7 +946,7 @@ fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
     for (bad, shown) in [
         (r#"{"value":"bad","timestamp":-5}"#, -5),
         (
-            r#"{"value":"bad","timestamp":-2,"timestampType":"CreateTime"}"#,
+            r#"{"value":"bad","timestamp":-2,"timestamp_type":"CreateTime"}"#,
             -2,
         ),
         (
@@ -985,7 +985,7 @@ fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
     kafkit_stdin(
         dir.path(),
         &["produce", "--topic", "dst", "--input", "json"],
-        br#"{"value":"none","timestamp":-1,"timestampType":"CreateTime"}"#,
+        br#"{"value":"none","timestamp":-1,"timestamp_type":"CreateTime"}"#,
     )
     .ok();
     let stamped = consume_all(dir.path(), "dst");
@@ -1025,7 +1025,7 @@ fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
     .to_string();
     assert!(
         old.lines()
-            .all(|l| l.contains(r#""timestamp":-1,"timestampType":"NoTimestampType""#)),
+            .all(|l| l.contains(r#""timestamp":-1,"timestamp_type":"NoTimestampType""#)),
         "{old}"
     );
     create_topic(dir.path(), "copy", 1, &[]);
@@ -1039,7 +1039,7 @@ fn json_input_refuses_negative_timestamps_and_stamps_records_that_have_none() {
     assert_eq!(values(&copy)[0], "The Tragedy of Hamlet, Prince of Denmark");
     assert_eq!(copy.len(), 3);
     for record in &copy {
-        assert_eq!(record["timestampType"], "CreateTime");
+        assert_eq!(record["timestamp_type"], "CreateTime");
         assert!(
             record["timestamp"].as_i64().expect("timestamp") >= before,
             "{record}"
@@ -1065,7 +1065,7 @@ fn log_append_time_topics_stamp_the_append_time() {
     );
     let produced: Value = serde_json::from_str(run.ok().trim()).expect("json");
     let records = consume_all(dir.path(), "lat");
-    assert_eq!(records[0]["timestampType"], "LogAppendTime");
+    assert_eq!(records[0]["timestamp_type"], "LogAppendTime");
     assert_ne!(records[0]["timestamp"], 5);
     assert_eq!(records[0]["timestamp"], produced["timestamp"]);
 }

@@ -105,7 +105,7 @@ fn kafka_python_reads_what_produce_wrote_for_every_codec() {
             return;
         };
         if codec == "lz4" {
-            assert_eq!(consumed[0]["timestampType"], "LogAppendTime");
+            assert_eq!(consumed[0]["timestamp_type"], "LogAppendTime");
         }
     }
 }

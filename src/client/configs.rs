@@ -3,7 +3,9 @@
 //! `ProducerConfig` define them and parsed by the ConfigDef machinery the topic configs use
 //! ([`parse_value`]): the same trimming, types, validators and messages.
 
-use crate::datadir::config::{key, parse_value, ConfigKey, ConfigType, ConfigValue, Validator};
+use crate::datadir::config::{
+    key, parse_value, ConfigError, ConfigKey, ConfigType, ConfigValue, Validator,
+};
 
 /// `batch.size` (also `--batch-size`, `--max-partition-memory-bytes`).
 pub const BATCH_SIZE: ConfigKey = key(
@@ -164,22 +166,36 @@ pub const AUTO_OFFSET_RESET: ConfigKey = key(
     Validator::OneOf(&["latest", "earliest", "none"]),
 );
 
-/// `raw` parsed and validated as `key`; the first line of Kafka's `ConfigException` when it is
-/// not valid (`... Invalid value -1 for configuration metadata.max.age.ms: Value must be at
-/// least 0`).
-fn parse(key: &ConfigKey, raw: &str) -> Result<ConfigValue, String> {
-    parse_value(key, raw)
-        .map_err(|e| format!("org.apache.kafka.common.config.ConfigException: {e}"))
+/// A client config that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClientConfigError {
+    /// Not valid by Kafka's rules: the first line of Kafka's `ConfigException` (`... Invalid
+    /// value -1 for configuration metadata.max.age.ms: Value must be at least 0`).
+    #[error("org.apache.kafka.common.config.ConfigException: {0}")]
+    Invalid(#[from] ConfigError),
+    /// A key asked for as another type than it is defined with: a mistake in this file.
+    #[error("kafkit: {name} read as the wrong type ({value})")]
+    Mistyped {
+        /// The config's name.
+        name: &'static str,
+        /// Its value, as Java prints it.
+        value: String,
+    },
+}
+
+/// `raw` parsed and validated as `key`.
+fn parse(key: &ConfigKey, raw: &str) -> Result<ConfigValue, ClientConfigError> {
+    Ok(parse_value(key, raw)?)
 }
 
 /// An `INT` or `LONG` config's value.
-pub fn number(key: &ConfigKey, raw: &str) -> Result<i64, String> {
+pub fn number(key: &ConfigKey, raw: &str) -> Result<i64, ClientConfigError> {
     let value = parse(key, raw)?;
     value.as_i64().ok_or_else(|| mistyped(key, &value))
 }
 
 /// A `BOOLEAN` config's value.
-pub fn boolean(key: &ConfigKey, raw: &str) -> Result<bool, String> {
+pub fn boolean(key: &ConfigKey, raw: &str) -> Result<bool, ClientConfigError> {
     match parse(key, raw)? {
         ConfigValue::Boolean(b) => Ok(b),
         other => Err(mistyped(key, &other)),
@@ -187,21 +203,19 @@ pub fn boolean(key: &ConfigKey, raw: &str) -> Result<bool, String> {
 }
 
 /// A `STRING` config's value (trimmed, as ConfigDef trims it).
-pub fn string(key: &ConfigKey, raw: &str) -> Result<String, String> {
+pub fn string(key: &ConfigKey, raw: &str) -> Result<String, ClientConfigError> {
     match parse(key, raw)? {
         ConfigValue::String(s) => Ok(s),
         other => Err(mistyped(key, &other)),
     }
 }
 
-/// A key asked for as another type than it is defined with: a mistake in this file.
 #[cold]
-fn mistyped(key: &ConfigKey, value: &ConfigValue) -> String {
-    format!(
-        "kafkit: {} read as the wrong type ({})",
-        key.name,
-        value.java_string()
-    )
+fn mistyped(key: &ConfigKey, value: &ConfigValue) -> ClientConfigError {
+    ClientConfigError::Mistyped {
+        name: key.name,
+        value: value.java_string(),
+    }
 }
 
 #[cfg(test)]
@@ -242,25 +256,33 @@ mod tests {
     fn client_configs_parse_as_kafkas_configdef() {
         let exception = "org.apache.kafka.common.config.ConfigException: Invalid value";
         assert_eq!(number(&METADATA_MAX_AGE_MS, " 100 "), Ok(100));
+        let message = |e: ClientConfigError| e.to_string();
         assert_eq!(
-            number(&METADATA_MAX_AGE_MS, "-1"),
+            number(&METADATA_MAX_AGE_MS, "-1").map_err(message),
             Err(format!(
                 "{exception} -1 for configuration metadata.max.age.ms: Value must be at least 0"
             ))
         );
         assert_eq!(
-            number(&BATCH_SIZE, "x"),
+            number(&BATCH_SIZE, "x").map_err(message),
             Err(format!(
                 "{exception} x for configuration batch.size: Not a number of type INT"
             ))
         );
         assert_eq!(boolean(&EXCLUDE_INTERNAL_TOPICS, " FALSE"), Ok(false));
+        assert!(matches!(
+            boolean(&BATCH_SIZE, "1"),
+            Err(ClientConfigError::Mistyped {
+                name: "batch.size",
+                ..
+            })
+        ));
         assert_eq!(
             string(&ISOLATION_LEVEL, " read_committed "),
             Ok("read_committed".into())
         );
         assert_eq!(
-            string(&AUTO_OFFSET_RESET, "smallest"),
+            string(&AUTO_OFFSET_RESET, "smallest").map_err(message),
             Err(format!("{exception} smallest for configuration auto.offset.reset: String must be one of: latest, earliest, none"))
         );
     }

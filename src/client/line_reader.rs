@@ -33,12 +33,15 @@ enum Splitter {
 }
 
 impl Splitter {
-    fn new(pattern: &str) -> Result<Self, String> {
+    fn new(pattern: &str) -> Result<Self, LineError> {
         const META: &[u8] = b"\\.^$|?*+()[]{}";
         if pattern.bytes().any(|b| META.contains(&b)) {
             regex::bytes::Regex::new(pattern)
                 .map(Splitter::Regex)
-                .map_err(|e| format!("Invalid headers.separator pattern '{pattern}': {e}"))
+                .map_err(|source| LineError::HeadersSeparator {
+                    pattern: pattern.to_string(),
+                    source,
+                })
         } else {
             Ok(Splitter::Literal(pattern.as_bytes().to_vec()))
         }
@@ -87,10 +90,47 @@ impl Splitter {
     }
 }
 
-/// A line Kafka refuses, with its message (`No key separator found on line number 2: '...'`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct LineError(pub String);
+/// Reader properties or a line Kafka refuses; displays as Kafka's message (`No key separator
+/// found on line number 2: '...'`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LineError {
+    /// Two properties that must differ are equal.
+    #[error("{0} and {1} may not be equal")]
+    Conflict(&'static str, &'static str),
+    /// `headers.separator` is not a valid pattern.
+    #[error("Invalid headers.separator pattern '{pattern}': {source}")]
+    HeadersSeparator {
+        /// The pattern given.
+        pattern: String,
+        /// Why the regex engine refused it.
+        #[source]
+        source: regex::Error,
+    },
+    /// A line without the separator its properties ask for.
+    #[error("No {separator} found on line number {line_number}: '{line}'")]
+    NoSeparator {
+        /// `key separator` or `headers delimiter`.
+        separator: &'static str,
+        /// The line's number, from 1.
+        line_number: u64,
+        /// The line, as text.
+        line: String,
+    },
+    /// A header without `headers.key.separator`.
+    #[error("No header key separator found in pair '{pair}' on line number {line_number}")]
+    NoHeaderKeySeparator {
+        /// The header's text.
+        pair: String,
+        /// The line's number, from 1.
+        line_number: u64,
+    },
+    /// A header key equal to `null.marker`.
+    #[error("Header keys should not be equal to the null marker '{key}' as they can't be null")]
+    NullHeaderKey {
+        /// The key.
+        key: String,
+    },
+}
 
 /// One parsed line: key and value borrow the line; headers are written to the caller's vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,7 +208,7 @@ impl LineFormat {
                 _ => debug_assert!(!Self::PROPERTIES.contains(&name), "{name}"),
             }
         }
-        let conflict = |a: &str, b: &str| Err(LineError(format!("{a} and {b} may not be equal")));
+        let conflict = |a, b| Err(LineError::Conflict(a, b));
         if headers_delimiter == headers_separator {
             return conflict("headers.delimiter", "headers.separator");
         }
@@ -192,7 +232,7 @@ impl LineFormat {
         }
         format.key_separator = key_separator.as_bytes().to_vec();
         format.headers_delimiter = headers_delimiter.as_bytes().to_vec();
-        format.headers_separator = Splitter::new(headers_separator).map_err(LineError)?;
+        format.headers_separator = Splitter::new(headers_separator)?;
         format.headers_key_separator = headers_key_separator.as_bytes().to_vec();
         format.null_marker = null_marker.map(|m| m.as_bytes().to_vec());
         format.whole_line_is_value =
@@ -223,7 +263,7 @@ impl LineFormat {
         line: &'a [u8],
         start: usize,
         separator: &[u8],
-        name: &str,
+        name: &'static str,
         line_number: u64,
     ) -> Result<Option<&'a [u8]>, LineError> {
         if !enabled {
@@ -232,10 +272,11 @@ impl LineFormat {
         match find(line, separator, start) {
             Some(end) => Ok(line.get(start..end)),
             None if self.ignore_error => Ok(None),
-            None => Err(LineError(format!(
-                "No {name} found on line number {line_number}: '{}'",
-                String::from_utf8_lossy(line)
-            ))),
+            None => Err(LineError::NoSeparator {
+                separator: name,
+                line_number,
+                line: String::from_utf8_lossy(line).into_owned(),
+            }),
         }
     }
 
@@ -308,17 +349,16 @@ impl LineFormat {
                     headers.push(Header::new(String::from_utf8_lossy(pair), None));
                     continue;
                 }
-                return Err(LineError(format!(
-                    "No header key separator found in pair '{}' on line number {line_number}",
-                    String::from_utf8_lossy(pair)
-                )));
+                return Err(LineError::NoHeaderKeySeparator {
+                    pair: String::from_utf8_lossy(pair).into_owned(),
+                    line_number,
+                });
             };
             let key = pair.get(..at).unwrap_or_default();
             if self.is_null(key) {
-                return Err(LineError(format!(
-                    "Header keys should not be equal to the null marker '{}' as they can't be null",
-                    String::from_utf8_lossy(key)
-                )));
+                return Err(LineError::NullHeaderKey {
+                    key: String::from_utf8_lossy(key).into_owned(),
+                });
             }
             let value = pair
                 .get(at + self.headers_key_separator.len()..)

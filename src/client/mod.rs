@@ -7,8 +7,12 @@
 //! * [`producer`]: per-partition batch accumulators writing to the partition logs.
 //! * [`consumer`]: reading partitions from an offset, following them as they grow.
 //! * [`configs`]: the consumer and producer configs read, parsed as Kafka's ConfigDef parses them.
+//! * [`offsets`]: Kafka's `ListOffsets` on a local partition (`get-offsets`).
+//! * [`console`]: Kafka's console producer and consumer as loops over the two sides
+//!   ([`ConsoleProducer`], [`ConsoleConsumer`]): what `kafkit produce` and `kafkit consume` run.
 
 pub mod configs;
+pub mod console;
 pub mod consumer;
 pub mod line_reader;
 pub mod murmur2;
@@ -16,6 +20,7 @@ pub mod offsets;
 pub mod partitioner;
 pub mod producer;
 
+pub use console::{ConsoleConsumer, ConsoleProducer};
 pub use consumer::{ConsumeError, ConsumedRecord, Fetcher, IsolationLevel, PartitionConsumer};
 pub use line_reader::{BufferedLines, LineError, LineFormat, Lines, ParsedLine};
 pub use murmur2::{murmur2, partition_for_key, to_positive};

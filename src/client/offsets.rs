@@ -20,6 +20,22 @@ pub enum OffsetSpec {
     Timestamp(i64),
 }
 
+/// What `get-offsets --output json` prints (`docs/json.md`, "get-offsets"), written by
+/// [`crate::output::json::write_event`].
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum OffsetEvent<'a> {
+    /// A partition's offset for the time asked.
+    Offset {
+        /// The topic.
+        topic: &'a str,
+        /// The partition.
+        partition: i32,
+        /// The offset.
+        offset: i64,
+    },
+}
+
 /// What [`list_offset`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListedOffset {

@@ -13,7 +13,7 @@
 
 use std::io::{self, Write};
 
-use crate::output::json::{bytes_value, headers_value};
+use crate::output::json::{JsonBytes, JsonHeaders};
 use crate::output::message::MessageView;
 
 /// How [`RecordFormat`] writes the text placeholders.
@@ -151,7 +151,7 @@ impl RecordFormat {
                         record.key
                     };
                     if json {
-                        serde_json::to_writer(&mut *out, &bytes_value(bytes))?;
+                        serde_json::to_writer(&mut *out, &JsonBytes(bytes))?;
                     } else {
                         out.write_all(bytes.unwrap_or_default())?;
                     }
@@ -168,7 +168,7 @@ impl RecordFormat {
                 Part::Offset => write!(out, "{}", record.offset)?,
                 Part::Timestamp => write!(out, "{}", record.timestamp)?,
                 Part::Headers if json => {
-                    serde_json::to_writer(&mut *out, &headers_value(record.headers))?
+                    serde_json::to_writer(&mut *out, &JsonHeaders(record.headers))?
                 }
                 Part::Headers => {
                     for (n, header) in record.headers.iter().enumerate() {

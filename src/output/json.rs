@@ -15,7 +15,7 @@ use std::io::{self, Write};
 use base64::Engine as _;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use crate::record::Header;
 
@@ -114,37 +114,33 @@ pub fn bytes_value(bytes: Option<&[u8]>) -> Value {
     }
 }
 
-/// The inverse of [`bytes_value`]: `None` for `null`, or an error naming what is wrong.
-pub fn bytes_from_value(value: &Value) -> Result<Option<Vec<u8>>, String> {
+/// A JSON value that is not bytes by the byte rule ([`bytes_from_value`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BytesError {
+    /// `{"base64": ...}` that is not base64.
+    #[error("invalid base64: {0}")]
+    Base64(#[from] base64::DecodeError),
+    /// An object other than `{"base64": "..."}`.
+    #[error("expected a string, null or {{\"base64\": \"...\"}}")]
+    Object,
+    /// A number, a boolean or a list.
+    #[error("expected a string, null or {{\"base64\": \"...\"}}, found {0}")]
+    Other(String),
+}
+
+/// The inverse of [`bytes_value`]: `None` for `null`, or what is wrong.
+pub fn bytes_from_value(value: &Value) -> Result<Option<Vec<u8>>, BytesError> {
     match value {
         Value::Null => Ok(None),
         Value::String(text) => Ok(Some(text.as_bytes().to_vec())),
         Value::Object(map) => match map.get("base64") {
-            Some(Value::String(b64)) if map.len() == 1 => base64::engine::general_purpose::STANDARD
-                .decode(b64)
-                .map(Some)
-                .map_err(|e| format!("invalid base64: {e}")),
-            _ => Err("expected a string, null or {\"base64\": \"...\"}".to_string()),
+            Some(Value::String(b64)) if map.len() == 1 => {
+                Ok(Some(base64::engine::general_purpose::STANDARD.decode(b64)?))
+            }
+            _ => Err(BytesError::Object),
         },
-        other => Err(format!(
-            "expected a string, null or {{\"base64\": \"...\"}}, found {other}"
-        )),
+        other => Err(BytesError::Other(other.to_string())),
     }
-}
-
-/// Record headers as a list of `{"key", "value"}` objects, in record order.
-pub fn headers_value(headers: &[Header]) -> Value {
-    Value::Array(
-        headers
-            .iter()
-            .map(|h| {
-                let mut obj = Map::new();
-                obj.insert("key".into(), Value::String(h.key.clone()));
-                obj.insert("value".into(), bytes_value(h.value.as_deref()));
-                Value::Object(obj)
-            })
-            .collect(),
-    )
 }
 
 /// Writes a JSON object as one line with its `"type"` field first and the others sorted by
@@ -210,7 +206,18 @@ mod tests {
             assert_eq!(bytes_from_value(&v).unwrap().as_deref(), bytes);
         }
         assert_eq!(bytes_value(Some(&[0xff])), json!({"base64": "/w=="}));
-        assert!(bytes_from_value(&json!(3)).is_err());
+        assert_eq!(
+            bytes_from_value(&json!(3)),
+            Err(BytesError::Other("3".to_string()))
+        );
+        assert_eq!(
+            bytes_from_value(&json!({"base64": "/w==", "x": 1})),
+            Err(BytesError::Object)
+        );
+        assert!(matches!(
+            bytes_from_value(&json!({"base64": "!"})),
+            Err(BytesError::Base64(_))
+        ));
     }
 
     #[test]
@@ -233,7 +240,7 @@ mod tests {
         ];
         assert_eq!(
             serde_json::to_value(JsonHeaders(&headers)).unwrap(),
-            headers_value(&headers)
+            json!([{"key": "a", "value": {"base64": "/w=="}}, {"key": "b", "value": null}])
         );
     }
 

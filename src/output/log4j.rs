@@ -40,6 +40,12 @@ pub fn line(level: &str, message: &str, class: &str) -> String {
     format!("[{}] {level} {message} ({class})", format_time(now))
 }
 
+/// An ERROR line of Kafka's tool logging with the exception under it, as Kafka's tools log what
+/// they caught (`LOG.error(message, exception)`: the exception's first lines).
+pub fn error_lines(message: &str, class: &str, exception: &str) -> String {
+    format!("{}\n{exception}", line("ERROR", message, class))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -1,12 +1,13 @@
 //! How a consumed record is shown: Kafka's `DefaultMessageFormatter` text
-//! (`kafka-cli-surface.md` §5.3) and the JSON Lines object of `consume --output json`.
+//! (`kafka-cli-surface.md` §5.3) and the JSON Lines object of `consume --output json`
+//! ([`ConsumeEvent`]).
 
 use std::io::{self, Write};
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::deserializer::{Deserializer, DeserializerClass};
-use super::json::{bytes_value, headers_value};
+use super::json::{JsonBytes, JsonHeaders};
 use crate::datadir::meta::property_is_true;
 use crate::decode::InternalFormatter;
 use crate::record::{Header, TimestampType};
@@ -331,21 +332,47 @@ impl Formatter {
     }
 }
 
-/// The JSON Lines object of one consumed record: `type` `record` first, then the fields sorted
-/// by name (`headers key offset partition timestamp timestampType topic value`), keys, values
-/// and header values under the shared byte rules (UTF-8 string, null, or `{"base64": ...}`).
-pub fn record_json(m: &MessageView<'_>) -> Value {
-    json!({
-        "type": "record",
-        "topic": m.topic,
-        "partition": m.partition,
-        "offset": m.offset,
-        "timestamp": m.timestamp,
-        "timestampType": m.timestamp_type.name(),
-        "key": bytes_value(m.key),
-        "value": bytes_value(m.value),
-        "headers": headers_value(m.headers),
-    })
+/// What `consume --output json` prints (`docs/json.md`, "consume"), written by
+/// [`super::json::write_event`]: keys, values and header values by the byte rule (UTF-8 string,
+/// null, or `{"base64": ...}`), serialized from the record in place.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ConsumeEvent<'a> {
+    /// A record is consumed.
+    Record {
+        /// The topic.
+        topic: &'a str,
+        /// The partition.
+        partition: i32,
+        /// The offset.
+        offset: i64,
+        /// The timestamp (-1 for magic-0 records).
+        timestamp: i64,
+        /// `CreateTime`, `LogAppendTime` or `NoTimestampType`.
+        timestamp_type: &'static str,
+        /// The key.
+        key: JsonBytes<'a>,
+        /// The value.
+        value: JsonBytes<'a>,
+        /// The headers, in record order.
+        headers: JsonHeaders<'a>,
+    },
+}
+
+impl<'a> ConsumeEvent<'a> {
+    /// The `record` object of a consumed record.
+    pub fn record(m: &MessageView<'a>) -> Self {
+        ConsumeEvent::Record {
+            topic: m.topic,
+            partition: m.partition,
+            offset: m.offset,
+            timestamp: m.timestamp,
+            timestamp_type: m.timestamp_type.name(),
+            key: JsonBytes(m.key),
+            value: JsonBytes(m.value),
+            headers: JsonHeaders(m.headers),
+        }
+    }
 }
 
 #[cfg(test)]

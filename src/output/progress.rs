@@ -1,9 +1,10 @@
 //! How long work reports its progress, and how much work is long.
 //!
-//! The library counts; the caller shows. A dump reports to a [`Progress`] once per batch, never
-//! per record, and the `kafkit` binary draws a bar from it on stderr (indicatif, only on a
-//! terminal). The thresholds below are the commands' rules for when work is long enough to
-//! be worth a bar.
+//! The library counts; the caller shows. A dump reports to a [`Progress`] once per batch, the
+//! console consumer once per round of records, the console producer once per block of input
+//! (or 65,536 lines), never per record, and the `kafkit` binary draws a bar from it on stderr
+//! (indicatif, only on a terminal). The thresholds below are the commands' rules for when work
+//! is long enough to be worth a bar.
 
 /// At least this many bytes of files to dump make a bar (or [`DUMP_MIN_FILES`] files).
 pub const DUMP_MIN_BYTES: u64 = 256 << 20;
@@ -24,6 +25,10 @@ pub trait Progress {
     /// `done` units of the whole are done. It rises, except that a file which grew while it
     /// was read counts for its size when it ends.
     fn set_position(&mut self, done: u64);
+
+    /// The work it measured is done (a consumer caught up with the ends it counted to, a
+    /// producer's input ended): a bar goes away.
+    fn finish(&mut self) {}
 }
 
 /// A closure of the position is a [`Progress`] that ignores items.

@@ -6,26 +6,26 @@
 //! records until `--max-messages` records were printed or no record came for `--timeout-ms`.
 
 use std::io::{self, BufWriter, Write};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::ValueHint;
-use indicatif::ProgressBar;
 
-use super::signals::{self, StopSignals};
+use super::signals::StopSignals;
 use super::values::Suggest;
 use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs};
 use crate::progress;
-use kafkit::client::offsets::{list_offset, offset_range, OffsetSpec};
-use kafkit::client::{configs, ConsumeError, IsolationLevel, PartitionConsumer};
-use kafkit::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
-use kafkit::datadir::{DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use kafkit::client::configs::{self, ClientConfigError};
+use kafkit::client::console::{
+    ConsoleConsumeError, ConsoleConsumer, ConsoleConsumerConfig, RecordOutput,
+    StartOffset as Start, Subscription, CONSOLE_CONSUMER,
+};
+use kafkit::client::IsolationLevel;
+use kafkit::datadir::{DataDir, TopicFilter};
 use kafkit::output::deserializer::Deserializer;
 use kafkit::output::format::{FormatEscape, RecordFormat};
-use kafkit::output::json::write_typed_line;
-use kafkit::output::message::{
-    record_json, DeserializerIssue, FormatError, Formatter, MessageView,
-};
+use kafkit::output::message::{DeserializerIssue, Formatter};
+use kafkit::output::progress::Progress;
 use kafkit::output::{log4j, OutputFormat};
 
 /// Examples of `kafkit consume`, in its help and man page (`tests/man.rs` runs them, in order, in
@@ -159,16 +159,6 @@ pub struct Args {
     /// UTF-8), so that '{"key":%k,"value":%s}\n' makes a JSON line whatever the record holds.
     #[arg(long, value_parser = crate::values::format_escape(), value_name = "ESCAPE", requires = "format")]
     pub format_escape: Option<FormatEscape>,
-}
-
-/// Where a partition starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Start {
-    Earliest,
-    Latest,
-    At(i64),
-    /// The first record whose timestamp is at least this (ms), else the end.
-    Time(i64),
 }
 
 /// `--offset`: Kafka's values, or a time as kcat takes one. `Err(None)` for a value that is
@@ -368,93 +358,63 @@ fn validate(args: &Args) -> Result<Start> {
     }
 }
 
-/// What the arguments and the property files ask for, validated.
+/// What the arguments and the property files ask for, validated: the consumer, and how it
+/// prints records.
 struct Settings {
-    start: Start,
-    /// auto.offset.reset; `None` is the policy `none`.
-    reset: Option<Start>,
-    isolation: IsolationLevel,
-    formatter: Formatter,
-    /// metadata.max.age.ms: how often a subscription looks for partitions added to its topics
-    /// (and, with --include, for new topics that match).
-    metadata_max_age: Duration,
-    /// exclude.internal.topics: --include leaves out `__consumer_offsets` and the other internal
-    /// topics (Kafka's default), unless this is false.
-    exclude_internal: bool,
-    /// check.crcs: a batch whose checksum does not match ends the run.
-    check_crcs: bool,
-    /// --format: kcat's format string, in place of the formatter.
-    format: Option<RecordFormat>,
+    consumer: ConsoleConsumerConfig,
+    output: RecordOutput,
 }
 
-/// The logger of Kafka's console consumer, as its log lines name it.
-const CONSOLE_CONSUMER: &str = "org.apache.kafka.tools.consumer.ConsoleConsumer";
-
-/// An ERROR line of Kafka's tool logging, with the exception's first line under it.
-fn error_lines(message: &str, logger: &str, exception: &str) -> String {
-    format!("{}\n{exception}", log4j::line("ERROR", message, logger))
-}
-
-/// [`error_lines`] on stderr.
+/// [`log4j::error_lines`] on stderr.
 fn log_error(message: &str, logger: &str, exception: &str) {
-    stderrln!("{}", error_lines(message, logger, exception));
+    stderrln!("{}", log4j::error_lines(message, logger, exception));
 }
 
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
-    let settings = settings(args, global)?;
+    let Settings { consumer, output } = settings(args, global)?;
     let datadir = DataDir::open(&global.data_dir)?;
-    let mut backlog = 0;
-    let mut consumers = open_partitions(
-        subscribed(args, global, &datadir, &settings)?,
-        &datadir,
-        &settings,
-        settings.start,
-        &mut backlog,
-    )?;
-    // The records to read up to the partitions' ends as they are now (an upper bound: offsets
-    // of control records and compacted-away records count), or --max-messages if fewer.
-    let expected = match max_messages(args) {
-        Some(limit) => limit.min(backlog),
-        None => backlog,
+    let mut consumer = ConsoleConsumer::open(datadir, consumer).map_err(failure)?;
+    let bar = (global.progress_wanted()
+        && consumer.expected_records() >= progress::CONSUME_MIN_RECORDS)
+        .then(|| progress::records(consumer.expected_records()));
+    // A line printed on stderr lifts the bar off the screen first, so it is not drawn over.
+    let diagnostics = {
+        let bar = bar.clone();
+        move |message: &str| match &bar {
+            Some(bar) => bar.suspend(|| stderrln!("{message}")),
+            None => stderrln!("{message}"),
+        }
     };
-    let mut progress = (global.progress_wanted() && expected >= progress::CONSUME_MIN_RECORDS)
-        .then(|| progress::records(expected));
     // Ctrl-C, SIGTERM and SIGHUP end the loop instead of the process, so the consumer still
     // prints `Processed a total of N messages`, as Kafka's shutdown hook does.
     let signals = StopSignals::catch()?;
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut total: u64 = 0;
-    let outcome = consume_loop(
-        args,
-        global,
-        &datadir,
-        &settings,
-        &mut consumers,
+    let mut bar = bar.map(progress::Bar);
+    let outcome = consumer.run(
+        &output,
         &mut out,
-        &mut total,
-        &mut progress,
-    )
-    .and_then(|()| out.flush().map_err(Into::into));
-    if let Some(bar) = progress.take() {
-        bar.finish_and_clear();
-    }
+        bar.as_mut().map(|bar| bar as &mut dyn Progress),
+        signals.flag(),
+        &diagnostics,
+    );
     if args.enable_systest_events {
         // A closed pipe is no error here, as it is none for the records.
         let _ = out
             .write_all(b"shutdown_complete\n")
             .and_then(|()| out.flush());
     }
+    let total = consumer.consumed();
     match outcome {
-        Err(e) if is_broken_pipe(&e) => {
+        Err(e) if e.is_broken_pipe() => {
             stderrln!("Unable to write to standard out, closing consumer.");
             stderrln!("Processed a total of {total} messages");
             Ok(())
         }
         Err(e) => {
             stderrln!("Processed a total of {total} messages");
-            Err(e)
+            Err(failure(e))
         }
         Ok(()) => {
             stderrln!("Processed a total of {total} messages");
@@ -467,9 +427,29 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
 }
 
+/// The consumer's error as the command reports it: what Kafka's consumer or formatter threw is
+/// logged as Kafka's tool logs it (`Unknown error when running consumer: `), kafkit's own
+/// refusals are their message, and the data directory's and logs' errors their chain.
+fn failure(e: ConsoleConsumeError) -> anyhow::Error {
+    match e {
+        ConsoleConsumeError::Invalid(_) | ConsoleConsumeError::Deserialize(_) => {
+            Exit::failure(log4j::error_lines(
+                "Unknown error when running consumer: ",
+                CONSOLE_CONSUMER,
+                &e.to_string(),
+            ))
+            .into()
+        }
+        ConsoleConsumeError::UnknownTopic { .. }
+        | ConsoleConsumeError::UnknownPartition { .. }
+        | ConsoleConsumeError::NoOffset(_) => Exit::failure(e.to_string()).into(),
+        e => e.into(),
+    }
+}
+
 /// Validation, then the consumer and formatter properties (files first, arguments win).
 fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
-    let mut start = validate(args)?;
+    let start = validate(args)?;
     let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
     let prop = |name: &str| {
         consumer_props
@@ -477,13 +457,12 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
             .rfind(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     };
+    let config_error = |e: ClientConfigError| Exit::failure(e.to_string());
     let isolation = match prop("isolation.level") {
-        Some(raw) => {
-            match configs::string(&configs::ISOLATION_LEVEL, raw).map_err(Exit::failure)? {
-                level if level == "read_committed" => IsolationLevel::ReadCommitted,
-                _ => IsolationLevel::ReadUncommitted,
-            }
-        }
+        Some(raw) => match configs::string(&configs::ISOLATION_LEVEL, raw).map_err(config_error)? {
+            level if level == "read_committed" => IsolationLevel::ReadCommitted,
+            _ => IsolationLevel::ReadUncommitted,
+        },
         None => args.isolation_level,
     };
     // auto.offset.reset: where a partition without a valid position starts (Kafka's
@@ -500,7 +479,7 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
     let explicit_reset = explicit_reset
         .map(|raw| configs::string(&configs::AUTO_OFFSET_RESET, raw))
         .transpose()
-        .map_err(Exit::failure)?;
+        .map_err(config_error)?;
     let reset = match explicit_reset.as_deref() {
         Some("earliest") => Some(Start::Earliest),
         Some("none") => None,
@@ -508,20 +487,16 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
         None if args.from_beginning => Some(Start::Earliest),
         None => Some(Start::Latest),
     };
-    if args.partition.is_none() && !matches!(start, Start::Time(_)) {
-        // Subscribe mode without a group: no committed offsets, the reset policy decides.
-        start = reset.unwrap_or(Start::At(-1));
-    }
     let key = &configs::METADATA_MAX_AGE_MS;
-    let ms = configs::number(key, prop(key.name).unwrap_or(key.default)).map_err(Exit::failure)?;
+    let ms = configs::number(key, prop(key.name).unwrap_or(key.default)).map_err(config_error)?;
     // Validated as at least 0.
     let metadata_max_age = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
     let key = &configs::EXCLUDE_INTERNAL_TOPICS;
     let exclude_internal =
-        configs::boolean(key, prop(key.name).unwrap_or(key.default)).map_err(Exit::failure)?;
+        configs::boolean(key, prop(key.name).unwrap_or(key.default)).map_err(config_error)?;
     let key = &configs::CHECK_CRCS;
     let check_crcs =
-        configs::boolean(key, prop(key.name).unwrap_or(key.default)).map_err(Exit::failure)?;
+        configs::boolean(key, prop(key.name).unwrap_or(key.default)).map_err(config_error)?;
     // The formatter's properties: the file, then --key-deserializer and --value-deserializer,
     // then --property (Kafka's formatterArgs).
     let mut formatter_props = properties(args.formatter_config.as_deref(), &[])?;
@@ -571,353 +546,61 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
             ),
         }
     }
-    let format = match &args.format {
-        Some(_) if global.output == OutputFormat::Json => {
+    let output = match (&args.format, global.output) {
+        (Some(_), OutputFormat::Json) => {
             return Err(usage_error(
                 "consume",
                 "Option \"[format]\" can't be used with option \"[output json]\": each prints the records its own way",
             ))
         }
-        Some(format) => Some(
+        (Some(format), OutputFormat::Text) => RecordOutput::Format(
             RecordFormat::parse(format, args.format_escape.unwrap_or_default())
                 .map_err(Exit::failure)?,
         ),
-        None => None,
+        (None, OutputFormat::Json) => RecordOutput::Json,
+        (None, OutputFormat::Text) => RecordOutput::Formatter(formatter),
     };
-    Ok(Settings {
-        start,
-        reset,
-        format,
-        isolation,
-        formatter,
-        metadata_max_age,
-        exclude_internal,
-        check_crcs,
-    })
-}
-
-/// The partitions to read: one in assign mode, else every partition of the matching topics.
-fn subscribed(
-    args: &Args,
-    global: &GlobalArgs,
-    datadir: &DataDir,
-    settings: &Settings,
-) -> Result<Vec<TopicPartition>> {
-    let mut partitions: Vec<TopicPartition> = Vec::new();
-    if let Some(name) = &args.topic {
-        let topic = datadir.topic(name)?.ok_or_else(|| {
-            Exit::failure(format!(
-                "Topic {name} does not exist in {}",
-                global.data_dir.display()
+    let subscription = match (&args.topic, &args.include) {
+        (Some(name), _) => Subscription::Topic {
+            name: name.clone(),
+            partition: args.partition,
+        },
+        (None, Some(regex)) => Subscription::Pattern(
+            TopicFilter::new(regex).map_err(|e| Exit::failure(e.to_string()))?,
+        ),
+        // validate() requires one of them.
+        (None, None) => {
+            return Err(usage_error(
+                "consume",
+                "Exactly one of --include/--topic is required. ",
             ))
-        })?;
-        match args.partition {
-            Some(p) if p < 0 || p as usize >= topic.partition_count() => {
-                return Err(Exit::failure(format!(
-                    "Partition {p} of topic {name} does not exist (the topic has {} partitions)",
-                    topic.partition_count()
-                ))
-                .into())
-            }
-            Some(p) => partitions.push(TopicPartition::new(name.clone(), p)),
-            None => partitions.extend(topic.topic_partitions()),
         }
-    } else if let Some(regex) = &args.include {
-        let filter = TopicFilter::new(regex).map_err(|e| Exit::failure(e.to_string()))?;
-        for topic in datadir.topics()? {
-            // Kafka's IncludeList: internal topics only with exclude.internal.topics=false.
-            if filter.matches(&topic.name) && !(settings.exclude_internal && topic.is_internal()) {
-                partitions.extend(topic.topic_partitions());
-            }
-        }
-    }
-    Ok(partitions)
-}
-
-/// A consumer for each of `partitions`, positioned at `start` (the reset policy where that is
-/// out of range). `backlog` grows by the records from each consumer's start to its partition's
-/// end.
-fn open_partitions(
-    partitions: Vec<TopicPartition>,
-    datadir: &DataDir,
-    settings: &Settings,
-    start: Start,
-    backlog: &mut u64,
-) -> Result<Vec<(TopicPartition, PartitionConsumer)>> {
-    let log_starts =
-        OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
-    let mut consumers = Vec::new();
-    let mut undefined: Vec<String> = Vec::new();
-    for tp in partitions {
-        let dir = datadir.partition_dir(&tp);
-        let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
-        let range = offset_range(&dir, checkpointed)?;
-        let earliest = range.start;
-        // An end that cannot be read (a corrupt last batch) is needed only to start there: a
-        // read from before it serves the records up to the damage, then reports it.
-        let in_range = |n: i64| n >= earliest && range.end.as_ref().map_or(true, |&end| n <= end);
-        let end = range.end.as_ref().ok().copied();
-        let offset = match (start, settings.reset) {
-            (Start::Earliest, _) => earliest,
-            // Kafka's offsetsForTimes: the first offset whose timestamp is at least the time;
-            // none (every record is older), the end, as kcat then starts.
-            (Start::Time(ms), _) => {
-                match list_offset(&dir, OffsetSpec::Timestamp(ms), checkpointed)?.offset {
-                    Some(offset) => offset.max(earliest),
-                    None => range.end?,
-                }
-            }
-            (Start::At(n), _) if in_range(n) => n,
-            (Start::At(_), Some(Start::Earliest)) => earliest,
-            // Latest, or out of range with auto.offset.reset latest.
-            (Start::Latest, _) | (Start::At(_), Some(_)) => range.end?,
-            (Start::At(_), None) => {
-                undefined.push(tp.to_string());
-                continue;
-            }
-        };
-        if let Some(end) = end {
-            *backlog += u64::try_from(end - offset).unwrap_or(0);
-        }
-        let consumer = PartitionConsumer::new(dir, offset, settings.isolation)
-            .with_check_crcs(settings.check_crcs);
-        consumers.push((tp, consumer));
-    }
-    if !undefined.is_empty() {
-        return Err(Exit::failure(format!(
-            "org.apache.kafka.clients.consumer.NoOffsetForPartitionException: Undefined offset with no reset policy for partitions: [{}]",
-            undefined.join(", ")
-        ))
-        .into());
-    }
-    Ok(consumers)
-}
-
-/// A subscription's refresh (Kafka's metadata refresh, every metadata.max.age.ms): partitions
-/// added to its topics since, and with --include topics created since that match, join it,
-/// positioned by auto.offset.reset as Kafka positions a newly assigned partition without a
-/// committed offset.
-fn add_new_partitions(
-    args: &Args,
-    global: &GlobalArgs,
-    datadir: &DataDir,
-    settings: &Settings,
-    consumers: &mut Vec<(TopicPartition, PartitionConsumer)>,
-) -> Result<()> {
-    let new: Vec<TopicPartition> = subscribed(args, global, datadir, settings)?
-        .into_iter()
-        .filter(|tp| !consumers.iter().any(|(known, _)| known == tp))
-        .collect();
-    if !new.is_empty() {
-        // Positioned by auto.offset.reset, as Kafka positions a partition assigned later
-        // (a --offset time named where the partitions known at the start begin).
-        let start = settings.reset.unwrap_or(Start::At(-1));
-        consumers.extend(open_partitions(new, datadir, settings, start, &mut 0)?);
-    }
-    Ok(())
-}
-
-/// Prints records, partition after partition (at most 500 each per round, Kafka's
-/// max.poll.records), until --max-messages, --timeout-ms without a record, or a signal.
-#[allow(clippy::too_many_arguments)] // the run's state, owned by `run`, which reports it after
-fn consume_loop(
-    args: &Args,
-    global: &GlobalArgs,
-    datadir: &DataDir,
-    settings: &Settings,
-    consumers: &mut Vec<(TopicPartition, PartitionConsumer)>,
-    out: &mut impl Write,
-    total: &mut u64,
-    progress: &mut Option<ProgressBar>,
-) -> Result<()> {
-    let json = global.output == OutputFormat::Json;
+    };
     // Kafka's: a negative timeout is none; -1 messages (or none given) is no limit, another
     // negative count stops before the first record.
     let timeout = args
         .timeout_ms
         .and_then(|ms| u64::try_from(ms).ok())
         .map(Duration::from_millis);
-    let limit = max_messages(args);
-    let reached = |total: u64| limit.is_some_and(|max| total >= max);
-    let mut last_record = Instant::now();
-    let mut last_refresh = Instant::now();
-    loop {
-        if signals::caught().is_some() || reached(*total) {
-            return Ok(());
-        }
-        if args.partition.is_none() && last_refresh.elapsed() >= settings.metadata_max_age {
-            add_new_partitions(args, global, datadir, settings, consumers)?;
-            last_refresh = Instant::now();
-        }
-        let mut got = 0u64;
-        let mut gone: Vec<TopicPartition> = Vec::new();
-        for (tp, consumer) in consumers.iter_mut() {
-            for _ in 0..500 {
-                if reached(*total) {
-                    return Ok(());
-                }
-                let record = match consumer.next_record() {
-                    Ok(Some(record)) => record,
-                    Ok(None) => break,
-                    // A topic the pattern matched leaves the subscription when it is deleted, as
-                    // in Kafka's consumer; created again, it is matched at the next refresh as a
-                    // new topic, positioned by auto.offset.reset (never read on from the old
-                    // topic's position). Each partition leaves when it finds itself gone, so a
-                    // partition of the new topic taken in meanwhile stays. A topic named by
-                    // --topic stops the run instead.
-                    Err(ConsumeError::Deleted { .. } | ConsumeError::Replaced { .. })
-                        if args.include.is_some() =>
-                    {
-                        gone.push(tp.clone());
-                        break;
-                    }
-                    // Kafka's consumer throws these from poll(), and the console consumer
-                    // logs them as it ends.
-                    Err(
-                        e @ (ConsumeError::Corrupt { .. }
-                        | ConsumeError::CorruptRecord { .. }
-                        | ConsumeError::Record { .. }),
-                    ) => {
-                        out.flush()?;
-                        let mut exception = format!("org.apache.kafka.common.KafkaException: {e}");
-                        if let ConsumeError::Record { source, offset, .. } = &e {
-                            exception.push_str(&format!(
-                                "\nCaused by: {source} (in the batch at offset {offset})"
-                            ));
-                        }
-                        return Err(Exit::failure(error_lines(
-                            "Unknown error when running consumer: ",
-                            CONSOLE_CONSUMER,
-                            &exception,
-                        ))
-                        .into());
-                    }
-                    Err(e) => return Err(e.into()),
-                };
-                let r = &record.record;
-                let view = MessageView {
-                    topic: &tp.topic,
-                    partition: tp.partition,
-                    offset: r.offset,
-                    timestamp: r.timestamp,
-                    timestamp_type: r.timestamp_type,
-                    key: r.key.as_deref(),
-                    value: r.value.as_deref(),
-                    headers: &r.headers,
-                    // Kafka's console consumer hands the formatter a copy of each record made
-                    // without its leader epoch (and without a delivery count), so
-                    // `print.epoch=true` always shows `Epoch:NOT_PRESENT`.
-                    leader_epoch: None,
-                    delivery_count: None,
-                };
-                // Counted before it is written, as Kafka's console consumer counts it.
-                *total += 1;
-                got += 1;
-                if json {
-                    write_typed_line(out, record_json(&view))?;
-                } else if let Some(format) = &settings.format {
-                    format.write(out, &view)?;
-                } else {
-                    match settings.formatter.write(out, &view) {
-                        Ok(()) => {}
-                        Err(FormatError::Io(e)) => return Err(e.into()),
-                        Err(FormatError::Deserialize(exception)) if args.skip_message_on_error => {
-                            // The records before it are shown first, as on Kafka's stdout.
-                            out.flush()?;
-                            above(progress, || {
-                                log_error(
-                                    "Error processing message, skipping this message: ",
-                                    CONSOLE_CONSUMER,
-                                    &exception,
-                                );
-                            });
-                        }
-                        Err(FormatError::Deserialize(exception)) => {
-                            // What the formatter wrote of the record stays; after the count.
-                            out.flush()?;
-                            return Err(Exit::failure(error_lines(
-                                "Unknown error when running consumer: ",
-                                CONSOLE_CONSUMER,
-                                &exception,
-                            ))
-                            .into());
-                        }
-                    }
-                }
-            }
-            // Moved once a round of up to 500 records, not per record.
-            if let Some(bar) = progress {
-                bar.set_position(*total);
-            }
-        }
-        if !gone.is_empty() {
-            consumers.retain(|(tp, _)| !gone.contains(tp));
-        }
-        for (_, consumer) in consumers.iter_mut() {
-            if let Some(tail) = consumer.take_skipped() {
-                out.flush()?;
-                above(progress, || {
-                    stderrln!(
-                        "{}",
-                        log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
-                    );
-                });
-            }
-        }
-        if got > 0 {
-            last_record = Instant::now();
-            continue;
-        }
-        // Caught up: show what was printed, then wait for more or give up. The range the bar
-        // measured is read.
-        out.flush()?;
-        if let Some(bar) = progress.take() {
-            bar.finish_and_clear();
-        }
-        if args.exit_at_end {
-            // Every partition is at its end (a round found nothing in any of them).
-            return Ok(());
-        }
-        let waited = last_record.elapsed();
-        let nap = Duration::from_millis(50);
-        match timeout {
-            Some(timeout) if waited >= timeout => {
-                log_error(
-                    "Error processing message, terminating consumer process: ",
-                    CONSOLE_CONSUMER,
-                    "org.apache.kafka.common.errors.TimeoutException",
-                );
-                return Ok(());
-            }
-            Some(timeout) => std::thread::sleep((timeout - waited).min(nap)),
-            None => std::thread::sleep(nap),
-        }
-    }
-}
-
-/// --max-messages as a limit: -1 (or none given) is none, another negative count stops before
-/// the first record, as in Kafka.
-fn max_messages(args: &Args) -> Option<u64> {
-    match args.max_messages {
+    let max_messages = match args.max_messages {
         None | Some(-1) => None,
         Some(n) => Some(u64::try_from(n).unwrap_or(0)),
-    }
-}
-
-/// Runs `print` with the progress bar, if any, lifted off the screen: a line printed on stderr
-/// is not drawn over.
-fn above(progress: &Option<ProgressBar>, print: impl FnOnce()) {
-    match progress {
-        Some(bar) => bar.suspend(print),
-        None => print(),
-    }
-}
-
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    };
+    Ok(Settings {
+        consumer: ConsoleConsumerConfig {
+            subscription,
+            start,
+            reset,
+            isolation,
+            check_crcs,
+            metadata_max_age,
+            exclude_internal,
+            max_messages,
+            timeout,
+            exit_at_end: args.exit_at_end,
+            skip_message_on_error: args.skip_message_on_error,
+        },
+        output,
     })
 }
 

@@ -6,14 +6,13 @@ use std::io::{self, BufWriter, Write};
 use anyhow::Result;
 use clap::ValueHint;
 use regex::Regex;
-use serde_json::json;
 
 use super::values::Suggest;
 use super::{stderrln, Example, Exit, GlobalArgs};
-use kafkit::client::offsets::{list_offset, OffsetSpec};
+use kafkit::client::offsets::{list_offset, OffsetEvent, OffsetSpec};
 use kafkit::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use kafkit::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
-use kafkit::output::json::write_typed_line;
+use kafkit::output::json::write_event;
 use kafkit::output::{log4j, OutputFormat};
 
 /// Examples of `kafkit get-offsets`, in its help and man page (`tests/man.rs` runs them, in order, in
@@ -245,9 +244,13 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         };
         match global.output {
             OutputFormat::Text => writeln!(out, "{}:{}:{offset}", tp.topic, tp.partition)?,
-            OutputFormat::Json => write_typed_line(
+            OutputFormat::Json => write_event(
                 &mut out,
-                json!({"type": "offset", "topic": tp.topic, "partition": tp.partition, "offset": offset}),
+                &OffsetEvent::Offset {
+                    topic: &tp.topic,
+                    partition: tp.partition,
+                    offset,
+                },
             )?,
         }
     }

@@ -5,34 +5,31 @@
 //! `consume --output json` prints. Text mode prints nothing on success, as Kafka's tool.
 
 use std::fs::File;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read};
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::ValueHint;
-use serde_json::{json, Value};
 
-use super::signals::{StopSignals, Wake};
+use super::signals::StopSignals;
 use super::values::Suggest;
 use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use crate::progress;
-use kafkit::client::producer::kafka_exception;
-use kafkit::client::{
-    configs, partition_error, Acks, Event, LineFormat, Lines, PartitionerKind, ProduceError,
-    Producer, ProducerConfig,
+use kafkit::client::console::{
+    ConsoleProduceError, ConsoleProducer, ConsoleProducerOptions, RecordReader,
 };
+use kafkit::client::producer::kafka_exception;
+use kafkit::client::{configs, partition_error, Acks, LineFormat, PartitionerKind, ProducerConfig};
 use kafkit::datadir::config::ConfigKey;
 use kafkit::datadir::names::CLUSTER_METADATA_TOPIC;
-use kafkit::datadir::{now_ms, DataDir, PartitionWriter};
+use kafkit::datadir::{DataDir, PartitionWriter};
 use kafkit::log::CompressionPolicy;
-use kafkit::output::json::bytes_from_value;
-use kafkit::output::json::write_typed_line;
+use kafkit::output::progress::Progress;
 use kafkit::output::{log4j, OutputFormat};
-use kafkit::record::{Compression, Header, NO_TIMESTAMP};
+use kafkit::record::Compression;
 
 /// Examples of `kafkit produce`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).
@@ -203,8 +200,6 @@ struct Settings {
 const PRODUCER_CONFIG: &str = "org.apache.kafka.clients.producer.ProducerConfig";
 /// kafkit warns about the line reader's unknown properties in the same words, as its reader's.
 const LINE_MESSAGE_READER: &str = "org.apache.kafka.tools.LineMessageReader";
-/// The logger of kafkit's own warnings about the console producer's input.
-const PRODUCE_INPUT: &str = "kafkit.cli.produce";
 /// Kafka's console producer's `--timeout` default, its `linger.ms`.
 const CONSOLE_LINGER_MS: &str = "1000";
 
@@ -222,7 +217,7 @@ fn settings(args: &Args) -> Result<Settings> {
     let reader_props = properties(args.reader_config.as_deref(), &args.property)?;
     let format =
         LineFormat::from_properties(reader_props.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .map_err(|e| Exit::failure(kafka_exception(&e.0)))?;
+            .map_err(|e| Exit::failure(kafka_exception(&e.to_string())))?;
     let producer_props = properties(args.producer_config.as_deref(), &args.producer_property)?;
     let producer_prop = |name: &str| {
         producer_props
@@ -246,7 +241,7 @@ fn settings(args: &Args) -> Result<Settings> {
             .as_deref()
             .or(producer_prop(key.name))
             .unwrap_or(key.default);
-        let n = configs::number(key, raw).map_err(Exit::failure)?;
+        let n = configs::number(key, raw).map_err(|e| Exit::failure(e.to_string()))?;
         Ok(usize::try_from(n).unwrap_or(0))
     };
     let batch_size = size(
@@ -260,7 +255,8 @@ fn settings(args: &Args) -> Result<Settings> {
         .as_deref()
         .or(producer_prop(configs::LINGER_MS.name))
         .unwrap_or(CONSOLE_LINGER_MS);
-    let linger_ms = configs::number(&configs::LINGER_MS, linger_raw).map_err(Exit::failure)?;
+    let linger_ms = configs::number(&configs::LINGER_MS, linger_raw)
+        .map_err(|e| Exit::failure(e.to_string()))?;
     let linger = Duration::from_millis(u64::try_from(linger_ms).unwrap_or(0));
     let codec = match args
         .compression_codec
@@ -376,223 +372,52 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         max_request_size,
         linger,
     };
-    let json_out = global.output == OutputFormat::Json;
+    let interactive = args.file.is_none() && io::stdin().is_terminal();
+    let options = ConsoleProducerOptions {
+        reader: match args.input {
+            InputFormat::Text => RecordReader::Lines(format),
+            InputFormat::Json => RecordReader::Json,
+        },
+        partition: args.partition,
+        interactive,
+        report_written: global.output == OutputFormat::Json,
+    };
     let writer = PartitionWriter::new(&datadir)?;
     let partitioner = args.partitioner.build(args.partitioner_seed);
-    let reporter = Reporter::new(&topic.name, args.sync);
-    // The sender thread reports each write as it is acknowledged, while this thread may be
-    // waiting for input.
-    let acknowledge = {
-        let reporter = reporter.clone();
-        Box::new(move |events: &[Event]| reporter.print(events))
-    };
-    let mut producer = Producer::with_callback(
+    // Kafka's callback logs a refused record and the producer goes on: a stderr that cannot
+    // show it changes nothing ([`QuietStderr`]).
+    let diagnostics = Arc::new(|message: &str| stderrln!("{message}"));
+    let producer = ConsoleProducer::new(
         writer,
         topic.clone(),
         partitioner,
         config,
-        Some(acknowledge),
-    )
-    .report_written(json_out);
+        options,
+        Box::new(io::stdout()),
+        diagnostics,
+    );
 
     let show_progress = !global.quiet
         && QuietStderr::is_terminal()
         && (global.output == OutputFormat::Text || !io::stdout().is_terminal());
     let (input, input_fd, progress) = open_input(args, show_progress)?;
-    let interactive = args.file.is_none() && io::stdin().is_terminal();
-
-    // Reads of 256 KiB: each block is parsed while it is still in the core's cache.
-    let mut lines = Lines::new(input, 256 << 10);
-    let whole_line_values = args.input == InputFormat::Text && format.whole_line_is_value();
-    if whole_line_values {
-        // A line longer than max.request.size cannot be sent: it is read through, not held.
-        lines = lines.with_max_line(max_request_size);
-    }
-    // The records the input gave the producer (those it refused included).
-    let mut records: u64 = 0;
-    let mut headers: Vec<Header> = Vec::new();
-    let mut stop: Option<String> = None;
-    // CreateTime of text records: the clock is read when input arrives and every 64 lines,
-    // not once per line (a clock read costs as much as parsing a line). With the read count
-    // it was taken at.
-    let mut clock = (u64::MAX, 0i64);
-    // Lines that are whole values, not flushed one by one: the complete lines of each block
-    // read go to the producer in one call, which reads the clock for each batch it starts;
-    // the line that ends a block, or a lone `\r`, takes the path of a single line below, which
-    // reads on.
-    let by_block = whole_line_values && !args.sync && !interactive;
-    loop {
-        if by_block {
-            let before = lines.line_count();
-            let mut block = lines.buffered().peekable();
-            // A call only when there is a line for it (not before each line of input whose lines
-            // end with a lone `\r`).
-            if block.peek().is_some() {
-                let mut stamped = clock.1;
-                let stamp = || {
-                    stamped = now_ms();
-                    stamped
-                };
-                let sent = producer.send_values(args.partition, stamp, block.map(Some));
-                // The lines after these are stamped no earlier than these were.
-                clock = (lines.reads(), stamped);
-                if let Err(e) = sent {
-                    stop = Some(e.to_string());
-                    break;
-                }
-                // One record a line, all of them sent.
-                records += lines.line_count() - before;
-                reporter.report_new(&mut producer);
-                if let Some(bar) = &progress {
-                    bar.set_position(lines.consumed());
-                }
-            }
-        }
-        if interactive {
-            reporter.prompt();
-        }
-        // Before the input is read (which may block), what is due goes to the log.
-        let mut waited = Ok(());
-        let next = lines.advance_with(|| match wait_for_input(&mut producer, &signals, input_fd) {
-            Ok(read_on) => read_on,
-            Err(e) => {
-                waited = Err(e);
-                false
-            }
-        });
-        if let Err(e) = waited {
-            stop = Some(e);
-            break;
-        }
-        let line = match next {
-            Ok(Some(range)) => range,
-            Ok(None) => break,
-            Err(e) => {
-                stop = Some(format!("reading the input: {e}"));
-                break;
-            }
-        };
-        if let Some(length) = lines.dropped_line() {
-            producer.refuse_unread_value(args.partition, length);
-            records += 1;
-            reporter.report_new(&mut producer);
-            continue;
-        }
-        let line_number = lines.line_count();
-        if clock.0 != lines.reads() || line_number.is_multiple_of(64) || interactive {
-            clock = (lines.reads(), now_ms());
-        }
-        let now = clock.1;
-        let line = lines.line(line);
-        let sent = match args.input {
-            InputFormat::Text => match format.parse(line, line_number, &mut headers) {
-                Ok(parsed) => {
-                    producer.send(args.partition, now, parsed.key, parsed.value, &headers)
-                }
-                Err(e) => {
-                    stop = Some(kafka_exception(&e.0));
-                    break;
-                }
-            },
-            InputFormat::Json => {
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                match json_record(line, line_number) {
-                    Ok(r) => match producer.send(
-                        args.partition.or(r.partition),
-                        r.timestamp.unwrap_or(now),
-                        r.key.as_deref(),
-                        r.value.as_deref(),
-                        &r.headers,
-                    ) {
-                        // The record's own timestamp or partition: say which line it is.
-                        Err(
-                            e @ (ProduceError::InvalidTimestamp(_)
-                            | ProduceError::InvalidPartition(_)),
-                        ) => {
-                            stop = Some(format!(
-                                "Invalid JSON record on line number {line_number}: {e}"
-                            ));
-                            break;
-                        }
-                        sent => sent,
-                    },
-                    Err(message) => {
-                        stop = Some(message);
-                        break;
-                    }
-                }
-            }
-        };
-        if let Err(e) = sent {
-            stop = Some(e.to_string());
-            break;
-        }
-        records += 1;
-        if args.sync || interactive {
-            if let Err(e) = producer.flush() {
-                stop = Some(e.to_string());
-                break;
-            }
-        }
-        reporter.report_new(&mut producer);
-        if reporter.refused() > 0 && args.sync {
-            break;
-        }
-        if let Some(bar) = &progress {
-            if line_number.is_multiple_of(65_536) {
-                bar.set_position(lines.consumed());
-            }
-        }
-    }
-    if let Some(bar) = &progress {
-        bar.finish_and_clear();
-    }
-    // As Java's readLine had not returned it, the start of a line is no record.
-    if let Some(signal) = signals.caught_name().filter(|_| lines.cut() > 0) {
-        let message = format!(
-            "The input was cut by {signal} in the middle of a line: the {} bytes read of it were not sent.",
-            lines.cut()
-        );
-        stderrln!("{}", log4j::line("WARN", &message, PRODUCE_INPUT));
-    }
-    // Whatever was accepted before a bad line or a signal is written and durable, as Kafka's
-    // shutdown hook closes the producer. What the sender reported is printed even when writing
-    // failed.
-    let mut errors: Vec<String> = stop.into_iter().collect();
-    let mut note = |e: kafkit::client::ProduceError| {
-        // A failed write stops the sender, and every later call reports it: say each once.
-        for message in e.to_string().lines() {
-            if !errors.iter().any(|m| m.lines().any(|l| l == message)) {
-                errors.push(message.to_string());
-            }
-        }
-    };
-    if let Err(e) = producer.flush() {
-        note(e);
-    }
-    let refused: Vec<Event> = producer.take_events().collect();
-    reporter.print(&refused);
-    match producer.close() {
-        Ok(events) => reporter.print(&events),
-        Err(e) => note(e),
-    }
-    if !errors.is_empty() {
-        return Err(Exit::failure(errors.join("\n")).into());
-    }
-    // The logs are closed: a stdout that failed can be said now (a closed one is no error: it
-    // stopped the report, not the run).
-    if let Some(e) = reporter.output_error() {
-        if e.kind() != io::ErrorKind::BrokenPipe {
-            return Err(e.into());
-        }
-    }
+    let mut bar = progress.map(progress::Bar);
+    let summary = producer
+        .run(
+            input,
+            &mut signals.input(input_fd),
+            bar.as_mut().map(|bar| bar as &mut dyn Progress),
+        )
+        .map_err(|e| match e {
+            // Every record accepted is written; what stopped the run and what writing failed
+            // with are said as Kafka's tool says them.
+            ConsoleProduceError::Failed { .. } => Exit::failure(e.to_string()).into(),
+            ConsoleProduceError::Output(e) => anyhow::Error::from(e),
+        })?;
     if let Some(exit) = signals.exit() {
         return Err(exit.into());
     }
-    let refused = reporter.refused();
-    if refused > 0 {
+    if summary.refused > 0 {
         // With --sync the refusal ended the run, as the Java client's exception ends Kafka's
         // tool: its exception said it. Otherwise the producer went on, as Kafka's does, and a
         // script learns from the exit code and the count that not all was written (kcat's way).
@@ -600,249 +425,11 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             String::new()
         } else {
             format!(
-                "Could not write {refused} of {records} records to topic {}",
-                topic.name
+                "Could not write {} of {} records to topic {}",
+                summary.refused, summary.records, topic.name
             )
         };
         return Err(Exit { message, code: 1 }.into());
     }
     Ok(())
-}
-
-/// Called before the input is read, which may block: hands the sealed batches to the sender,
-/// with the open ones that have waited their linger time, and waits for input no longer than
-/// the next open batch's linger time at a time. False when the run is to end instead: a stop
-/// signal, or a closed standard output.
-fn wait_for_input(
-    producer: &mut Producer,
-    signals: &StopSignals,
-    input: RawFd,
-) -> Result<bool, String> {
-    loop {
-        let deadline = producer.send_lingered().map_err(|e| e.to_string())?;
-        match signals
-            .wait_readable(input, deadline)
-            .map_err(|e| format!("reading the input: {e}"))?
-        {
-            Wake::Input => return Ok(true),
-            Wake::Signal => return Ok(false),
-            Wake::Deadline => {}
-        }
-    }
-}
-
-/// Prints what happened to records: JSON lines for written ones on stdout (`--output json`),
-/// Kafka's log lines for refused ones on stderr. The sender thread prints each acknowledged
-/// write through it as it happens ([`Producer::with_callback`]), this thread the records the
-/// producer refused itself; stdout is flushed after each call, so a script reading it sees
-/// each acknowledgement at once.
-#[derive(Clone)]
-struct Reporter {
-    shared: Arc<ReporterState>,
-}
-
-struct ReporterState {
-    topic: String,
-    sync: bool,
-    /// How many records were refused.
-    refused: AtomicU64,
-    /// Standard output failed (a closed pipe): nothing more is printed there, and the run
-    /// ends.
-    output: Mutex<Option<io::Error>>,
-    output_closed: AtomicBool,
-}
-
-impl Reporter {
-    fn new(topic: &str, sync: bool) -> Self {
-        Self {
-            shared: Arc::new(ReporterState {
-                topic: topic.to_string(),
-                sync,
-                refused: AtomicU64::new(0),
-                output: Mutex::new(None),
-                output_closed: AtomicBool::new(false),
-            }),
-        }
-    }
-
-    fn refused(&self) -> u64 {
-        self.shared.refused.load(Ordering::Relaxed)
-    }
-
-    /// The console producer's prompt, before it waits for a line from a terminal.
-    fn prompt(&self) {
-        if self.output_closed() {
-            return;
-        }
-        let mut out = io::stdout().lock();
-        if let Err(e) = out.write_all(b">").and_then(|()| out.flush()) {
-            self.close_output(e);
-        }
-    }
-
-    /// Nothing more goes to stdout after its first failure, which is kept to be said at the end.
-    fn close_output(&self, error: io::Error) {
-        let state = &self.shared;
-        state.output_closed.store(true, Ordering::Relaxed);
-        state
-            .output
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get_or_insert(error);
-    }
-
-    fn output_closed(&self) -> bool {
-        self.shared.output_closed.load(Ordering::Relaxed)
-    }
-
-    /// The error that closed standard output, if it failed.
-    fn output_error(&self) -> Option<io::Error> {
-        self.shared
-            .output
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
-    }
-
-    /// Reports what the producer learnt since the last call: cheap after every record.
-    fn report_new(&self, producer: &mut Producer) {
-        if producer.may_have_events() {
-            let events: Vec<Event> = producer.take_events().collect();
-            self.print(&events);
-        }
-    }
-
-    /// Prints `events`: the written records' lines on stdout with one write, then flushed.
-    fn print(&self, events: &[Event]) {
-        let state = &self.shared;
-        let mut lines = Vec::new();
-        for event in events {
-            match event {
-                Event::Written(m) => {
-                    // Writing to a vector does not fail.
-                    let _ = write_typed_line(
-                        &mut lines,
-                        json!({
-                            "type": "produced",
-                            "topic": state.topic,
-                            "partition": m.partition,
-                            "offset": m.offset,
-                            "timestamp": m.timestamp,
-                        }),
-                    );
-                }
-                Event::Failed(f) => {
-                    state.refused.fetch_add(1, Ordering::Relaxed);
-                    self.print_failure(f);
-                }
-            }
-        }
-        if lines.is_empty() || self.output_closed() {
-            return;
-        }
-        let mut out = io::stdout().lock();
-        if let Err(e) = out.write_all(&lines).and_then(|()| out.flush()) {
-            self.close_output(e);
-        }
-    }
-
-    fn print_failure(&self, f: &kafkit::client::SendFailure) {
-        let size = |n: i32| {
-            if n < 0 {
-                "null".to_string()
-            } else {
-                format!("{n} bytes")
-            }
-        };
-        // Kafka's callback logs the error and the producer goes on: a stderr that cannot show
-        // it changes nothing ([`QuietStderr`]).
-        if !self.shared.sync {
-            stderrln!(
-                "{}",
-                log4j::line(
-                    "ERROR",
-                    &format!(
-                        "Error when sending message to topic {} with key: {}, value: {} with error: ",
-                        self.shared.topic,
-                        size(f.key_size),
-                        size(f.value_size)
-                    ),
-                    "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback"
-                )
-            );
-        }
-        stderrln!("{}", f.error);
-    }
-}
-
-/// A record read from a JSON line.
-struct JsonRecord {
-    key: Option<Vec<u8>>,
-    value: Option<Vec<u8>>,
-    headers: Vec<Header>,
-    timestamp: Option<i64>,
-    partition: Option<i32>,
-}
-
-/// Reads one line of `consume --output json` output (other fields are ignored).
-fn json_record(line: &[u8], line_number: u64) -> std::result::Result<JsonRecord, String> {
-    let bad = |what: String| format!("Invalid JSON record on line number {line_number}: {what}");
-    let value: Value = serde_json::from_slice(line).map_err(|e| bad(e.to_string()))?;
-    let Value::Object(obj) = value else {
-        return Err(bad("expected an object".to_string()));
-    };
-    let bytes = |name: &str| match obj.get(name) {
-        None => Ok(None),
-        Some(v) => bytes_from_value(v).map_err(|e| bad(format!("\"{name}\": {e}"))),
-    };
-    let key = bytes("key")?;
-    let value = bytes("value")?;
-    let mut headers = Vec::new();
-    match obj.get("headers") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(items)) => {
-            for item in items {
-                let (k, v) = match item {
-                    Value::Object(h) => (h.get("key"), h.get("value")),
-                    Value::Array(pair) if pair.len() == 2 => (pair.first(), pair.get(1)),
-                    _ => (None, None),
-                };
-                let Some(Value::String(k)) = k else {
-                    return Err(bad(
-                        "each header needs a string \"key\" and a \"value\"".to_string()
-                    ));
-                };
-                let v = bytes_from_value(v.unwrap_or(&Value::Null))
-                    .map_err(|e| bad(format!("header \"{k}\": {e}")))?;
-                headers.push(Header {
-                    key: k.clone(),
-                    value: v,
-                });
-            }
-        }
-        Some(_) => return Err(bad("\"headers\" must be a list".to_string())),
-    }
-    let int = |name: &str| match obj.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => v
-            .as_i64()
-            .map(Some)
-            .ok_or_else(|| bad(format!("\"{name}\" must be an integer"))),
-    };
-    // -1 is what consume prints for a record without a timestamp (Kafka's NO_TIMESTAMP: magic 0,
-    // or an older producer's record): copied as a record sent without one, stamped now, as
-    // MirrorMaker copies it. Any other negative timestamp is refused by the producer, as Kafka's
-    // ProducerRecord refuses it.
-    let timestamp = int("timestamp")?.filter(|&t| t != NO_TIMESTAMP);
-    let partition = match int("partition")? {
-        Some(p) => Some(i32::try_from(p).map_err(|_| bad("\"partition\" is out of range".into()))?),
-        None => None,
-    };
-    Ok(JsonRecord {
-        key,
-        value,
-        headers,
-        timestamp,
-        partition,
-    })
 }

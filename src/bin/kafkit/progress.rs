@@ -24,6 +24,10 @@ impl kafkit::output::progress::Progress for Bar {
     fn set_position(&mut self, done: u64) {
         self.0.set_position(done);
     }
+
+    fn finish(&mut self) {
+        self.0.finish_and_clear();
+    }
 }
 
 /// A bar of `len` bytes on stderr, drawn at once.

@@ -4,16 +4,20 @@
 //! signal's number. kafkit catches them (through signal-hook) so that a command ends its work
 //! the same way and exits with the same code.
 //!
-//! A caught signal is seen two ways: [`StopSignals::caught`] (a flag, for loops that look at it
-//! between steps) and [`StopSignals::wait_readable`], which wakes a thread waiting for input (a
-//! self-pipe polled beside the input, so no signal is missed between a look at the flag and the
-//! wait).
+//! A caught signal is seen two ways, the library's two ways of asking a console tool to stop:
+//! [`StopSignals::flag`] (a flag, for loops that look at it between steps: the console
+//! consumer's) and [`StopSignals::input`], a [`WaitForInput`] that wakes a thread waiting for
+//! input (a self-pipe polled beside the input, so no signal is missed between a look at the flag
+//! and the wait: the console producer's).
 
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
+
+use kafkit::client::console::{WaitForInput, Wake};
 
 use super::Exit;
 
@@ -36,29 +40,35 @@ pub fn caught() -> Option<i32> {
 pub struct StopSignals {
     /// Readable once a stop signal has been caught (never read: it stays readable).
     wake: UnixStream,
-}
-
-/// What ended a wait for input ([`StopSignals::wait_readable`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wake {
-    /// The input can be read (or is at its end, or failed: a read says which).
-    Input,
-    /// A stop signal was caught.
-    Signal,
-    /// The deadline passed.
-    Deadline,
+    /// Set once a stop signal has been caught.
+    stop: Arc<AtomicBool>,
 }
 
 impl StopSignals {
     /// Catches SIGINT, SIGTERM and SIGHUP: from now on they no longer end the process.
     pub fn catch() -> io::Result<Self> {
         let (wake, notify) = UnixStream::pair()?;
+        let stop = Arc::new(AtomicBool::new(false));
         for signal in STOP_SIGNALS {
-            // The flag is set first: once the pipe is readable, `caught` says which signal.
+            // The flags are set first: once the pipe is readable, `caught` says which signal.
             signal_hook::flag::register_usize(signal, &CAUGHT, signal as usize)?;
+            signal_hook::flag::register(signal, Arc::clone(&stop))?;
             signal_hook::low_level::pipe::register(signal, notify.try_clone()?)?;
         }
-        Ok(Self { wake })
+        Ok(Self { wake, stop })
+    }
+
+    /// Set once a stop signal has been caught: the library's stop request.
+    pub fn flag(&self) -> &AtomicBool {
+        &self.stop
+    }
+
+    /// The input at `input`, waited for beside these signals.
+    pub fn input(&self, input: RawFd) -> SignalsOrInput<'_> {
+        SignalsOrInput {
+            signals: self,
+            input,
+        }
     }
 
     /// The stop signal caught, if one was ([`caught`]).
@@ -89,8 +99,8 @@ impl StopSignals {
     /// call) or `deadline` passes.
     pub fn wait_readable(&self, input: RawFd, deadline: Option<Instant>) -> io::Result<Wake> {
         loop {
-            if self.caught().is_some() {
-                return Ok(Wake::Signal);
+            if let Some(name) = self.caught_name() {
+                return Ok(Wake::Stop(name));
             }
             let timeout = match deadline {
                 None => -1,
@@ -125,7 +135,7 @@ impl StopSignals {
             }
             let [input, wake] = fds;
             if wake.revents != 0 {
-                return Ok(Wake::Signal);
+                return Ok(Wake::Stop(self.caught_name().unwrap_or("a signal")));
             }
             // Readable, at its end (POLLHUP) or broken (POLLERR, POLLNVAL): the read tells.
             if input.revents != 0 {
@@ -135,5 +145,18 @@ impl StopSignals {
                 return Ok(Wake::Deadline);
             }
         }
+    }
+}
+
+/// An input waited for beside the stop signals ([`StopSignals::input`]).
+#[derive(Debug)]
+pub struct SignalsOrInput<'a> {
+    signals: &'a StopSignals,
+    input: RawFd,
+}
+
+impl WaitForInput for SignalsOrInput<'_> {
+    fn wait(&mut self, deadline: Option<Instant>) -> io::Result<Wake> {
+        self.signals.wait_readable(self.input, deadline)
     }
 }

@@ -1,0 +1,525 @@
+//! Kafka's `ConsoleConsumer`: the records of a topic's partitions (or of the topics a pattern
+//! matches), printed as they come, without the data directory's lock.
+//!
+//! Each partition is read by its own [`PartitionConsumer`], positioned where the run starts
+//! ([`StartOffset`], or `auto.offset.reset` where that is out of range). The loop takes up to
+//! 500 records of each partition in turn (Kafka's `max.poll.records`), prints them as
+//! [`RecordOutput`] says, and follows the partitions as they grow until `max_messages`
+//! records were printed, no record came for `timeout`, every partition is at its end
+//! (`exit_at_end`) or a stop is requested. A subscription looks for new partitions (and, by
+//! pattern, new topics) every `metadata.max.age.ms`, as Kafka's consumer refreshes its
+//! metadata.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::Diagnostics;
+use crate::client::consumer::{ConsumeError, IsolationLevel, PartitionConsumer};
+use crate::client::offsets::{list_offset, offset_range, OffsetSpec};
+use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
+use crate::datadir::{DataDir, DataDirError, OffsetCheckpoint, TopicFilter, TopicPartition};
+use crate::log::LogError;
+use crate::output::format::RecordFormat;
+use crate::output::json::write_event;
+use crate::output::log4j;
+use crate::output::message::{ConsumeEvent, FormatError, Formatter, MessageView};
+use crate::output::progress::Progress;
+
+/// The logger of Kafka's console consumer, as its log lines name it.
+pub const CONSOLE_CONSUMER: &str = "org.apache.kafka.tools.consumer.ConsoleConsumer";
+
+/// How many records of one partition a round takes before the next partition's (Kafka's
+/// `max.poll.records` default).
+const MAX_POLL_RECORDS: usize = 500;
+
+/// How long a consumer that caught up sleeps before it looks again.
+const NAP: Duration = Duration::from_millis(50);
+
+/// Where a partition starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartOffset {
+    /// The log start.
+    Earliest,
+    /// The log end: only records written from now on.
+    Latest,
+    /// This offset (out of range: `auto.offset.reset` decides).
+    At(i64),
+    /// The first record whose timestamp is at least this (ms), else the end (Kafka's
+    /// `offsetsForTimes`, through the `.timeindex`).
+    Time(i64),
+}
+
+/// The partitions a console consumer reads.
+#[derive(Debug, Clone)]
+pub enum Subscription {
+    /// `--topic`: every partition of the topic, and those added to it later; with `partition`
+    /// (`--partition`) that one alone (Kafka's assign mode).
+    Topic {
+        /// The topic.
+        name: String,
+        /// The one partition to read, if one is named.
+        partition: Option<i32>,
+    },
+    /// `--include`: every partition of the topics the pattern matches (internal topics only
+    /// with `exclude.internal.topics=false`, as Kafka's `IncludeList`), and of the matching
+    /// topics created later.
+    Pattern(TopicFilter),
+}
+
+/// How each record is printed.
+#[derive(Debug, Clone)]
+pub enum RecordOutput {
+    /// A [`ConsumeEvent::Record`] JSON line (`--output json`).
+    Json,
+    /// kcat's format string (`--format`).
+    Format(RecordFormat),
+    /// Kafka's formatter (`--formatter`, `DefaultMessageFormatter` by default).
+    Formatter(Formatter),
+}
+
+/// What a console consumer reads and when it stops.
+#[derive(Debug, Clone)]
+pub struct ConsoleConsumerConfig {
+    /// The partitions.
+    pub subscription: Subscription,
+    /// Where the partitions start. A subscription without a named partition and without a
+    /// time starts where `reset` says: it has no group, so no committed offsets.
+    pub start: StartOffset,
+    /// `auto.offset.reset`: where a partition without a valid position starts; `None` is the
+    /// policy `none` (an error).
+    pub reset: Option<StartOffset>,
+    /// `isolation.level`.
+    pub isolation: IsolationLevel,
+    /// `check.crcs`: a batch whose checksum does not match ends the run.
+    pub check_crcs: bool,
+    /// `metadata.max.age.ms`: how often a subscription looks for partitions added to its topics
+    /// (and, by pattern, for new topics that match).
+    pub metadata_max_age: Duration,
+    /// `exclude.internal.topics`: a pattern leaves out `__consumer_offsets` and the other
+    /// internal topics (Kafka's default), unless this is false.
+    pub exclude_internal: bool,
+    /// `--max-messages`: stop after this many records (`None`: no limit).
+    pub max_messages: Option<u64>,
+    /// `--timeout-ms`: stop once no record came for this long (`None`: no limit).
+    pub timeout: Option<Duration>,
+    /// `--exit-at-end`: stop once every partition is read to its end.
+    pub exit_at_end: bool,
+    /// `--skip-message-on-error`: a record the formatter cannot print is logged and skipped
+    /// instead of ending the run.
+    pub skip_message_on_error: bool,
+}
+
+/// Why a console consumer stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum ConsoleConsumeError {
+    /// `--topic` names no topic of the data directory.
+    #[error("Topic {topic} does not exist in {}", dir.display())]
+    UnknownTopic {
+        /// The topic.
+        topic: String,
+        /// The data directory.
+        dir: PathBuf,
+    },
+    /// `--partition` names no partition of the topic.
+    #[error("Partition {partition} of topic {topic} does not exist (the topic has {partitions} partitions)")]
+    UnknownPartition {
+        /// The topic.
+        topic: String,
+        /// The partition named.
+        partition: i32,
+        /// The topic's partition count.
+        partitions: usize,
+    },
+    /// Partitions whose start is out of range with `auto.offset.reset=none`.
+    #[error("org.apache.kafka.clients.consumer.NoOffsetForPartitionException: Undefined offset with no reset policy for partitions: [{}]", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))]
+    NoOffset(Vec<TopicPartition>),
+    /// The data directory failed.
+    #[error(transparent)]
+    DataDir(#[from] DataDirError),
+    /// A partition's log could not be read for where to start.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// A partition could not be read on (gone, replaced, unreadable).
+    #[error(transparent)]
+    Consume(ConsumeError),
+    /// What Kafka's consumer throws from `poll()` for a batch or record that is invalid, as the
+    /// exception's lines (`org.apache.kafka.common.KafkaException: ...`, and the cause).
+    #[error("{}", kafka_exception(.0))]
+    Invalid(ConsumeError),
+    /// What the formatter's deserializer threw for a record (without
+    /// `skip_message_on_error`): the exception's lines.
+    #[error("{0}")]
+    Deserialize(String),
+    /// Writing the output failed (a closed pipe ends a consumer as Kafka's ends).
+    #[error(transparent)]
+    Output(#[from] io::Error),
+}
+
+impl ConsoleConsumeError {
+    /// Whether this is the output closing under the consumer (`| head`): the end of the run,
+    /// not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, ConsoleConsumeError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// The exception Kafka's console consumer logs for an invalid batch or record.
+fn kafka_exception(e: &ConsumeError) -> String {
+    let mut exception = format!("org.apache.kafka.common.KafkaException: {e}");
+    if let ConsumeError::Record { source, offset, .. } = e {
+        exception.push_str(&format!(
+            "\nCaused by: {source} (in the batch at offset {offset})"
+        ));
+    }
+    exception
+}
+
+/// Kafka's console consumer over the partitions of a data directory.
+#[derive(Debug)]
+pub struct ConsoleConsumer {
+    datadir: DataDir,
+    config: ConsoleConsumerConfig,
+    consumers: Vec<(TopicPartition, PartitionConsumer)>,
+    /// The records from each partition's start to its end when opened, or `max_messages` if
+    /// fewer.
+    expected: u64,
+    /// The records printed (or skipped), counted before each is written, as Kafka counts.
+    consumed: u64,
+}
+
+impl ConsoleConsumer {
+    /// Finds the subscription's partitions in `datadir` and positions a consumer on each.
+    pub fn open(
+        datadir: DataDir,
+        config: ConsoleConsumerConfig,
+    ) -> Result<Self, ConsoleConsumeError> {
+        let assigned = matches!(
+            config.subscription,
+            Subscription::Topic {
+                partition: Some(_),
+                ..
+            }
+        );
+        let start = match config.start {
+            StartOffset::Time(ms) => StartOffset::Time(ms),
+            start if assigned => start,
+            // Subscribe mode without a group: no committed offsets, the reset policy decides.
+            _ => config.reset.unwrap_or(StartOffset::At(-1)),
+        };
+        let mut backlog = 0;
+        let partitions = subscribed(&datadir, &config)?;
+        let consumers = open_partitions(partitions, &datadir, &config, start, &mut backlog)?;
+        // The records to read up to the partitions' ends as they are now (an upper bound:
+        // offsets of control records and compacted-away records count), or --max-messages if
+        // fewer.
+        let expected = match config.max_messages {
+            Some(limit) => limit.min(backlog),
+            None => backlog,
+        };
+        Ok(Self {
+            datadir,
+            config,
+            consumers,
+            expected,
+            consumed: 0,
+        })
+    }
+
+    /// How many records the run will print at most, as far as the partitions' ends when they
+    /// were opened say (what a progress bar measures).
+    pub fn expected_records(&self) -> u64 {
+        self.expected
+    }
+
+    /// How many records were printed (or skipped) so far: Kafka's `Processed a total of N
+    /// messages`.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Prints records to `out` as `output` says until the run's end: `max_messages`, `timeout`
+    /// without a record, every partition at its end with `exit_at_end`, or `stop` (looked at
+    /// between rounds). Diagnostics (skipped tails, skipped records, the timeout) go to
+    /// `diagnostics` after `out` is flushed, so the two streams stay in order. `progress`
+    /// counts records up to [`Self::expected_records`], and finishes when the consumer first
+    /// catches up or the run ends.
+    pub fn run<W: Write>(
+        &mut self,
+        output: &RecordOutput,
+        out: &mut W,
+        mut progress: Option<&mut dyn Progress>,
+        stop: &AtomicBool,
+        diagnostics: &dyn Diagnostics,
+    ) -> Result<(), ConsoleConsumeError> {
+        let outcome = self
+            .consume(output, out, &mut progress, stop, diagnostics)
+            .and_then(|()| Ok(out.flush()?));
+        if let Some(progress) = progress {
+            progress.finish();
+        }
+        outcome
+    }
+
+    /// Prints records, partition after partition (at most [`MAX_POLL_RECORDS`] each per round),
+    /// until the run's end.
+    fn consume<W: Write>(
+        &mut self,
+        output: &RecordOutput,
+        out: &mut W,
+        progress: &mut Option<&mut dyn Progress>,
+        stop: &AtomicBool,
+        diagnostics: &dyn Diagnostics,
+    ) -> Result<(), ConsoleConsumeError> {
+        let limit = self.config.max_messages;
+        let reached = |total: u64| limit.is_some_and(|max| total >= max);
+        let (pattern, assigned) = match &self.config.subscription {
+            Subscription::Pattern(_) => (true, false),
+            Subscription::Topic { partition, .. } => (false, partition.is_some()),
+        };
+        let mut last_record = Instant::now();
+        let mut last_refresh = Instant::now();
+        loop {
+            if stop.load(Ordering::Relaxed) || reached(self.consumed) {
+                return Ok(());
+            }
+            if !assigned && last_refresh.elapsed() >= self.config.metadata_max_age {
+                self.add_new_partitions()?;
+                last_refresh = Instant::now();
+            }
+            let mut got = 0u64;
+            let mut gone: Vec<TopicPartition> = Vec::new();
+            for (tp, consumer) in self.consumers.iter_mut() {
+                for _ in 0..MAX_POLL_RECORDS {
+                    if reached(self.consumed) {
+                        return Ok(());
+                    }
+                    let record = match consumer.next_record() {
+                        Ok(Some(record)) => record,
+                        Ok(None) => break,
+                        // A topic the pattern matched leaves the subscription when it is
+                        // deleted, as in Kafka's consumer; created again, it is matched at the
+                        // next refresh as a new topic, positioned by auto.offset.reset (never
+                        // read on from the old topic's position). Each partition leaves when it
+                        // finds itself gone, so a partition of the new topic taken in meanwhile
+                        // stays. A topic named by --topic stops the run instead.
+                        Err(ConsumeError::Deleted { .. } | ConsumeError::Replaced { .. })
+                            if pattern =>
+                        {
+                            gone.push(tp.clone());
+                            break;
+                        }
+                        // Kafka's consumer throws these from poll(), and the console consumer
+                        // logs them as it ends.
+                        Err(
+                            e @ (ConsumeError::Corrupt { .. }
+                            | ConsumeError::CorruptRecord { .. }
+                            | ConsumeError::Record { .. }),
+                        ) => {
+                            out.flush()?;
+                            return Err(ConsoleConsumeError::Invalid(e));
+                        }
+                        Err(e) => return Err(ConsoleConsumeError::Consume(e)),
+                    };
+                    let r = &record.record;
+                    let view = MessageView {
+                        topic: &tp.topic,
+                        partition: tp.partition,
+                        offset: r.offset,
+                        timestamp: r.timestamp,
+                        timestamp_type: r.timestamp_type,
+                        key: r.key.as_deref(),
+                        value: r.value.as_deref(),
+                        headers: &r.headers,
+                        // Kafka's console consumer hands the formatter a copy of each record made
+                        // without its leader epoch (and without a delivery count), so
+                        // `print.epoch=true` always shows `Epoch:NOT_PRESENT`.
+                        leader_epoch: None,
+                        delivery_count: None,
+                    };
+                    // Counted before it is written, as Kafka's console consumer counts it.
+                    self.consumed += 1;
+                    got += 1;
+                    match output {
+                        RecordOutput::Json => write_event(out, &ConsumeEvent::record(&view))?,
+                        RecordOutput::Format(format) => format.write(out, &view)?,
+                        RecordOutput::Formatter(formatter) => match formatter.write(out, &view) {
+                            Ok(()) => {}
+                            Err(FormatError::Io(e)) => return Err(e.into()),
+                            Err(FormatError::Deserialize(exception))
+                                if self.config.skip_message_on_error =>
+                            {
+                                // The records before it are shown first, as on Kafka's stdout.
+                                out.flush()?;
+                                diagnostics.print(&log4j::error_lines(
+                                    "Error processing message, skipping this message: ",
+                                    CONSOLE_CONSUMER,
+                                    &exception,
+                                ));
+                            }
+                            Err(FormatError::Deserialize(exception)) => {
+                                // What the formatter wrote of the record stays; after the count.
+                                out.flush()?;
+                                return Err(ConsoleConsumeError::Deserialize(exception));
+                            }
+                        },
+                    }
+                }
+                // Moved once a round of up to 500 records, not per record.
+                if let Some(progress) = progress {
+                    progress.set_position(self.consumed);
+                }
+            }
+            if !gone.is_empty() {
+                self.consumers.retain(|(tp, _)| !gone.contains(tp));
+            }
+            for (_, consumer) in self.consumers.iter_mut() {
+                if let Some(tail) = consumer.take_skipped() {
+                    out.flush()?;
+                    diagnostics.print(&log4j::line("WARN", &tail.to_string(), log4j::LOG_READER));
+                }
+            }
+            if got > 0 {
+                last_record = Instant::now();
+                continue;
+            }
+            // Caught up: show what was printed, then wait for more or give up. The range the
+            // progress measured is read.
+            out.flush()?;
+            if let Some(progress) = progress.take() {
+                progress.finish();
+            }
+            if self.config.exit_at_end {
+                // Every partition is at its end (a round found nothing in any of them).
+                return Ok(());
+            }
+            let waited = last_record.elapsed();
+            match self.config.timeout {
+                Some(timeout) if waited >= timeout => {
+                    diagnostics.print(&log4j::error_lines(
+                        "Error processing message, terminating consumer process: ",
+                        CONSOLE_CONSUMER,
+                        "org.apache.kafka.common.errors.TimeoutException",
+                    ));
+                    return Ok(());
+                }
+                Some(timeout) => std::thread::sleep((timeout - waited).min(NAP)),
+                None => std::thread::sleep(NAP),
+            }
+        }
+    }
+
+    /// A subscription's refresh (Kafka's metadata refresh, every metadata.max.age.ms):
+    /// partitions added to its topics since, and by pattern topics created since that match,
+    /// join it, positioned by auto.offset.reset as Kafka positions a newly assigned partition
+    /// without a committed offset.
+    fn add_new_partitions(&mut self) -> Result<(), ConsoleConsumeError> {
+        let new: Vec<TopicPartition> = subscribed(&self.datadir, &self.config)?
+            .into_iter()
+            .filter(|tp| !self.consumers.iter().any(|(known, _)| known == tp))
+            .collect();
+        if !new.is_empty() {
+            // Positioned by auto.offset.reset, as Kafka positions a partition assigned later
+            // (a time named where the partitions known at the start begin).
+            let start = self.config.reset.unwrap_or(StartOffset::At(-1));
+            let opened = open_partitions(new, &self.datadir, &self.config, start, &mut 0)?;
+            self.consumers.extend(opened);
+        }
+        Ok(())
+    }
+}
+
+/// The partitions to read: one in assign mode, else every partition of the matching topics.
+fn subscribed(
+    datadir: &DataDir,
+    config: &ConsoleConsumerConfig,
+) -> Result<Vec<TopicPartition>, ConsoleConsumeError> {
+    let mut partitions: Vec<TopicPartition> = Vec::new();
+    match &config.subscription {
+        Subscription::Topic { name, partition } => {
+            let topic = datadir
+                .topic(name)?
+                .ok_or_else(|| ConsoleConsumeError::UnknownTopic {
+                    topic: name.clone(),
+                    dir: datadir.path().to_path_buf(),
+                })?;
+            match *partition {
+                Some(p) if p < 0 || p as usize >= topic.partition_count() => {
+                    return Err(ConsoleConsumeError::UnknownPartition {
+                        topic: name.clone(),
+                        partition: p,
+                        partitions: topic.partition_count(),
+                    })
+                }
+                Some(p) => partitions.push(TopicPartition::new(name.clone(), p)),
+                None => partitions.extend(topic.topic_partitions()),
+            }
+        }
+        Subscription::Pattern(filter) => {
+            for topic in datadir.topics()? {
+                // Kafka's IncludeList: internal topics only with exclude.internal.topics=false.
+                if filter.matches(&topic.name) && !(config.exclude_internal && topic.is_internal())
+                {
+                    partitions.extend(topic.topic_partitions());
+                }
+            }
+        }
+    }
+    Ok(partitions)
+}
+
+/// A consumer for each of `partitions`, positioned at `start` (the reset policy where that is
+/// out of range). `backlog` grows by the records from each consumer's start to its partition's
+/// end.
+fn open_partitions(
+    partitions: Vec<TopicPartition>,
+    datadir: &DataDir,
+    config: &ConsoleConsumerConfig,
+    start: StartOffset,
+    backlog: &mut u64,
+) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
+    let log_starts =
+        OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
+    let mut consumers = Vec::new();
+    let mut undefined: Vec<TopicPartition> = Vec::new();
+    for tp in partitions {
+        let dir = datadir.partition_dir(&tp);
+        let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
+        let range = offset_range(&dir, checkpointed)?;
+        let earliest = range.start;
+        // An end that cannot be read (a corrupt last batch) is needed only to start there: a
+        // read from before it serves the records up to the damage, then reports it.
+        let in_range = |n: i64| n >= earliest && range.end.as_ref().map_or(true, |&end| n <= end);
+        let end = range.end.as_ref().ok().copied();
+        let offset = match (start, config.reset) {
+            (StartOffset::Earliest, _) => earliest,
+            // Kafka's offsetsForTimes: the first offset whose timestamp is at least the time;
+            // none (every record is older), the end, as kcat then starts.
+            (StartOffset::Time(ms), _) => {
+                match list_offset(&dir, OffsetSpec::Timestamp(ms), checkpointed)?.offset {
+                    Some(offset) => offset.max(earliest),
+                    None => range.end?,
+                }
+            }
+            (StartOffset::At(n), _) if in_range(n) => n,
+            (StartOffset::At(_), Some(StartOffset::Earliest)) => earliest,
+            // Latest, or out of range with auto.offset.reset latest.
+            (StartOffset::Latest, _) | (StartOffset::At(_), Some(_)) => range.end?,
+            (StartOffset::At(_), None) => {
+                undefined.push(tp);
+                continue;
+            }
+        };
+        if let Some(end) = end {
+            *backlog += u64::try_from(end - offset).unwrap_or(0);
+        }
+        let consumer = PartitionConsumer::new(dir, offset, config.isolation)
+            .with_check_crcs(config.check_crcs);
+        consumers.push((tp, consumer));
+    }
+    if !undefined.is_empty() {
+        return Err(ConsoleConsumeError::NoOffset(undefined));
+    }
+    Ok(consumers)
+}
