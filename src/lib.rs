@@ -75,6 +75,7 @@ pub mod assign;
 pub mod client;
 pub mod datadir;
 pub mod decode;
+pub mod group;
 mod java;
 pub mod log;
 pub mod output;
