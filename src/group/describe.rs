@@ -151,19 +151,44 @@ pub struct LogEnds {
 }
 
 impl LogEnds {
-    /// Reads the log end of each partition.
+    /// Reads the log end of each partition, on as many threads as there are cores (each
+    /// partition costs a few system calls: listing its directory, opening and reading the end of
+    /// its active segment).
     pub fn read<'a>(
         datadir: &DataDir,
         partitions: impl IntoIterator<Item = &'a TopicPartition>,
     ) -> Self {
+        let partitions: Vec<&TopicPartition> = partitions.into_iter().collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Threads are worth starting only for many partitions.
+        let chunk = partitions.len().div_ceil(threads).max(256);
+        let read_chunk = |chunk: &[&TopicPartition]| {
+            chunk
+                .iter()
+                .map(|tp| ((*tp).clone(), log_end(&datadir.partition_dir(tp))))
+                .collect::<Vec<_>>()
+        };
+        let results: Vec<_> = std::thread::scope(|scope| {
+            let mut chunks = partitions.chunks(chunk);
+            let first = chunks.next().unwrap_or_default();
+            let others: Vec<_> = chunks.map(|c| scope.spawn(move || read_chunk(c))).collect();
+            let mut all = read_chunk(first);
+            for handle in others {
+                match handle.join() {
+                    Ok(found) => all.extend(found),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            all
+        });
         let mut ends = LogEnds::default();
-        for tp in partitions {
-            match log_end(&datadir.partition_dir(tp)) {
+        for (tp, found) in results {
+            match found {
                 Ok((end, skipped)) => {
-                    ends.ends.insert(tp.clone(), end);
+                    ends.ends.insert(tp, end);
                     ends.skipped.extend(skipped);
                 }
-                Err(error) => ends.errors.push((tp.clone(), error)),
+                Err(error) => ends.errors.push((tp, error)),
             }
         }
         ends
@@ -175,12 +200,14 @@ impl LogEnds {
     }
 }
 
+/// The log end of the partition at `dir` (`None` when it has no directory: not in this data
+/// directory, or removed while read), and the unread tail of its active segment, if any.
 fn log_end(dir: &Path) -> Result<(Option<i64>, Option<SkippedTail>), LogError> {
-    if !dir.is_dir() {
-        return Ok((None, None));
+    match LogReader::open(dir).and_then(|mut log| log.log_end()) {
+        Ok(end) => Ok((Some(end.offset), end.skipped)),
+        Err(_) if !dir.is_dir() => Ok((None, None)),
+        Err(e) => Err(e),
     }
-    let end = LogReader::open(dir)?.log_end()?;
-    Ok((Some(end.offset), end.skipped))
 }
 
 /// The broker that coordinates a data directory's groups, as `--describe --state` shows it
