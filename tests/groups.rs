@@ -19,7 +19,7 @@ use kafkit::group::{
 use kafkit::log::{Log, LogCheckpoints, LogConfig, LogReader};
 use kafkit::record::{BatchBuilder, Compression, EndTransactionMarker, TimestampType};
 
-use crate::common::{copy_dir, fixtures, kafkit, tempdir};
+use crate::common::{copy_dir, fixtures, hex, kafkit, tempdir, vectors};
 
 /// The `__consumer_offsets` partitions of the fixtures that real brokers wrote.
 const FIXTURE_PARTITIONS: [&str; 2] = [
@@ -218,6 +218,55 @@ fn the_encoder_reproduces_every_record_brokers_wrote_from_its_decoded_values() {
     // 46 records of the Kafka 2.2 broker (offset commits, value v3; group metadata, v2, two
     // of them with a member) and 5 of the Kafka 2.7.1 one (a value v3 of each kind, tombstones).
     assert_eq!((checked, members), (51, 2));
+}
+
+/// The spec's encodings of offset commits (every key and value version) and group metadata
+/// (values 3 and 4, an Empty group, tombstones) read and write back byte for byte.
+#[test]
+fn the_spec_vectors_read_and_write_back() {
+    let Some(vectors) = vectors() else { return };
+    let text = std::fs::read_to_string(vectors.join("cli/consumer_offsets_records.json"))
+        .expect("vector file");
+    let doc: Value = serde_json::from_str(&text).expect("json");
+    let mut checked = 0;
+    for case in doc["cases"].as_array().expect("cases") {
+        let key = hex(case["key_hex"].as_str().expect("key"));
+        let value = case["value_hex"].as_str().map(hex);
+        let record = CoordinatorRecord::decode(&key, value.as_deref()).expect("decode");
+        assert_eq!(record.encode().expect("encode"), (key, value), "{case}");
+        if let Some(fields) = case.get("fields") {
+            let (kafka_key, kafka_value) = match &record {
+                CoordinatorRecord::OffsetCommit { key, value } => {
+                    let v = &value.as_ref().expect("value").message;
+                    assert_eq!(fields["offset"], json!(v.offset), "{case}");
+                    assert_eq!(
+                        fields["commitTimestamp"],
+                        json!(v.commit_timestamp),
+                        "{case}"
+                    );
+                    (key.message.group.clone(), v.metadata.clone())
+                }
+                CoordinatorRecord::GroupMetadata { key, value } => {
+                    let v = &value.as_ref().expect("value").message;
+                    assert_eq!(fields["generation"], json!(v.generation), "{case}");
+                    assert_eq!(
+                        fields["members"].as_array().map(Vec::len),
+                        Some(v.members.len())
+                    );
+                    (key.message.group.clone(), v.protocol_type.clone())
+                }
+                CoordinatorRecord::Other { .. } => panic!("{case}"),
+            };
+            assert_eq!(fields["group"], json!(kafka_key), "{case}");
+            assert!(
+                fields["metadata"] == json!(kafka_value)
+                    || fields["protocolType"] == json!(kafka_value),
+                "{case}"
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 10);
 }
 
 /// The groups of the broker fixtures, as the dump tool's decoding of the same records says
@@ -901,5 +950,29 @@ fn a_damaged_record_is_named() {
         run.fails().contains("the record at offset 0 has no key"),
         "{}",
         run.stderr
+    );
+}
+
+/// Records of the new consumer protocol are skipped with a note; the classic groups beside them
+/// are shown.
+#[test]
+fn records_of_the_new_protocol_are_skipped_and_said_to_be() {
+    let dir = tempdir();
+    // ConsumerGroupMetadataKey (type 3) "new" and its value v0 (epoch 10), then a commit of "old".
+    let mut key = vec![0, 3, 0, 3];
+    key.extend_from_slice(b"new");
+    let value = vec![0, 0, 0, 0, 0, 10, 0];
+    let (commit_key, commit_value) = offset("old", "t", 0, 1).encode().expect("encode");
+    append(
+        dir.path(),
+        "__consumer_offsets-0",
+        &[(Some(key), Some(value)), (Some(commit_key), commit_value)],
+        None,
+    );
+    let run = kafkit(dir.path(), &["consumer-groups", "--list"]);
+    assert_eq!(run.ok(), "old\n");
+    assert_eq!(
+        run.stderr,
+        "kafkit: skipped 1 record(s) of __consumer_offsets of the new consumer protocol (KIP-848) or of share groups, which kafkit does not read yet: their groups are not shown\n"
     );
 }

@@ -231,6 +231,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let datadir = DataDir::open(&global.data_dir)?;
     let groups = Groups::load(&datadir).map_err(failed)?;
     warn_skipped(groups.skipped_tails());
+    if groups.unread_records() > 0 {
+        stderrln!(
+            "kafkit: skipped {} record(s) of __consumer_offsets of the new consumer protocol (KIP-848) or of share groups, which kafkit does not read yet: their groups are not shown",
+            groups.unread_records()
+        );
+    }
     let mut consumer_groups: Vec<&Group> =
         groups.iter().filter(|g| g.is_consumer_group()).collect();
     consumer_groups.sort_by(|a, b| compare_strings(&a.id, &b.id));
