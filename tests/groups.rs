@@ -19,7 +19,7 @@ use kafkit::group::{
 use kafkit::log::{Log, LogCheckpoints, LogConfig, LogReader};
 use kafkit::record::{BatchBuilder, Compression, EndTransactionMarker, TimestampType};
 
-use crate::common::{copy_dir, fixtures, hex, kafkit, tempdir, vectors};
+use crate::common::{consumer_offsets_vectors, copy_dir, fixtures, kafkit, tempdir};
 
 /// The `__consumer_offsets` partitions of the fixtures that real brokers wrote.
 const FIXTURE_PARTITIONS: [&str; 2] = [
@@ -224,14 +224,11 @@ fn the_encoder_reproduces_every_record_brokers_wrote_from_its_decoded_values() {
 /// (values 3 and 4, an Empty group, tombstones) read and write back byte for byte.
 #[test]
 fn the_spec_vectors_read_and_write_back() {
-    let Some(vectors) = vectors() else { return };
-    let text = std::fs::read_to_string(vectors.join("cli/consumer_offsets_records.json"))
-        .expect("vector file");
-    let doc: Value = serde_json::from_str(&text).expect("json");
+    let Some(cases) = consumer_offsets_vectors() else {
+        return;
+    };
     let mut checked = 0;
-    for case in doc["cases"].as_array().expect("cases") {
-        let key = hex(case["key_hex"].as_str().expect("key"));
-        let value = case["value_hex"].as_str().map(hex);
+    for (case, key, value) in cases {
         let record = CoordinatorRecord::decode(&key, value.as_deref()).expect("decode");
         assert_eq!(record.encode().expect("encode"), (key, value), "{case}");
         if let Some(fields) = case.get("fields") {
