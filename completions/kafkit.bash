@@ -25,6 +25,9 @@ _kafkit() {
             kafkit,consume)
                 cmd="kafkit__subcmd__consume"
                 ;;
+            kafkit,consumer-groups)
+                cmd="kafkit__subcmd__consumer__subcmd__groups"
+                ;;
             kafkit,dump-log)
                 cmd="kafkit__subcmd__dump__subcmd__log__subcmd__segments"
                 ;;
@@ -48,6 +51,9 @@ _kafkit() {
                 ;;
             kafkit__subcmd__help,consume)
                 cmd="kafkit__subcmd__help__subcmd__consume"
+                ;;
+            kafkit__subcmd__help,consumer-groups)
+                cmd="kafkit__subcmd__help__subcmd__consumer__subcmd__groups"
                 ;;
             kafkit__subcmd__help,dump-log-segments)
                 cmd="kafkit__subcmd__help__subcmd__dump__subcmd__log__subcmd__segments"
@@ -74,7 +80,7 @@ _kafkit() {
 
     case "${cmd}" in
         kafkit)
-            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets simulate-assignment help"
+            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets consumer-groups simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -247,6 +253,75 @@ _kafkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kafkit__subcmd__consumer__subcmd__groups)
+            opts="-q -h -V --list --describe --group --all-groups --offsets --members --verbose --state --type --bootstrap-server --command-config --timeout --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --group)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -W "PreparingRebalance CompletingRebalance Stable Dead Empty Assigning Reconciling" -- "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -W "classic consumer" -- "${cur}"))
+                    return 0
+                    ;;
+                --bootstrap-server)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --command-config)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kafkit__subcmd__dump__subcmd__log__subcmd__segments)
             opts="-q -h -V --files --print-data-log --verify-index-only --index-sanity-check --max-message-size --max-bytes --deep-iteration --key-decoder --value-decoder --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --skip-record-metadata --strict --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -382,7 +457,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help)
-            opts="topics dump-log-segments produce consume get-offsets simulate-assignment help"
+            opts="topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -396,6 +471,20 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help__subcmd__consume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__consumer__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

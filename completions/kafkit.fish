@@ -38,6 +38,7 @@ complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "console-producer" -d 
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "consume" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "console-consumer" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "get-offsets" -d 'Print the offsets of a topic\'s partitions: latest, earliest, max timestamp, or by time (kafka-get-offsets.sh)'
+complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "consumer-groups" -d 'List and describe consumer groups: state, members, committed offsets and lag, read from the data directory\'s __consumer_offsets (kafka-consumer-groups.sh)'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
 complete -c kafkit -n "__fish_kafkit_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l topic -d 'The topic to create, alter, describe or delete. Except with --create it is a regular expression that must match whole names, where `,` means `|` (`a,b` selects a and b; escape dots: `my\\.topic`)' -r -f
@@ -320,6 +321,31 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l exclude-in
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s V -l version -d 'Print version'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l group -d 'The consumer group we wish to act on (repeatable)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l state -d 'When specified with \'--describe\', includes the state of the group. When specified with \'--list\', it displays the state of all groups; it can also list groups with specific states (comma-separated, any case: stable,empty)' -r -f -a "PreparingRebalance\t''
+CompletingRebalance\t''
+Stable\t''
+Dead\t''
+Empty\t''
+Assigning\t''
+Reconciling\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l type -d 'When specified with \'--list\', it displays the types of all the groups; it can also list groups with specific types (comma-separated: classic,consumer)' -r -f -a "classic\t''
+consumer\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l bootstrap-server -d 'Accepted for compatibility with kafka-consumer-groups.sh and ignored: kafkit reads --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l command-config -d 'Accepted for compatibility with kafka-consumer-groups.sh and ignored' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l timeout -d 'Accepted for compatibility with kafka-consumer-groups.sh and ignored (the groups are read from disk; there is nothing to wait for)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
+json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l list -d 'List all consumer groups'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l describe -d 'Describe consumer group and list offset lag (number of messages not yet processed) related to given group'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l all-groups -d 'Apply to all consumer groups'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l offsets -d 'Describe the group and list all topic partitions in the group along with their offset lag. This is the default sub-action of and may be used with \'--describe\' only'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l members -d 'Describe members of the group. This option may be used with \'--describe\' only'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l verbose -d 'Provide additional information, if any, when describing the group (with \'--members\': each member\'s partitions). This option may be used with \'--describe\' only'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l strategy -d 'The assignment strategy: range, roundrobin, sticky, cooperative-sticky (classic protocol, client side), uniform, server-range (new consumer protocol, server side), or a Kafka class name such as org.apache.kafka.clients.consumer.CooperativeStickyAssignor' -r -f -a "range\t''
 roundrobin\t''
 sticky\t''
@@ -348,10 +374,11 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -l ex
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand simulate-assignment" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "dump-log-segments" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "produce" -d 'Write records to a topic from lines of text or JSON (kafka-console-producer.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "consume" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "get-offsets" -d 'Print the offsets of a topic\'s partitions: latest, earliest, max timestamp, or by time (kafka-get-offsets.sh)'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
-complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets simulate-assignment help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help" -f -a "topics" -d 'Create, delete, describe, or change a topic (kafka-topics.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help" -f -a "dump-log-segments" -d 'Dump Kafka log segments, indexes and snapshots as `kafka-dump-log.sh` does'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help" -f -a "produce" -d 'Write records to a topic from lines of text or JSON (kafka-console-producer.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help" -f -a "consume" -d 'Read records from a topic\'s partitions (kafka-console-consumer.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help" -f -a "get-offsets" -d 'Print the offsets of a topic\'s partitions: latest, earliest, max timestamp, or by time (kafka-get-offsets.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help" -f -a "consumer-groups" -d 'List and describe consumer groups: state, members, committed offsets and lag, read from the data directory\'s __consumer_offsets (kafka-consumer-groups.sh)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help" -f -a "simulate-assignment" -d 'Show how Kafka\'s consumer-group assignors share partitions over scripted rebalances (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka'
+complete -c kafkit -n "__fish_kafkit_using_subcommand help; and not __fish_seen_subcommand_from topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

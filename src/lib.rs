@@ -27,11 +27,13 @@
 //! * [`client`] is what the console producer and consumer do on top: partitioners, batching,
 //!   fetching, and the console tools' loops themselves ([`client::console`]).
 //! * [`assign`] holds Kafka's consumer-group assignors as pure functions over plain data.
+//! * [`group`] reads consumer groups from `__consumer_offsets`: its records, typed and written
+//!   byte for byte as brokers write them, and the groups a data directory holds.
 //! * [`output`] decides how results look: Kafka-exact text lines and JSON Lines.
 //! * [`decode`] reads the records of Kafka's internal topics (`__consumer_offsets`,
 //!   `__transaction_state`, `__cluster_metadata`) from a table of their layouts.
 //!
-//! Arrows point one way: `client/assign/output -> log/datadir -> record`. The command line
+//! Arrows point one way: `client/group/assign/output -> log/datadir -> record`. The command line
 //! (`src/bin/kafkit/`) sits above them all and is no part of this library: it depends on no
 //! command-line crate (clap, indicatif, comfy-table, anyhow), and long work reports its
 //! progress through [`output::progress::Progress`].

@@ -581,6 +581,11 @@ fn with_output_json_every_command_ends_an_error_with_one_error_object_on_stdout(
             "Error occurred: Malformed time argument yesterday.",
         ),
         (
+            &["consumer-groups", "--describe"],
+            b"",
+            "Option [describe] takes one of these options: [group], [all-groups]",
+        ),
+        (
             &["dump-log-segments"],
             b"",
             "Missing required argument \"[files]\"",

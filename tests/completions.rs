@@ -249,6 +249,7 @@ fn commands_and_aliases_are_offered_hidden_ones_are_not() {
         "console-consumer",
         "dump-log-segments",
         "get-offsets",
+        "consumer-groups",
         "simulate-assignment",
     ] {
         assert!(got[0].reply.contains(name), "{name}: {:?}", got[0]);
@@ -258,7 +259,12 @@ fn commands_and_aliases_are_offered_hidden_ones_are_not() {
     assert!(got[1].reply.contains("consume"), "{:?}", got[1]);
     assert_eq!(
         got[2].reply,
-        set(&["consume", "console-consumer", "console-producer"])
+        set(&[
+            "consume",
+            "console-consumer",
+            "console-producer",
+            "consumer-groups"
+        ])
     );
     for g in &got[3..] {
         assert!(g.reply.contains("--compression-codec"), "{g:?}");

@@ -8,19 +8,16 @@ use serde_json::Value;
 
 use kafkit::decode::InternalFormatter;
 
-use crate::common::{copy_dir, fixtures, hex, kafkit, tempdir, vectors};
+use crate::common::{consumer_offsets_vectors, copy_dir, fixtures, kafkit, tempdir};
 use crate::dump::golden::check_transaction_payload;
 
 #[test]
 fn offsets_and_group_metadata_formatters_print_kafkas_strings() {
-    let Some(vectors) = vectors() else { return };
-    let text = std::fs::read_to_string(vectors.join("cli/consumer_offsets_records.json"))
-        .expect("vector file");
-    let doc: Value = serde_json::from_str(&text).expect("json");
+    let Some(cases) = consumer_offsets_vectors() else {
+        return;
+    };
     let mut checked = 0;
-    for case in doc["cases"].as_array().expect("cases") {
-        let key = hex(case["key_hex"].as_str().expect("key"));
-        let value = case["value_hex"].as_str().map(hex);
+    for (case, key, value) in cases {
         let format = |f: InternalFormatter| f.format(Some(&key), value.as_deref()).expect("reads");
         for (formatter, field, other) in [
             (

@@ -103,3 +103,43 @@ fn get_offsets_prints_the_documented_objects() {
         .into();
     check_covered("get-offsets", &runs);
 }
+
+#[test]
+fn consumer_groups_prints_its_documented_objects() {
+    let doc = JsonDoc::load();
+    let dir = crate::groups::groups_data_dir();
+    let mut seen = Seen::default();
+    for args in [
+        &["consumer-groups", "--list", "--output", "json"][..],
+        &[
+            "consumer-groups",
+            "--describe",
+            "--all-groups",
+            "--output",
+            "json",
+        ],
+        &[
+            "consumer-groups",
+            "--describe",
+            "--all-groups",
+            "--members",
+            "--output",
+            "json",
+        ],
+        &[
+            "consumer-groups",
+            "--describe",
+            "--group",
+            "billing",
+            "--group",
+            "gone",
+            "--state",
+            "--output",
+            "json",
+        ],
+    ] {
+        let run = kafkit(dir.path(), args);
+        doc.check("consumer-groups", run.ok(), &mut seen);
+    }
+    doc.assert_covered("consumer-groups", &seen);
+}

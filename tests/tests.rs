@@ -15,6 +15,7 @@ mod datadir;
 mod dump;
 mod generated;
 mod get_offsets;
+mod groups;
 mod internal_formatters;
 mod json_schema;
 mod library;

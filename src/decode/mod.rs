@@ -124,18 +124,58 @@ pub fn transaction_log(key: Option<&[u8]>, value: Option<&[u8]>, offset: i64) ->
     coordinator(key, value, offset, transaction_record, false)
 }
 
-enum CoordError {
-    Unknown(i16),
-    Other(String),
+/// Why the key or value of an internal topic's record could not be read; the texts are the
+/// ones Kafka's tools print.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordDecodeError {
+    /// Shorter than the 2-byte version the dump tool's decoders read first.
+    #[error("Could not read version from {part}'s buffer.")]
+    NoVersion {
+        /// `key` or `value`.
+        part: &'static str,
+    },
+    /// Shorter than the 2-byte version, as the console formatters say it.
+    #[error("the {part} is shorter than its 2-byte version")]
+    ShorterThanVersion {
+        /// `key` or `value`.
+        part: &'static str,
+    },
+    /// The message after the version could not be read.
+    #[error("Could not read record with version {version} from {part}'s buffer due to: {error}.")]
+    Body {
+        /// The version.
+        version: i16,
+        /// `key` or `value`.
+        part: &'static str,
+        /// What went wrong.
+        error: DecodeError,
+    },
+    /// The message's layout is not in the table.
+    #[error("{0}")]
+    Schema(DecodeError),
 }
 
-fn read_message(name: &str, bytes: &[u8], version: i16, which: &str) -> Result<JValue, CoordError> {
-    let schema = schema(name).map_err(|e| CoordError::Other(e.0))?;
-    schema.read(bytes, version).map(|(v, _)| v).map_err(|e| {
-        CoordError::Other(format!(
-            "Could not read record with version {version} from {which}'s buffer due to: {e}."
-        ))
-    })
+enum CoordError {
+    Unknown(i16),
+    Read(RecordDecodeError),
+}
+
+fn read_message(
+    name: &str,
+    bytes: &[u8],
+    version: i16,
+    part: &'static str,
+) -> Result<JValue, RecordDecodeError> {
+    let schema = schema(name).map_err(RecordDecodeError::Schema)?;
+    schema
+        .read(bytes, version)
+        .map(|(v, _)| v)
+        .map_err(|error| RecordDecodeError::Body {
+            version,
+            part,
+            error,
+        })
 }
 
 fn coordinator(
@@ -152,12 +192,14 @@ fn coordinator(
         return Decoded::error(Some(msg.clone()), None, msg);
     };
     let result = (|| {
-        let (record_type, key_rest) = read_i16(key).ok_or_else(|| {
-            CoordError::Other("Could not read version from key's buffer.".to_string())
-        })?;
+        let (record_type, key_rest) =
+            read_i16(key).ok_or(CoordError::Read(RecordDecodeError::NoVersion {
+                part: "key",
+            }))?;
         let (key_schema, value_schema) =
             lookup(record_type).ok_or(CoordError::Unknown(record_type))?;
-        let key_json = read_message(key_schema, key_rest, record_type, "key")?;
+        let key_json =
+            read_message(key_schema, key_rest, record_type, "key").map_err(CoordError::Read)?;
         let key_json = JValue::Obj(vec![
             ("type".into(), JValue::Str(record_type.to_string())),
             ("data".into(), key_json),
@@ -165,10 +207,12 @@ fn coordinator(
         let Some(value) = value else {
             return Ok((key_json, None));
         };
-        let (version, value_rest) = read_i16(value).ok_or_else(|| {
-            CoordError::Other("Could not read version from value's buffer.".to_string())
-        })?;
-        let mut data = read_message(value_schema, value_rest, version, "value")?;
+        let (version, value_rest) =
+            read_i16(value).ok_or(CoordError::Read(RecordDecodeError::NoVersion {
+                part: "value",
+            }))?;
+        let mut data =
+            read_message(value_schema, value_rest, version, "value").map_err(CoordError::Read)?;
         if group && value_schema == "GroupMetadataValue" {
             decode_embedded_consumer_protocol(&mut data);
         }
@@ -195,7 +239,7 @@ fn coordinator(
             let msg = format!("Unknown record type {t} at offset {offset}, skipping.");
             Decoded::error(Some(msg.clone()), None, msg)
         }
-        Err(CoordError::Other(e)) => {
+        Err(CoordError::Read(e)) => {
             let msg = format!("Error at offset {offset}, skipping. {e}");
             Decoded::error(Some(msg.clone()), None, msg)
         }
@@ -257,7 +301,7 @@ impl InternalFormatter {
         self,
         key: Option<&[u8]>,
         value: Option<&[u8]>,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, RecordDecodeError> {
         let (key_schema, value_schema, other_key_schema) = self.schemas();
         let key_schemas: &[&str] = match other_key_schema {
             Some(other) => &[key_schema, other],
@@ -292,19 +336,15 @@ impl InternalFormatter {
 fn read_versioned(
     bytes: &[u8],
     schemas: &[&str],
-    what: &str,
-) -> Result<(i16, Option<(usize, JValue)>), String> {
-    let (version, rest) =
-        read_i16(bytes).ok_or_else(|| format!("the {what} is shorter than its 2-byte version"))?;
+    part: &'static str,
+) -> Result<(i16, Option<(usize, JValue)>), RecordDecodeError> {
+    let (version, rest) = read_i16(bytes).ok_or(RecordDecodeError::ShorterThanVersion { part })?;
     let found = schemas
         .iter()
         .enumerate()
         .find(|(_, name)| schema(name).is_ok_and(|s| s.supports(version)));
     match found {
-        Some((i, name)) => Ok((
-            version,
-            Some((i, read_internal(name, rest, version, what)?)),
-        )),
+        Some((i, name)) => Ok((version, Some((i, read_message(name, rest, version, part)?)))),
         None => Ok((version, None)),
     }
 }
@@ -314,14 +354,6 @@ fn versioned(version: i16, data: JValue) -> JValue {
         ("version".into(), JValue::Int(i64::from(version))),
         ("data".into(), data),
     ])
-}
-
-fn read_internal(name: &str, bytes: &[u8], version: i16, which: &str) -> Result<JValue, String> {
-    match read_message(name, bytes, version, which) {
-        Ok(json) => Ok(json),
-        Err(CoordError::Other(e)) => Err(e),
-        Err(CoordError::Unknown(t)) => Err(format!("unknown record type {t}")),
-    }
 }
 
 /// Kafka's `prepareGroupMetadataValue`: for groups of protocol type `consumer`, each member's
@@ -375,49 +407,87 @@ fn metadata_schema(api_key: i16) -> Option<&'static schema::Schema> {
         .find(|s| s.kind == "metadata" && s.api_key == Some(api_key))
 }
 
-fn uvarint(bytes: &[u8], pos: &mut usize, what: &str) -> Result<i16, String> {
+/// Why a `__cluster_metadata` record could not be read; the texts are Kafka's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MetadataRecordError {
+    /// The record has no value.
+    #[error("null")]
+    NullValue,
+    /// The value ends inside a varint (a `BufferUnderflowException`).
+    #[error("null")]
+    Underflow,
+    /// A varint above the int16 it stands for.
+    #[error("Value for {what} was too large.")]
+    TooLarge {
+        /// The frame version, type or version.
+        what: &'static str,
+    },
+    /// An unsigned varint whose 5th byte has its high bit set.
+    #[error("Varint is too long, the most significant bit in the 5th byte is set, converted value: {value:x}")]
+    VarintTooLong {
+        /// The bits read.
+        value: u32,
+    },
+    /// Frame version 0 (KRaft's 2.8 preview).
+    #[error("Could not deserialize metadata record with frame version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.")]
+    FrameVersionZero,
+    /// A frame version other than 0 and 1.
+    #[error("Could not deserialize metadata record due to unknown frame version {0}(only frame version 1 is supported)")]
+    UnknownFrameVersion(i16),
+    /// A record type the table does not have.
+    #[error("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {0}")]
+    UnknownType(i16),
+    /// The message of that type could not be read.
+    #[error("Failed to deserialize record with type {0}")]
+    Body(i16),
+    /// Bytes after the message.
+    #[error("Found {garbage} byte(s) of garbage after {api_key}")]
+    Garbage {
+        /// How many.
+        garbage: usize,
+        /// The record type.
+        api_key: i16,
+    },
+}
+
+fn uvarint(bytes: &[u8], pos: &mut usize, what: &'static str) -> Result<i16, MetadataRecordError> {
     let mut value: u32 = 0;
     for i in 0..5 {
         let Some(&b) = bytes.get(*pos) else {
-            return Err("null".to_string());
+            return Err(MetadataRecordError::Underflow);
         };
         *pos += 1;
         value |= u32::from(b & 0x7f) << (7 * i);
         if b & 0x80 == 0 {
-            return i16::try_from(value).map_err(|_| format!("Value for {what} was too large."));
+            return i16::try_from(value).map_err(|_| MetadataRecordError::TooLarge { what });
         }
     }
-    Err(format!(
-        "Varint is too long, the most significant bit in the 5th byte is set, converted value: {value:x}"
-    ))
+    Err(MetadataRecordError::VarintTooLong { value })
 }
 
 /// `--cluster-metadata-decoder`: a `__cluster_metadata` record value at `offset`. The payload
 /// text is `{"type":"TOPIC_RECORD","version":0,"data":{...}}` or Kafka's skip message.
 pub fn cluster_metadata(value: Option<&[u8]>, offset: i64) -> Decoded {
-    let result = (|| -> Result<JValue, String> {
-        let value = value.ok_or_else(|| "null".to_string())?;
+    let result = (|| -> Result<JValue, MetadataRecordError> {
+        let value = value.ok_or(MetadataRecordError::NullValue)?;
         let mut pos = 0;
         let frame = uvarint(value, &mut pos, "frame version")?;
         if frame == 0 {
-            return Err("Could not deserialize metadata record with frame version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.".into());
+            return Err(MetadataRecordError::FrameVersionZero);
         } else if frame != 1 {
-            return Err(format!("Could not deserialize metadata record due to unknown frame version {frame}(only frame version 1 is supported)"));
+            return Err(MetadataRecordError::UnknownFrameVersion(frame));
         }
         let api_key = uvarint(value, &mut pos, "type")?;
         let version = uvarint(value, &mut pos, "version")?;
-        let schema = metadata_schema(api_key).ok_or_else(|| {
-            format!("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {api_key}")
-        })?;
+        let schema = metadata_schema(api_key).ok_or(MetadataRecordError::UnknownType(api_key))?;
         let rest = value.get(pos..).unwrap_or_default();
-        let (data, used) = schema.read(rest, version).map_err(|_: DecodeError| {
-            format!("Failed to deserialize record with type {api_key}")
-        })?;
+        let (data, used) = schema
+            .read(rest, version)
+            .map_err(|_: DecodeError| MetadataRecordError::Body(api_key))?;
         let garbage = rest.len() - used;
         if garbage > 0 {
-            return Err(format!(
-                "Found {garbage} byte(s) of garbage after {api_key}"
-            ));
+            return Err(MetadataRecordError::Garbage { garbage, api_key });
         }
         Ok(JValue::Obj(vec![
             ("type".into(), JValue::Str(metadata_type_name(&schema.name))),
@@ -455,7 +525,7 @@ pub fn kraft_control(
         _ => return None,
     };
     Some((|| {
-        let value = value.ok_or_else(|| DecodeError("null value".into()))?;
+        let value = value.ok_or(DecodeError::NullValue)?;
         // Kafka reads these at the current version (0) and prints them at the version the
         // record names in its own `version` field.
         let (json, _) = schema(name)?.read(value, 0)?;
@@ -644,17 +714,21 @@ mod tests {
         );
         // Shorter than the version, or a group key cut short: errors, as Kafka's reads throw;
         // the group key is read before it is left out.
+        let error = |f: InternalFormatter, key: Option<&[u8]>, value: Option<&[u8]>| {
+            f.format(key, value).map_err(|e| e.to_string())
+        };
         assert_eq!(
-            InternalFormatter::Offsets.format(Some(&[0]), None),
+            error(InternalFormatter::Offsets, Some(&[0]), None),
             Err("the key is shorter than its 2-byte version".to_string())
         );
         assert_eq!(
             InternalFormatter::GroupMetadata.format(None, Some(&[0])),
-            Err("the value is shorter than its 2-byte version".to_string())
+            Err(RecordDecodeError::ShorterThanVersion { part: "value" })
         );
-        assert!(InternalFormatter::Offsets
-            .format(Some(&[0, 2, 0, 9, b'g']), None)
-            .is_err());
+        assert_eq!(
+            error(InternalFormatter::Offsets, Some(&[0, 2, 0, 9, b'g']), None),
+            Err("Could not read record with version 2 from key's buffer due to: Error reading byte array of 9 byte(s): only 1 byte(s) available.".to_string())
+        );
         assert_eq!(
             InternalFormatter::Offsets.format(Some(&group_key()), None),
             Ok(None)

@@ -16,13 +16,73 @@ use base64::Engine as _;
 
 use super::jvalue::JValue;
 
-/// Why bytes could not be read as a message; the text follows Kafka's exceptions.
+/// Why bytes could not be read as a message; the texts are Kafka's exception messages, which
+/// the dump tool prints.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct DecodeError(pub String);
-
-fn err<T>(msg: impl Into<String>) -> Result<T, DecodeError> {
-    Err(DecodeError(msg.into()))
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The bytes ran out inside a field (a Java `BufferUnderflowException`, whose message is
+    /// `null`).
+    #[error("null")]
+    Underflow,
+    /// A bytes, string or tagged field longer than the bytes left (`ByteBufferAccessor`).
+    #[error("Error reading byte array of {needed} byte(s): only {remaining} byte(s) available")]
+    ByteArrayTooShort {
+        /// The field's length.
+        needed: usize,
+        /// The bytes left.
+        remaining: usize,
+    },
+    /// An unsigned varint whose 5th byte has its high bit set.
+    #[error("Varint is too long, the most significant bit in the 5th byte is set, converted value: {value:x}")]
+    VarintTooLong {
+        /// The bits read.
+        value: u32,
+    },
+    /// A version the message does not have.
+    #[error("Can't read version {version} of {message}")]
+    UnsupportedVersion {
+        /// The version.
+        version: i16,
+        /// The message.
+        message: String,
+    },
+    /// A string longer than a string can be.
+    #[error("string field {field} had invalid length {length}")]
+    InvalidStringLength {
+        /// The field.
+        field: String,
+        /// Its length as stored.
+        length: i64,
+    },
+    /// Null in a field that cannot be null.
+    #[error("non-nullable field {field} was serialized as null")]
+    NullField {
+        /// The field.
+        field: String,
+    },
+    /// An array count larger than the bytes left.
+    #[error("Tried to allocate a collection of size {size}, but there are only {remaining} bytes remaining.")]
+    CollectionTooLarge {
+        /// The count as stored.
+        size: i64,
+        /// The bytes left.
+        remaining: usize,
+    },
+    /// A record whose value is null where a message was expected.
+    #[error("null value")]
+    NullValue,
+    /// No message of that name in the layout table.
+    #[error("no schema for {0}")]
+    NoSchema(String),
+    /// A line of the layout table that does not parse.
+    #[error("bad layout table line {line:?}: {why}")]
+    BadLayout {
+        /// The line.
+        line: String,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 /// An inclusive version range; empty when `lo > hi` (Kafka's `none`).
@@ -145,7 +205,10 @@ fn lower_first(name: &str) -> String {
 type Line<'a> = (usize, &'a str);
 
 fn bad(line: &str, why: &str) -> DecodeError {
-    DecodeError(format!("bad layout table line {line:?}: {why}"))
+    DecodeError::BadLayout {
+        line: line.to_string(),
+        why: why.to_string(),
+    }
 }
 
 /// `key=value` words of a line, after its leading words.
@@ -262,7 +325,10 @@ impl Schema {
     /// (`Can't read version V of Name`).
     pub fn read(&self, bytes: &[u8], version: i16) -> Result<(JValue, usize), DecodeError> {
         if !self.valid.contains(version) {
-            return err(format!("Can't read version {version} of {}", self.name));
+            return Err(DecodeError::UnsupportedVersion {
+                version,
+                message: self.name.clone(),
+            });
         }
         let mut r = Reader { buf: bytes, pos: 0 };
         let flexible = self.flexible.contains(version);
@@ -354,7 +420,10 @@ impl Schema {
                     return null_or(nullable, name);
                 }
                 if len > 0x7fff {
-                    return err(format!("string field {name} had invalid length {len}"));
+                    return Err(DecodeError::InvalidStringLength {
+                        field: name.clone(),
+                        length: len,
+                    });
                 }
                 JValue::Str(crate::java::utf8_string(r.array(len as usize)?).into_owned())
             }
@@ -387,9 +456,10 @@ impl Schema {
                 }
                 let remaining = r.buf.len().saturating_sub(r.pos);
                 if len as usize > remaining {
-                    return err(format!(
-                        "Tried to allocate a collection of size {len}, but there are only {remaining} bytes remaining."
-                    ));
+                    return Err(DecodeError::CollectionTooLarge {
+                        size: len,
+                        remaining,
+                    });
                 }
                 let mut items = Vec::with_capacity(len as usize);
                 for _ in 0..len {
@@ -421,7 +491,9 @@ fn null_or(nullable: bool, name: &str) -> Result<JValue, DecodeError> {
     if nullable {
         Ok(JValue::Null)
     } else {
-        err(format!("non-nullable field {name} was serialized as null"))
+        Err(DecodeError::NullField {
+            field: name.to_string(),
+        })
     }
 }
 
@@ -467,7 +539,7 @@ impl<'a> Reader<'a> {
                 Ok(bytes)
             }
             // A Java ByteBuffer underflow carries no message.
-            None => err("null"),
+            None => Err(DecodeError::Underflow),
         }
     }
 
@@ -475,9 +547,10 @@ impl<'a> Reader<'a> {
     fn array(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         let remaining = self.buf.len().saturating_sub(self.pos);
         if n > remaining {
-            return err(format!(
-                "Error reading byte array of {n} byte(s): only {remaining} byte(s) available"
-            ));
+            return Err(DecodeError::ByteArrayTooShort {
+                needed: n,
+                remaining,
+            });
         }
         self.take(n)
     }
@@ -498,9 +571,7 @@ impl<'a> Reader<'a> {
                 return Ok(value);
             }
         }
-        err(format!(
-            "Varint is too long, the most significant bit in the 5th byte is set, converted value: {value:x}"
-        ))
+        Err(DecodeError::VarintTooLong { value })
     }
 }
 
@@ -525,7 +596,7 @@ pub fn registry() -> &'static HashMap<String, Schema> {
 pub fn schema(name: &str) -> Result<&'static Schema, DecodeError> {
     registry()
         .get(name)
-        .ok_or_else(|| DecodeError(format!("no schema for {name}")))
+        .ok_or_else(|| DecodeError::NoSchema(name.to_string()))
 }
 
 #[cfg(test)]

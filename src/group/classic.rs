@@ -18,9 +18,13 @@
 
 use std::collections::BTreeMap;
 
-/// Kafka's error codes the classic protocol answers with (`Errors`).
+use super::state::GroupState;
+
+use ClassicGroupState as State;
+
+/// The errors of Kafka's (`Errors`) the classic protocol answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GroupError {
+pub enum ProtocolError {
     /// `COORDINATOR_NOT_AVAILABLE` (15): the group is being removed.
     CoordinatorNotAvailable,
     /// `ILLEGAL_GENERATION` (22).
@@ -44,27 +48,28 @@ pub enum GroupError {
     FencedInstanceId,
 }
 
-impl GroupError {
+impl ProtocolError {
     /// Kafka's numeric error code.
     pub fn code(self) -> i16 {
         match self {
-            GroupError::CoordinatorNotAvailable => 15,
-            GroupError::IllegalGeneration => 22,
-            GroupError::InconsistentGroupProtocol => 23,
-            GroupError::InvalidGroupId => 24,
-            GroupError::UnknownMemberId => 25,
-            GroupError::InvalidSessionTimeout => 26,
-            GroupError::RebalanceInProgress => 27,
-            GroupError::MemberIdRequired => 79,
-            GroupError::GroupMaxSizeReached => 81,
-            GroupError::FencedInstanceId => 82,
+            ProtocolError::CoordinatorNotAvailable => 15,
+            ProtocolError::IllegalGeneration => 22,
+            ProtocolError::InconsistentGroupProtocol => 23,
+            ProtocolError::InvalidGroupId => 24,
+            ProtocolError::UnknownMemberId => 25,
+            ProtocolError::InvalidSessionTimeout => 26,
+            ProtocolError::RebalanceInProgress => 27,
+            ProtocolError::MemberIdRequired => 79,
+            ProtocolError::GroupMaxSizeReached => 81,
+            ProtocolError::FencedInstanceId => 82,
         }
     }
 }
 
-/// A classic group's state, by Kafka's names (`ClassicGroupState`).
+/// A classic group's state (Kafka's `ClassicGroupState`); the tools show it as a
+/// [`GroupState`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GroupState {
+pub enum ClassicGroupState {
     /// No members (offsets may remain).
     Empty,
     /// Waiting for the members to join the next generation.
@@ -77,15 +82,14 @@ pub enum GroupState {
     Dead,
 }
 
-impl GroupState {
-    /// The state's name as Kafka's tools print it.
-    pub fn name(self) -> &'static str {
-        match self {
-            GroupState::Empty => "Empty",
-            GroupState::PreparingRebalance => "PreparingRebalance",
-            GroupState::CompletingRebalance => "CompletingRebalance",
-            GroupState::Stable => "Stable",
-            GroupState::Dead => "Dead",
+impl From<ClassicGroupState> for GroupState {
+    fn from(state: ClassicGroupState) -> Self {
+        match state {
+            State::Empty => GroupState::Empty,
+            State::PreparingRebalance => GroupState::PreparingRebalance,
+            State::CompletingRebalance => GroupState::CompletingRebalance,
+            State::Stable => GroupState::Stable,
+            State::Dead => GroupState::Dead,
         }
     }
 }
@@ -153,7 +157,7 @@ pub struct JoinedMember {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JoinResponse {
     /// `None` on success.
-    pub error: Option<GroupError>,
+    pub error: Option<ProtocolError>,
     /// The generation joined (-1 on error).
     pub generation_id: i32,
     /// The protocol type.
@@ -174,7 +178,7 @@ pub struct JoinResponse {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncResponse {
     /// `None` on success.
-    pub error: Option<GroupError>,
+    pub error: Option<ProtocolError>,
     /// The member's assignment bytes.
     pub assignment: Vec<u8>,
 }
@@ -246,7 +250,7 @@ enum JoinTimer {
 pub struct ClassicGroup {
     group_id: String,
     config: CoordinatorConfig,
-    state: GroupState,
+    state: State,
     generation_id: i32,
     protocol_type: Option<String>,
     protocol_name: Option<String>,
@@ -269,7 +273,7 @@ impl ClassicGroup {
         ClassicGroup {
             group_id: group_id.to_string(),
             config,
-            state: GroupState::Empty,
+            state: State::Empty,
             generation_id: 0,
             protocol_type: None,
             protocol_name: None,
@@ -289,7 +293,7 @@ impl ClassicGroup {
     }
 
     /// Its state.
-    pub fn state(&self) -> GroupState {
+    pub fn state(&self) -> State {
         self.state
     }
 
@@ -344,27 +348,27 @@ impl ClassicGroup {
             if require_known_member_id {
                 let deadline = now + i64::from(request.session_timeout_ms);
                 self.pending_members.insert(member_id.clone(), deadline);
-                return Some(self.join_error(GroupError::MemberIdRequired, &member_id));
+                return Some(self.join_error(ProtocolError::MemberIdRequired, &member_id));
             }
             return self.add_member_and_rebalance(request, member_id, now);
         }
         self.join_existing(request, now)
     }
 
-    fn validate_join(&self, request: &JoinRequest) -> Result<(), GroupError> {
+    fn validate_join(&self, request: &JoinRequest) -> Result<(), ProtocolError> {
         if self.group_id.is_empty() {
-            return Err(GroupError::InvalidGroupId);
+            return Err(ProtocolError::InvalidGroupId);
         }
         if request.session_timeout_ms < self.config.min_session_timeout_ms
             || request.session_timeout_ms > self.config.max_session_timeout_ms
         {
-            return Err(GroupError::InvalidSessionTimeout);
+            return Err(ProtocolError::InvalidSessionTimeout);
         }
-        if self.state == GroupState::Dead {
-            return Err(GroupError::CoordinatorNotAvailable);
+        if self.state == State::Dead {
+            return Err(ProtocolError::CoordinatorNotAvailable);
         }
         if request.protocol_type.is_empty() || request.protocols.is_empty() {
-            return Err(GroupError::InconsistentGroupProtocol);
+            return Err(ProtocolError::InconsistentGroupProtocol);
         }
         if !self.members.is_empty() {
             let same_type = self.protocol_type.as_deref() == Some(request.protocol_type.as_str());
@@ -375,7 +379,7 @@ impl ClassicGroup {
                     .all(|m| m.metadata(name).is_some())
             });
             if !same_type || !supported {
-                return Err(GroupError::InconsistentGroupProtocol);
+                return Err(ProtocolError::InconsistentGroupProtocol);
             }
         }
         let known = self.member(&request.member_id).is_some()
@@ -384,7 +388,7 @@ impl ClassicGroup {
                 .as_deref()
                 .is_some_and(|i| self.static_member(i).is_some());
         if !known && self.members.len() >= self.config.max_size {
-            return Err(GroupError::GroupMaxSizeReached);
+            return Err(ProtocolError::GroupMaxSizeReached);
         }
         Ok(())
     }
@@ -409,14 +413,14 @@ impl ClassicGroup {
         if old_pending {
             self.deliver(
                 &old_id,
-                Reply::Join(self.join_error(GroupError::FencedInstanceId, &old_id)),
+                Reply::Join(self.join_error(ProtocolError::FencedInstanceId, &old_id)),
             );
         }
         if awaiting_sync {
             self.deliver(
                 &old_id,
                 Reply::Sync(SyncResponse {
-                    error: Some(GroupError::FencedInstanceId),
+                    error: Some(ProtocolError::FencedInstanceId),
                     assignment: Vec::new(),
                 }),
             );
@@ -435,13 +439,13 @@ impl ClassicGroup {
         }
         let unchanged = old_protocols.as_ref() == Some(&request.protocols);
         match self.state {
-            GroupState::Stable if unchanged => {
+            State::Stable if unchanged => {
                 // A returning static leader is told the members but keeps the assignment.
                 let mut response = self.join_success(&member_id, was_leader);
                 response.skip_assignment = was_leader;
                 Some(response)
             }
-            GroupState::CompletingRebalance if unchanged => {
+            State::CompletingRebalance if unchanged => {
                 Some(self.join_success(&member_id, was_leader))
             }
             _ => {
@@ -463,24 +467,24 @@ impl ClassicGroup {
         if let Some(instance) = request.group_instance_id.as_deref() {
             if let Some(current) = self.static_member(instance) {
                 if current.member_id != member_id {
-                    return Some(self.join_error(GroupError::FencedInstanceId, &member_id));
+                    return Some(self.join_error(ProtocolError::FencedInstanceId, &member_id));
                 }
             }
         }
         let Some(member) = self.member(&member_id) else {
-            return Some(self.join_error(GroupError::UnknownMemberId, &member_id));
+            return Some(self.join_error(ProtocolError::UnknownMemberId, &member_id));
         };
         let unchanged = member.protocols == request.protocols;
         let is_leader = self.leader.as_deref() == Some(member_id.as_str());
         match self.state {
-            GroupState::Empty | GroupState::Dead => {
-                Some(self.join_error(GroupError::UnknownMemberId, &member_id))
+            State::Empty | State::Dead => {
+                Some(self.join_error(ProtocolError::UnknownMemberId, &member_id))
             }
-            GroupState::CompletingRebalance if unchanged => {
+            State::CompletingRebalance if unchanged => {
                 // The member lost the response: it gets the same one again.
                 Some(self.join_success(&member_id, is_leader))
             }
-            GroupState::Stable if unchanged && !is_leader => {
+            State::Stable if unchanged && !is_leader => {
                 // A follower learning the current generation: no rebalance.
                 Some(self.join_success(&member_id, false))
             }
@@ -537,20 +541,20 @@ impl ClassicGroup {
     /// `maybePrepareRebalanceOrCompleteJoin`.
     fn prepare_or_complete(&mut self, now: i64) {
         match self.state {
-            GroupState::Stable | GroupState::CompletingRebalance | GroupState::Empty => {
+            State::Stable | State::CompletingRebalance | State::Empty => {
                 self.prepare_rebalance(now);
             }
-            GroupState::PreparingRebalance => self.maybe_complete_join(now),
-            GroupState::Dead => {}
+            State::PreparingRebalance => self.maybe_complete_join(now),
+            State::Dead => {}
         }
     }
 
     fn prepare_rebalance(&mut self, now: i64) {
-        if self.state == GroupState::CompletingRebalance {
-            self.reset_pending_syncs(GroupError::RebalanceInProgress, now);
+        if self.state == State::CompletingRebalance {
+            self.reset_pending_syncs(ProtocolError::RebalanceInProgress, now);
         }
         self.sync_deadline = None;
-        self.join_timer = Some(if self.state == GroupState::Empty {
+        self.join_timer = Some(if self.state == State::Empty {
             let delay = self.config.initial_rebalance_delay_ms;
             self.new_member_added = false;
             JoinTimer::Initial {
@@ -561,14 +565,14 @@ impl ClassicGroup {
         } else {
             JoinTimer::Deadline(now + self.rebalance_timeout())
         });
-        self.state = GroupState::PreparingRebalance;
+        self.state = State::PreparingRebalance;
         self.maybe_complete_join(now);
     }
 
     /// The join phase ends when every member has rejoined (not during the initial delay).
     fn maybe_complete_join(&mut self, now: i64) {
         let all_joined = self.members.iter().all(|m| m.awaiting_join);
-        if self.state == GroupState::PreparingRebalance
+        if self.state == State::PreparingRebalance
             && all_joined
             && matches!(self.join_timer, Some(JoinTimer::Deadline(_)))
         {
@@ -591,7 +595,7 @@ impl ClassicGroup {
         }
         if self.members.is_empty() {
             self.generation_id += 1;
-            self.state = GroupState::Empty;
+            self.state = State::Empty;
             self.protocol_name = None;
             self.leader = None;
             return;
@@ -612,7 +616,7 @@ impl ClassicGroup {
         }
         self.generation_id += 1;
         self.protocol_name = self.select_protocol();
-        self.state = GroupState::CompletingRebalance;
+        self.state = State::CompletingRebalance;
         let rebalance_timeout = self.rebalance_timeout();
         self.sync_deadline = Some(now + rebalance_timeout);
         let leader = self.leader.clone().unwrap_or_default();
@@ -679,15 +683,15 @@ impl ClassicGroup {
             })
         };
         if self.member(member_id).is_none() {
-            return error(GroupError::UnknownMemberId);
+            return error(ProtocolError::UnknownMemberId);
         }
         if generation_id != self.generation_id {
-            return error(GroupError::IllegalGeneration);
+            return error(ProtocolError::IllegalGeneration);
         }
         match self.state {
-            GroupState::Empty | GroupState::Dead => error(GroupError::UnknownMemberId),
-            GroupState::PreparingRebalance => error(GroupError::RebalanceInProgress),
-            GroupState::Stable => {
+            State::Empty | State::Dead => error(ProtocolError::UnknownMemberId),
+            State::PreparingRebalance => error(ProtocolError::RebalanceInProgress),
+            State::Stable => {
                 self.touch(member_id, now);
                 Some(SyncResponse {
                     error: None,
@@ -697,7 +701,7 @@ impl ClassicGroup {
                         .unwrap_or_default(),
                 })
             }
-            GroupState::CompletingRebalance => {
+            State::CompletingRebalance => {
                 self.touch(member_id, now);
                 if let Some(m) = self.member_mut(member_id) {
                     m.awaiting_sync = true;
@@ -708,7 +712,7 @@ impl ClassicGroup {
                     for m in &mut self.members {
                         m.assignment = by_member.remove(&m.member_id).unwrap_or_default();
                     }
-                    self.state = GroupState::Stable;
+                    self.state = State::Stable;
                     self.sync_deadline = None;
                     let waiting: Vec<(String, Vec<u8>)> = self
                         .members
@@ -744,27 +748,27 @@ impl ClassicGroup {
         group_instance_id: Option<&str>,
         generation_id: i32,
         now: i64,
-    ) -> Option<GroupError> {
+    ) -> Option<ProtocolError> {
         if let Some(instance) = group_instance_id {
             if self
                 .static_member(instance)
                 .is_some_and(|m| m.member_id != member_id)
             {
-                return Some(GroupError::FencedInstanceId);
+                return Some(ProtocolError::FencedInstanceId);
             }
         }
         if self.member(member_id).is_none() {
-            return Some(GroupError::UnknownMemberId);
+            return Some(ProtocolError::UnknownMemberId);
         }
         match self.state {
-            GroupState::Empty | GroupState::Dead => Some(GroupError::UnknownMemberId),
-            GroupState::PreparingRebalance => {
+            State::Empty | State::Dead => Some(ProtocolError::UnknownMemberId),
+            State::PreparingRebalance => {
                 self.touch(member_id, now);
-                Some(GroupError::RebalanceInProgress)
+                Some(ProtocolError::RebalanceInProgress)
             }
-            GroupState::CompletingRebalance | GroupState::Stable => {
+            State::CompletingRebalance | State::Stable => {
                 if generation_id != self.generation_id {
-                    return Some(GroupError::IllegalGeneration);
+                    return Some(ProtocolError::IllegalGeneration);
                 }
                 self.touch(member_id, now);
                 None
@@ -779,25 +783,25 @@ impl ClassicGroup {
         member_id: &str,
         group_instance_id: Option<&str>,
         now: i64,
-    ) -> Option<GroupError> {
+    ) -> Option<ProtocolError> {
         if let Some(instance) = group_instance_id {
             match self.static_member(instance) {
                 Some(m) if m.member_id != member_id && !member_id.is_empty() => {
-                    return Some(GroupError::FencedInstanceId)
+                    return Some(ProtocolError::FencedInstanceId)
                 }
                 Some(m) => {
                     let id = m.member_id.clone();
                     self.remove_member(&id, now);
                     return None;
                 }
-                None => return Some(GroupError::UnknownMemberId),
+                None => return Some(ProtocolError::UnknownMemberId),
             }
         }
         if self.pending_members.remove(member_id).is_some() {
             return None;
         }
         if self.member(member_id).is_none() {
-            return Some(GroupError::UnknownMemberId);
+            return Some(ProtocolError::UnknownMemberId);
         }
         self.remove_member(member_id, now);
         None
@@ -884,14 +888,14 @@ impl ClassicGroup {
         if member.awaiting_join {
             self.deliver(
                 member_id,
-                Reply::Join(self.join_error(GroupError::UnknownMemberId, member_id)),
+                Reply::Join(self.join_error(ProtocolError::UnknownMemberId, member_id)),
             );
         }
         if member.awaiting_sync {
             self.deliver(
                 member_id,
                 Reply::Sync(SyncResponse {
-                    error: Some(GroupError::UnknownMemberId),
+                    error: Some(ProtocolError::UnknownMemberId),
                     assignment: Vec::new(),
                 }),
             );
@@ -900,8 +904,8 @@ impl ClassicGroup {
             self.leader = self.members.first().map(|m| m.member_id.clone());
         }
         match self.state {
-            GroupState::Stable | GroupState::CompletingRebalance => self.prepare_rebalance(now),
-            GroupState::PreparingRebalance => {
+            State::Stable | State::CompletingRebalance => self.prepare_rebalance(now),
+            State::PreparingRebalance => {
                 if self.members.is_empty()
                     && !matches!(self.join_timer, Some(JoinTimer::Initial { .. }))
                 {
@@ -910,11 +914,11 @@ impl ClassicGroup {
                     self.maybe_complete_join(now);
                 }
             }
-            GroupState::Empty | GroupState::Dead => {}
+            State::Empty | State::Dead => {}
         }
     }
 
-    fn reset_pending_syncs(&mut self, error: GroupError, now: i64) {
+    fn reset_pending_syncs(&mut self, error: ProtocolError, now: i64) {
         let waiting: Vec<String> = self
             .members
             .iter()
@@ -970,7 +974,7 @@ impl ClassicGroup {
             .collect()
     }
 
-    fn join_error(&self, error: GroupError, member_id: &str) -> JoinResponse {
+    fn join_error(&self, error: ProtocolError, member_id: &str) -> JoinResponse {
         JoinResponse {
             error: Some(error),
             generation_id: -1,
@@ -1057,7 +1061,7 @@ mod tests {
         let first = g
             .join(request("", None, &["range"]), true, |_| id.to_string(), now)
             .expect("a new member is answered at once");
-        assert_eq!(first.error, Some(GroupError::MemberIdRequired));
+        assert_eq!(first.error, Some(ProtocolError::MemberIdRequired));
         assert_eq!(first.member_id, id);
         g.join(request(id, None, &["range"]), true, |_| unreachable!(), now)
     }
@@ -1098,7 +1102,7 @@ mod tests {
             .map(|(m, a)| (m.to_string(), a.as_bytes().to_vec()))
             .collect();
         assert_eq!(g.sync(&leader, generation, given, now), None);
-        assert_eq!(g.state(), GroupState::Stable);
+        assert_eq!(g.state(), State::Stable);
         g.take_deliveries()
             .into_iter()
             .map(|d| match d.reply {
@@ -1117,10 +1121,10 @@ mod tests {
         for id in ["a", "b", "c"] {
             assert_eq!(join_new(&mut g, id, 0), None);
         }
-        assert_eq!(g.state(), GroupState::PreparingRebalance);
+        assert_eq!(g.state(), State::PreparingRebalance);
         // The initial delay (0 here) runs out on the next tick.
         g.tick(0);
-        assert_eq!(g.state(), GroupState::CompletingRebalance);
+        assert_eq!(g.state(), State::CompletingRebalance);
         let deliveries = g.take_deliveries();
         let joined = joins(&deliveries);
         assert_eq!(joined.len(), 3);
@@ -1154,11 +1158,11 @@ mod tests {
         assert_eq!(g.heartbeat("b", None, 1, 2), None);
         assert_eq!(
             g.heartbeat("b", None, 0, 2),
-            Some(GroupError::IllegalGeneration)
+            Some(ProtocolError::IllegalGeneration)
         );
         assert_eq!(
             g.heartbeat("zz", None, 1, 2),
-            Some(GroupError::UnknownMemberId)
+            Some(ProtocolError::UnknownMemberId)
         );
     }
 
@@ -1178,12 +1182,12 @@ mod tests {
     fn a_fourth_member_makes_the_others_rejoin_and_the_generation_completes_when_all_have() {
         let mut g = stable_group(&["a", "b", "c"]);
         assert_eq!(join_new(&mut g, "d", 100), None);
-        assert_eq!(g.state(), GroupState::PreparingRebalance);
+        assert_eq!(g.state(), State::PreparingRebalance);
         // The others learn of the rebalance from their heartbeat, then rejoin.
         for id in ["a", "b"] {
             assert_eq!(
                 g.heartbeat(id, None, 1, 150),
-                Some(GroupError::RebalanceInProgress)
+                Some(ProtocolError::RebalanceInProgress)
             );
             assert_eq!(
                 g.join(request(id, None, &["range"]), true, |_| unreachable!(), 200),
@@ -1200,7 +1204,7 @@ mod tests {
             ),
             None
         );
-        assert_eq!(g.state(), GroupState::CompletingRebalance);
+        assert_eq!(g.state(), State::CompletingRebalance);
         let deliveries = g.take_deliveries();
         let joined = joins(&deliveries);
         assert_eq!(joined.len(), 4);
@@ -1219,9 +1223,9 @@ mod tests {
         }
         assert_eq!(g.next_deadline(), Some(i64::from(SESSION)));
         g.tick(i64::from(SESSION) - 1);
-        assert_eq!(g.state(), GroupState::Stable);
+        assert_eq!(g.state(), State::Stable);
         g.tick(i64::from(SESSION));
-        assert_eq!(g.state(), GroupState::PreparingRebalance);
+        assert_eq!(g.state(), State::PreparingRebalance);
         let ids: Vec<&str> = g.members().iter().map(|m| m.member_id.as_str()).collect();
         assert_eq!(ids, ["b", "c"]);
         assert_eq!(
@@ -1260,14 +1264,14 @@ mod tests {
         for t in (5_000..i64::from(REBALANCE)).step_by(5_000) {
             assert_eq!(
                 g.heartbeat("b", None, 1, t),
-                Some(GroupError::RebalanceInProgress)
+                Some(ProtocolError::RebalanceInProgress)
             );
             g.tick(t);
         }
         g.tick(1_000 + i64::from(REBALANCE) - 1);
-        assert_eq!(g.state(), GroupState::PreparingRebalance);
+        assert_eq!(g.state(), State::PreparingRebalance);
         g.tick(1_000 + i64::from(REBALANCE));
-        assert_eq!(g.state(), GroupState::CompletingRebalance);
+        assert_eq!(g.state(), State::CompletingRebalance);
         let ids: Vec<&str> = g.members().iter().map(|m| m.member_id.as_str()).collect();
         assert_eq!(ids, ["a", "c"]);
     }
@@ -1285,13 +1289,13 @@ mod tests {
         g.tick(i64::from(REBALANCE));
         let ids: Vec<&str> = g.members().iter().map(|m| m.member_id.as_str()).collect();
         assert_eq!(ids, ["b"]);
-        assert_eq!(g.state(), GroupState::PreparingRebalance);
+        assert_eq!(g.state(), State::PreparingRebalance);
         // b's parked sync is told to rejoin.
         let deliveries = g.take_deliveries();
         assert!(deliveries.iter().any(|d| d.member_id == "b"
             && d.reply
                 == Reply::Sync(SyncResponse {
-                    error: Some(GroupError::RebalanceInProgress),
+                    error: Some(ProtocolError::RebalanceInProgress),
                     assignment: Vec::new()
                 })));
     }
@@ -1303,13 +1307,13 @@ mod tests {
         join_new(&mut g, "b", 1_000);
         assert_eq!(g.next_deadline(), Some(3_000));
         g.tick(2_999);
-        assert_eq!(g.state(), GroupState::PreparingRebalance);
+        assert_eq!(g.state(), State::PreparingRebalance);
         // b came during the delay: it is extended by the delay again.
         g.tick(3_000);
-        assert_eq!(g.state(), GroupState::PreparingRebalance);
+        assert_eq!(g.state(), State::PreparingRebalance);
         assert_eq!(g.next_deadline(), Some(6_000));
         g.tick(6_000);
-        assert_eq!(g.state(), GroupState::CompletingRebalance);
+        assert_eq!(g.state(), State::CompletingRebalance);
         assert_eq!(g.generation_id(), 1);
     }
 
@@ -1342,14 +1346,14 @@ mod tests {
             (r.error, r.generation_id, r.member_id.as_str()),
             (None, 1, "b-2")
         );
-        assert_eq!(g.state(), GroupState::Stable);
+        assert_eq!(g.state(), State::Stable);
         assert_eq!(
             g.sync("b-2", 1, Vec::new(), 600).map(|s| s.assignment),
             Some(b"pb".to_vec())
         );
         assert_eq!(
             g.heartbeat("b-1", Some("ib"), 1, 700),
-            Some(GroupError::FencedInstanceId)
+            Some(ProtocolError::FencedInstanceId)
         );
         // The leader restarting is told the members but skips the assignment.
         let r = g
@@ -1365,7 +1369,7 @@ mod tests {
         assert_eq!(r.members.len(), 2);
         // A static member's LeaveGroup without its instance id (a consumer's close()) is not
         // how it leaves: only its session running out removes it.
-        assert_eq!(g.state(), GroupState::Stable);
+        assert_eq!(g.state(), State::Stable);
     }
 
     #[test]
@@ -1397,7 +1401,7 @@ mod tests {
                 1,
             )
             .expect("refused at once");
-        assert_eq!(r.error, Some(GroupError::InconsistentGroupProtocol));
+        assert_eq!(r.error, Some(ProtocolError::InconsistentGroupProtocol));
     }
 
     #[test]
@@ -1405,10 +1409,10 @@ mod tests {
         let mut g = stable_group(&["a", "b"]);
         assert_eq!(g.leave("a", None, 10), None);
         assert_eq!(g.leader(), Some("b"));
-        assert_eq!(g.state(), GroupState::PreparingRebalance);
+        assert_eq!(g.state(), State::PreparingRebalance);
         assert_eq!(g.leave("b", None, 20), None);
-        assert_eq!(g.state(), GroupState::Empty);
-        assert_eq!(g.leave("b", None, 30), Some(GroupError::UnknownMemberId));
+        assert_eq!(g.state(), State::Empty);
+        assert_eq!(g.leave("b", None, 30), Some(ProtocolError::UnknownMemberId));
         assert_eq!(g.generation_id(), 2);
     }
 
@@ -1418,7 +1422,7 @@ mod tests {
         let mut r = request("", None, &["range"]);
         r.session_timeout_ms = 1_000;
         let answer = g.join(r, true, |_| "x".to_string(), 0).expect("refused");
-        assert_eq!(answer.error, Some(GroupError::InvalidSessionTimeout));
+        assert_eq!(answer.error, Some(ProtocolError::InvalidSessionTimeout));
         let answer = g
             .join(
                 request("ghost", None, &["range"]),
@@ -1427,10 +1431,10 @@ mod tests {
                 0,
             )
             .expect("refused");
-        assert_eq!(answer.error, Some(GroupError::UnknownMemberId));
+        assert_eq!(answer.error, Some(ProtocolError::UnknownMemberId));
         assert_eq!(
             g.sync("ghost", 0, Vec::new(), 0).and_then(|s| s.error),
-            Some(GroupError::UnknownMemberId)
+            Some(ProtocolError::UnknownMemberId)
         );
     }
 }

@@ -19,6 +19,7 @@ pub enum OutputFormat {
 pub mod deserializer;
 pub mod dump;
 pub mod format;
+pub mod groups;
 pub mod json;
 pub mod log4j;
 pub mod message;

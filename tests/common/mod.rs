@@ -233,6 +233,30 @@ pub fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// One case of `spec/vectors/cli/consumer_offsets_records.json`: the case, its key's bytes and
+/// its value's (`None`: a tombstone).
+pub type OffsetsVector = (serde_json::Value, Vec<u8>, Option<Vec<u8>>);
+
+/// The cases of the spec's `__consumer_offsets` record vectors, or `None` as [`vectors`].
+#[track_caller]
+pub fn consumer_offsets_vectors() -> Option<Vec<OffsetsVector>> {
+    let vectors = vectors()?;
+    let text = std::fs::read_to_string(vectors.join("cli/consumer_offsets_records.json"))
+        .expect("vector file");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let cases = doc["cases"].as_array().expect("cases");
+    Some(
+        cases
+            .iter()
+            .map(|case| {
+                let key = hex(case["key_hex"].as_str().expect("key"));
+                let value = case["value_hex"].as_str().map(hex);
+                (case.clone(), key, value)
+            })
+            .collect(),
+    )
+}
+
 /// Copies the directory `from` into `to` (created), subdirectories included.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create dir");

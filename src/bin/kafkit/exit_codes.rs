@@ -35,6 +35,11 @@ pub const EXIT_CODES: &[ExitCode] = &[
         meaning: "without `--strict`, as Kafka's tool: also when it reports bad CRCs, invalid trailing bytes or index mismatches",
     },
     ExitCode {
+        code: "0",
+        commands: &["consumer-groups"],
+        meaning: "also when a group to describe does not exist: as Kafka's tool, it prints `Error: Consumer group 'G' does not exist.` on stdout and goes on",
+    },
+    ExitCode {
         code: "1",
         commands: &[],
         meaning: "an error: an unknown or invalid option, bad input, a failed command; the message on stderr (or Kafka's stdout line, where Kafka prints one, as `topics` does) says what and where",

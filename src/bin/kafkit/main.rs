@@ -23,6 +23,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use kafkit::output::OutputFormat;
 
 pub mod consume;
+pub mod consumer_groups;
 pub mod dump_log_segments;
 pub mod exit_codes;
 pub mod generate;
@@ -127,6 +128,9 @@ pub enum Command {
     /// Print the offsets of a topic's partitions: latest, earliest, max timestamp, or by time
     /// (kafka-get-offsets.sh).
     GetOffsets(Box<get_offsets::Args>),
+    /// List and describe consumer groups: state, members, committed offsets and lag, read from
+    /// the data directory's __consumer_offsets (kafka-consumer-groups.sh).
+    ConsumerGroups(Box<consumer_groups::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -172,6 +176,7 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("produce") => produce::EXAMPLES,
         Some("consume") => consume::EXAMPLES,
         Some("get-offsets") => get_offsets::EXAMPLES,
+        Some("consumer-groups") => consumer_groups::EXAMPLES,
         Some("dump-log-segments") => dump_log_segments::EXAMPLES,
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
         Some(_) => &[],
@@ -363,6 +368,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Produce(args) => produce::run(&args, &global),
         Command::Consume(args) => consume::run(&args, &global),
         Command::GetOffsets(args) => get_offsets::run(&args, &global),
+        Command::ConsumerGroups(args) => consumer_groups::run(&args, &global),
     }
 }
 

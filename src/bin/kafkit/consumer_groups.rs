@@ -1,0 +1,317 @@
+//! `kafkit consumer-groups`: Kafka's `kafka-consumer-groups.sh` (`ConsumerGroupCommand`) over
+//! the groups of the data directory's `__consumer_offsets` (`kafka-cli-surface.md` §6.2):
+//! `--list` and `--describe` (`--offsets`, `--members`, `--state`). Read-only: it takes no lock
+//! and changes no file.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::ValueHint;
+
+use super::values::Suggest;
+use super::{stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
+use kafkit::assign::java::compare_strings;
+use kafkit::datadir::DataDir;
+use kafkit::group::describe::{self, Coordinator, LogEnds};
+use kafkit::group::{Group, GroupState, GroupType, Groups};
+use kafkit::log::SkippedTail;
+use kafkit::output::groups;
+use kafkit::output::log4j;
+
+/// Examples of `kafkit consumer-groups`, in its help and man page (`tests/man.rs` runs them,
+/// in order, in an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a topic of ten records:",
+        line: "kafkit topics --create --topic demo --partitions 3 && seq 1 10 | kafkit produce --topic demo",
+    },
+    Example {
+        what: "The groups of the data directory, with their type and state:",
+        line: "kafkit consumer-groups --list --type --state",
+    },
+    Example {
+        what: "A group's committed offsets, log ends and lag, partition by partition:",
+        line: "kafkit consumer-groups --describe --group my-group",
+    },
+    Example {
+        what: "The members of every group and the partitions each is assigned:",
+        line: "kafkit consumer-groups --describe --all-groups --members --verbose",
+    },
+];
+
+const STATE_NAMES: [&str; 7] = [
+    "PreparingRebalance",
+    "CompletingRebalance",
+    "Stable",
+    "Dead",
+    "Empty",
+    "Assigning",
+    "Reconciling",
+];
+
+/// List, describe consumer groups (Kafka's kafka-consumer-groups.sh).
+///
+/// This tool helps to list all consumer groups and describe a consumer group: their state,
+/// members, committed offsets and lag, as the data directory's __consumer_offsets partitions
+/// hold them (a directory copied from a broker too). Groups are shown as a coordinator has them
+/// right after loading those partitions: members are not expired and offsets do not expire.
+#[derive(Debug, Default, clap::Args)]
+pub struct Args {
+    /// List all consumer groups.
+    #[arg(long)]
+    pub list: bool,
+    /// Describe consumer group and list offset lag (number of messages not yet processed)
+    /// related to given group.
+    #[arg(long)]
+    pub describe: bool,
+    /// The consumer group we wish to act on (repeatable).
+    #[arg(long, value_name = "GROUP", value_hint = ValueHint::Other)]
+    pub group: Vec<String>,
+    /// Apply to all consumer groups.
+    #[arg(long)]
+    pub all_groups: bool,
+    /// Describe the group and list all topic partitions in the group along with their offset
+    /// lag. This is the default sub-action of and may be used with '--describe' only.
+    #[arg(long)]
+    pub offsets: bool,
+    /// Describe members of the group. This option may be used with '--describe' only.
+    #[arg(long)]
+    pub members: bool,
+    /// Provide additional information, if any, when describing the group (with '--members':
+    /// each member's partitions). This option may be used with '--describe' only.
+    #[arg(long)]
+    pub verbose: bool,
+    /// When specified with '--describe', includes the state of the group. When specified with
+    /// '--list', it displays the state of all groups; it can also list groups with specific
+    /// states (comma-separated, any case: stable,empty).
+    #[arg(
+        long,
+        value_name = "STATES",
+        num_args = 0..=1,
+        default_missing_value = "",
+        value_parser = Suggest::new(STATE_NAMES),
+        hide_possible_values = true,
+    )]
+    pub state: Option<String>,
+    /// When specified with '--list', it displays the types of all the groups; it can also list
+    /// groups with specific types (comma-separated: classic,consumer).
+    #[arg(
+        long = "type",
+        value_name = "TYPES",
+        num_args = 0..=1,
+        default_missing_value = "",
+        value_parser = Suggest::new(["classic", "consumer"]),
+        hide_possible_values = true,
+    )]
+    pub group_type: Option<String>,
+    /// Accepted for compatibility with kafka-consumer-groups.sh and ignored: kafkit reads
+    /// --data-dir.
+    #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
+    pub bootstrap_server: Option<String>,
+    /// Accepted for compatibility with kafka-consumer-groups.sh and ignored.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub command_config: Option<PathBuf>,
+    /// Accepted for compatibility with kafka-consumer-groups.sh and ignored (the groups are
+    /// read from disk; there is nothing to wait for).
+    #[arg(long, value_name = "MS", value_hint = ValueHint::Other)]
+    pub timeout: Option<u64>,
+}
+
+/// Kafka's `checkArgs` and its action count, in its order, with its messages.
+fn validate(args: &Args) -> Result<()> {
+    let usage = |message: &str| Err(usage_error("consumer-groups", message));
+    // jopt-simple refuses an option whose `availableIf` option is absent while parsing.
+    for (given, name, available) in [
+        (args.members, "members", args.describe),
+        (args.verbose, "verbose", args.describe),
+        (args.offsets, "offsets", args.describe),
+        (args.state.is_some(), "state", args.describe || args.list),
+        (args.group_type.is_some(), "type", args.list),
+    ] {
+        if given && !available {
+            return usage(&format!(
+                "Option(s) [{name}] are unavailable given other options on the command line"
+            ));
+        }
+    }
+    if args.describe {
+        if args.group.is_empty() && !args.all_groups {
+            return usage("Option [describe] takes one of these options: [group], [all-groups]");
+        }
+        let sub_actions = [args.members, args.offsets, args.state.is_some()];
+        if sub_actions.iter().filter(|&&s| s).count() > 1 {
+            return usage(
+                "Option [describe] takes at most one of these options: [members], [offsets], [state]",
+            );
+        }
+        if args.state.as_deref().is_some_and(|s| !s.is_empty()) {
+            return usage("Option [describe] does not take a value for [state]");
+        }
+    }
+    if !args.group.is_empty() && args.all_groups {
+        return usage("Option \"[group]\" can't be used with option \"[all-groups]\"");
+    }
+    if !args.group.is_empty() && args.list {
+        return usage("Option \"[group]\" can't be used with option \"[list]\"");
+    }
+    if usize::from(args.list) + usize::from(args.describe) != 1 {
+        // kafka-consumer-groups.sh's writing actions (--delete, --reset-offsets,
+        // --delete-offsets) are not in kafkit yet.
+        return usage("Command must include exactly one action: --list, --describe");
+    }
+    Ok(())
+}
+
+/// `--state` of `--list`: the states asked for (empty: every state).
+fn states(text: &str) -> Result<Vec<GroupState>> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let states: Vec<GroupState> = text
+        .split(',')
+        .map(|s| GroupState::parse(s.trim()))
+        .collect();
+    if states.contains(&GroupState::Unknown) {
+        let valid: Vec<&str> = GroupState::CONSUMER_STATES
+            .iter()
+            .map(|s| s.name())
+            .collect();
+        return Err(usage_error(
+            "consumer-groups",
+            format!(
+                "Invalid state list '{text}'. Valid states are: {}",
+                valid.join(", ")
+            ),
+        ));
+    }
+    Ok(states)
+}
+
+/// `--type` of `--list`: the types asked for (empty: every type).
+fn types(text: &str) -> Result<Vec<GroupType>> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|t| GroupType::parse(t.trim()))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| {
+            let valid: Vec<&str> = GroupType::ALL.iter().map(|t| t.name()).collect();
+            usage_error(
+                "consumer-groups",
+                format!(
+                    "Invalid types list '{text}'. Valid types are: {}",
+                    valid.join(", ")
+                ),
+            )
+        })
+}
+
+/// A failure Kafka's tool reports as `Error: Executing consumer group command failed due to ...`.
+fn failed(message: impl std::fmt::Display) -> anyhow::Error {
+    Exit::failure(format!(
+        "Error: Executing consumer group command failed due to {message}"
+    ))
+    .into()
+}
+
+fn warn_skipped(tails: &[SkippedTail]) {
+    for tail in tails {
+        stderrln!(
+            "{}",
+            log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
+        );
+    }
+}
+
+/// Runs `kafkit consumer-groups`.
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    validate(args)?;
+    let datadir = DataDir::open(&global.data_dir)?;
+    let groups = Groups::load(&datadir).map_err(failed)?;
+    warn_skipped(groups.skipped_tails());
+    if groups.unread_records() > 0 {
+        stderrln!(
+            "kafkit: skipped {} record(s) of __consumer_offsets of the new consumer protocol (KIP-848) or of share groups, which kafkit does not read yet: their groups are not shown",
+            groups.unread_records()
+        );
+    }
+    let mut consumer_groups: Vec<&Group> =
+        groups.iter().filter(|g| g.is_consumer_group()).collect();
+    consumer_groups.sort_by(|a, b| compare_strings(&a.id, &b.id));
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.list {
+        let wanted_states = states(args.state.as_deref().unwrap_or_default())?;
+        let wanted_types = types(args.group_type.as_deref().unwrap_or_default())?;
+        let listed: Vec<&Group> = consumer_groups
+            .into_iter()
+            .filter(|g| wanted_states.is_empty() || wanted_states.contains(&g.state))
+            .filter(|g| wanted_types.is_empty() || wanted_types.contains(&g.group_type))
+            .collect();
+        groups::write_list(
+            &mut out,
+            &listed,
+            args.group_type.is_some(),
+            args.state.is_some(),
+            global.output,
+        )?;
+        return Ok(out.flush()?);
+    }
+    let mut ids: Vec<&str> = if args.all_groups {
+        consumer_groups.iter().map(|g| g.id.as_str()).collect()
+    } else {
+        args.group.iter().map(String::as_str).collect()
+    };
+    ids.sort_by(|a, b| compare_strings(a, b));
+    ids.dedup();
+    // Kafka's admin client describes every group before anything is printed.
+    let mut described = Vec::new();
+    for id in ids {
+        let group = groups.get(id);
+        if let Some(g) = group.filter(|g| !g.is_consumer_group()) {
+            return Err(failed(format!(
+                "GroupId {id} is not a consumer group ({}).",
+                g.protocol_type
+            )));
+        }
+        let assignments = match group {
+            Some(g) => describe::member_assignments(g).map_err(failed)?,
+            None => Vec::new(),
+        };
+        described.push((id, group, assignments));
+    }
+    let mut diag = QuietStderr;
+    let coordinator = Coordinator::of(&datadir);
+    for (id, group, assignments) in &described {
+        if args.members {
+            groups::write_members(
+                &mut out,
+                &mut diag,
+                id,
+                *group,
+                assignments,
+                args.verbose,
+                global.output,
+            )?;
+        } else if args.state.is_some() {
+            groups::write_state(&mut out, &mut diag, id, *group, &coordinator, global.output)?;
+        } else {
+            let rows = match group {
+                Some(g) => {
+                    let ends = LogEnds::read(&datadir, describe::partitions_of(g, assignments));
+                    out.flush()?;
+                    warn_skipped(&ends.skipped);
+                    for (tp, e) in &ends.errors {
+                        stderrln!("Skip getting the log end offset of {tp} due to error: {e}");
+                    }
+                    describe::offset_rows(g, assignments, |tp| ends.get(tp))
+                }
+                None => Vec::new(),
+            };
+            groups::write_offsets(&mut out, &mut diag, id, *group, &rows, global.output)?;
+        }
+    }
+    Ok(out.flush()?)
+}

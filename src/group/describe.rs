@@ -1,0 +1,243 @@
+//! What `kafka-consumer-groups.sh --describe` shows of a group, as data: the partitions with
+//! their committed offsets, log ends and lag (`--offsets`), the members (`--members`), and
+//! the group's state line (`--state`). The rows follow Kafka's `ConsumerGroupCommand`: members
+//! with an assignment first (more partitions first; members in id order where Kafka's order is
+//! a hash map's), each member's partitions by topic and partition, then the committed
+//! partitions no member owns.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::records::{MemberMetadata, ReadError};
+use super::state::Group;
+use crate::datadir::{DataDir, TopicPartition};
+use crate::log::{LogError, LogReader, SkippedTail};
+
+/// Why a member's subscription or assignment bytes are not the consumer protocol.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "group '{group}', member '{member}': its {what} is not a consumer-protocol {what}: {error}"
+)]
+pub struct MemberBytesError {
+    /// The group.
+    pub group: String,
+    /// The member id.
+    pub member: String,
+    /// `subscription` or `assignment`.
+    pub what: &'static str,
+    /// What is wrong.
+    pub error: ReadError,
+}
+
+/// One member and what it was assigned, partitions sorted by topic and number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberAssignment<'a> {
+    /// The member as the coordinator wrote it.
+    pub member: &'a MemberMetadata,
+    /// Its assigned partitions.
+    pub partitions: Vec<TopicPartition>,
+}
+
+/// The members of a consumer group (protocol type `consumer`) with their assignments, in
+/// member-id order.
+pub fn member_assignments(group: &Group) -> Result<Vec<MemberAssignment<'_>>, MemberBytesError> {
+    group
+        .members
+        .iter()
+        .map(|member| {
+            let assignment = member
+                .decode_assignment()
+                .map_err(|error| MemberBytesError {
+                    group: group.id.clone(),
+                    member: member.member_id.clone(),
+                    what: "assignment",
+                    error,
+                })?;
+            let mut partitions: Vec<TopicPartition> = assignment
+                .partitions()
+                .map(|(t, p)| TopicPartition::new(t, p))
+                .collect();
+            partitions.sort();
+            partitions.dedup();
+            Ok(MemberAssignment { member, partitions })
+        })
+        .collect()
+}
+
+/// One row of `--describe --offsets`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetRow<'a> {
+    /// The partition.
+    pub partition: TopicPartition,
+    /// The committed offset, if any.
+    pub committed: Option<&'a super::state::CommittedOffset>,
+    /// The partition's log end, when its log is in the data directory.
+    pub log_end_offset: Option<i64>,
+    /// The member that owns it, if any.
+    pub member: Option<&'a MemberMetadata>,
+}
+
+impl OffsetRow<'_> {
+    /// `LOG-END-OFFSET − CURRENT-OFFSET`, when both are known (Kafka's `getLag`: a committed
+    /// offset of -1 has no lag).
+    pub fn lag(&self) -> Option<i64> {
+        let offset = self.committed.map(|c| c.offset).filter(|&o| o != -1)?;
+        Some(self.log_end_offset? - offset)
+    }
+}
+
+/// The rows of `--describe --offsets`: each member's partitions (members with more partitions
+/// first), then the committed partitions no member owns; `log_end` gives a partition's log end.
+pub fn offset_rows<'a>(
+    group: &'a Group,
+    assignments: &[MemberAssignment<'a>],
+    mut log_end: impl FnMut(&TopicPartition) -> Option<i64>,
+) -> Vec<OffsetRow<'a>> {
+    let mut owners: Vec<&MemberAssignment<'a>> = assignments
+        .iter()
+        .filter(|a| !a.partitions.is_empty())
+        .collect();
+    owners.sort_by_key(|a| std::cmp::Reverse(a.partitions.len()));
+    let mut rows = Vec::new();
+    let mut owned = BTreeSet::new();
+    for owner in owners {
+        for tp in &owner.partitions {
+            owned.insert(tp);
+            rows.push(OffsetRow {
+                committed: group.offsets.get(tp),
+                log_end_offset: log_end(tp),
+                member: Some(owner.member),
+                partition: tp.clone(),
+            });
+        }
+    }
+    for (tp, committed) in &group.offsets {
+        if owned.contains(tp) {
+            continue;
+        }
+        rows.push(OffsetRow {
+            partition: tp.clone(),
+            committed: Some(committed),
+            log_end_offset: log_end(tp),
+            member: None,
+        });
+    }
+    rows
+}
+
+/// The partitions whose log ends `offset_rows` will ask for.
+pub fn partitions_of<'a>(
+    group: &'a Group,
+    assignments: &'a [MemberAssignment<'a>],
+) -> BTreeSet<&'a TopicPartition> {
+    assignments
+        .iter()
+        .flat_map(|a| a.partitions.iter())
+        .chain(group.offsets.keys())
+        .collect()
+}
+
+/// The log end offsets of partitions, read from their logs in `datadir` (Kafka's ListOffsets
+/// with `latest`); a partition without a directory has none. A log that cannot be read is left
+/// out of the answer and its error returned beside it.
+#[derive(Debug, Default)]
+pub struct LogEnds {
+    /// Log end by partition (`None`: no log in the data directory).
+    pub ends: BTreeMap<TopicPartition, Option<i64>>,
+    /// Partitions whose log could not be read, and why.
+    pub errors: Vec<(TopicPartition, LogError)>,
+    /// Bytes at the end of an active segment that do not frame a batch, not read.
+    pub skipped: Vec<SkippedTail>,
+}
+
+impl LogEnds {
+    /// Reads the log end of each partition, on as many threads as there are cores (each
+    /// partition costs a few system calls: listing its directory, opening and reading the end of
+    /// its active segment).
+    pub fn read<'a>(
+        datadir: &DataDir,
+        partitions: impl IntoIterator<Item = &'a TopicPartition>,
+    ) -> Self {
+        let partitions: Vec<&TopicPartition> = partitions.into_iter().collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Threads are worth starting only for many partitions.
+        let chunk = partitions.len().div_ceil(threads).max(256);
+        let read_chunk = |chunk: &[&TopicPartition]| {
+            chunk
+                .iter()
+                .map(|tp| ((*tp).clone(), log_end(&datadir.partition_dir(tp))))
+                .collect::<Vec<_>>()
+        };
+        let results: Vec<_> = std::thread::scope(|scope| {
+            let mut chunks = partitions.chunks(chunk);
+            let first = chunks.next().unwrap_or_default();
+            let others: Vec<_> = chunks.map(|c| scope.spawn(move || read_chunk(c))).collect();
+            let mut all = read_chunk(first);
+            for handle in others {
+                match handle.join() {
+                    Ok(found) => all.extend(found),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            all
+        });
+        let mut ends = LogEnds::default();
+        for (tp, found) in results {
+            match found {
+                Ok((end, skipped)) => {
+                    ends.ends.insert(tp, end);
+                    ends.skipped.extend(skipped);
+                }
+                Err(error) => ends.errors.push((tp, error)),
+            }
+        }
+        ends
+    }
+
+    /// The log end of `tp`, when known.
+    pub fn get(&self, tp: &TopicPartition) -> Option<i64> {
+        self.ends.get(tp).copied().flatten()
+    }
+}
+
+/// The log end of the partition at `dir` (`None` when it has no directory: not in this data
+/// directory, or removed while read), and the unread tail of its active segment, if any.
+fn log_end(dir: &Path) -> Result<(Option<i64>, Option<SkippedTail>), LogError> {
+    match LogReader::open(dir).and_then(|mut log| log.log_end()) {
+        Ok(end) => Ok((Some(end.offset), end.skipped)),
+        Err(_) if !dir.is_dir() => Ok((None, None)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The broker that coordinates a data directory's groups, as `--describe --state` shows it
+/// (`host:port  (id)`): the directory stands for a one-broker cluster, so every group's
+/// coordinator is its node (`node.id` of `meta.properties`, else 0), at Kafka's default
+/// listener, `localhost:9092`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Coordinator {
+    /// The broker id.
+    pub id: i32,
+    /// Its host.
+    pub host: String,
+    /// Its port.
+    pub port: u16,
+}
+
+impl Coordinator {
+    /// The coordinator of `datadir`'s groups.
+    pub fn of(datadir: &DataDir) -> Self {
+        Coordinator {
+            id: datadir.node_id(),
+            host: "localhost".to_string(),
+            port: 9092,
+        }
+    }
+}
+
+impl std::fmt::Display for Coordinator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Two spaces, as Kafka's Java tool prints it (its Scala tool printed one).
+        write!(f, "{}:{}  ({})", self.host, self.port, self.id)
+    }
+}
