@@ -4,11 +4,11 @@
 use std::collections::{BTreeSet, HashSet};
 
 use kafkit::assign::scenario::{Event, Scenario, ScenarioMember, ScenarioTopic};
-use kafkit::assign::server::{self, ServerMember, ServerTopic};
+use kafkit::assign::server::{self, id_from_name, ServerMember, ServerTopic};
 use kafkit::assign::simulate::simulate;
 use kafkit::assign::sticky::StickyAssignor;
 use kafkit::assign::Strategy as Assignor;
-use kafkit::assign::{java::Uuid, props, range, roundrobin};
+use kafkit::assign::{props, range, roundrobin};
 use kafkit::assign::{Member, Subscription, TopicMeta, TopicPartition, UserData};
 use proptest::prelude::*;
 
@@ -214,7 +214,7 @@ proptest! {
     #[test]
     fn server_uniform_homogeneous_is_balanced(counts in proptest::collection::vec(1i32..9, 1..6), n in 1usize..9) {
         let topics: Vec<ServerTopic> = counts.iter().enumerate().map(|(i, &c)| ServerTopic {
-            name: format!("t{i}"), partitions: c, id: Uuid::from_name(&format!("t{i}")),
+            name: format!("t{i}"), partitions: c, id: id_from_name(&format!("t{i}")),
         }).collect();
         let names: Vec<String> = topics.iter().map(|t| t.name.clone()).collect();
         let members: Vec<ServerMember> = (0..n).map(|i| ServerMember {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::limits::{RoundSize, MAX_PARTITIONS};
+use crate::common::Uuid;
 
 /// A topic of the scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,9 +19,9 @@ pub struct ScenarioTopic {
     /// Replica racks per partition (index = partition id), for rack-aware assignment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub racks: Option<Vec<Vec<String>>>,
-    /// The topic id (Kafka's base64 form), which the server-side uniform assignor orders by.
+    /// The topic id, which the server-side uniform assignor orders by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<Uuid>,
 }
 
 /// A member of the scenario.
@@ -521,7 +522,14 @@ fn topic_entry(v: &Value, at: &str) -> FileResult<ScenarioTopic> {
         name,
         partitions,
         racks,
-        id: optional_string(obj, at, "id", TOPIC_ID)?,
+        id: optional_string(obj, at, "id", TOPIC_ID)?
+            .map(|text| {
+                text.parse().map_err(|e| ScenarioFileError::Entry {
+                    at: field_path(at, "id"),
+                    message: format!("not a Kafka topic id: {e}"),
+                })
+            })
+            .transpose()?,
     })
 }
 

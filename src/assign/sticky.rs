@@ -408,7 +408,7 @@ impl<'a> Lookup<'a> {
 
 /// Topics numbered in name order; a partition's global index is its topic's offset plus its id.
 pub(crate) struct Ctx {
-    names: Vec<std::rc::Rc<str>>,
+    names: Vec<std::sync::Arc<str>>,
     counts: Vec<u32>,
     offsets: Vec<u32>,
     hashes: Vec<i32>,
@@ -434,7 +434,7 @@ impl Ctx {
         for (i, t) in sorted.iter().enumerate() {
             let n = t.partitions.max(0) as u32;
             ctx.index.insert(t.name.clone(), i as u32);
-            ctx.names.push(std::rc::Rc::from(t.name.as_str()));
+            ctx.names.push(std::sync::Arc::from(t.name.as_str()));
             ctx.hashes.push(java::string_hash(&t.name));
             ctx.offsets.push(ctx.total);
             ctx.counts.push(n);
@@ -464,7 +464,7 @@ impl Ctx {
             self.names
                 .get(t)
                 .cloned()
-                .unwrap_or_else(|| std::rc::Rc::from("")),
+                .unwrap_or_else(|| std::sync::Arc::from("")),
             self.partition_of(g),
         )
     }

@@ -8,25 +8,27 @@
 //!
 //! Files can be large (Kafka's large sticky case has 2,000 members reporting a million owned
 //! partitions): [`parse`] reads them into typed structs in one pass, and every partition's topic
-//! name is shared (interned `Rc<str>`) rather than allocated once per partition.
+//! name is shared (interned `Arc<str>`, as [`TopicPartition`] holds it) rather than allocated
+//! once per partition.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::fast::{FxHashMap, FxHashSet};
-use super::java::Uuid;
-use super::server::{self, ServerMember, ServerTopic, SubscriptionType};
+use super::server::{self, id_from_name, ServerMember, ServerTopic, SubscriptionType};
 use super::sticky::StickyAssignor;
 use super::{range, roundrobin, AssignError, Assignment, Member, Strategy, Subscription};
 use super::{TopicMeta, TopicPartition, UserData};
+use crate::common::Uuid;
 
 /// Topic names seen by a [`parse`]: each is allocated once and shared.
-type Names = FxHashMap<Box<str>, Rc<str>>;
+type Names = FxHashMap<Box<str>, Arc<str>>;
 
 thread_local! {
     /// The names of the [`parse`] running on this thread.
@@ -35,13 +37,13 @@ thread_local! {
     static LAST_TOPICS: RefCell<Rc<[String]>> = RefCell::new(Rc::from(Vec::new()));
 }
 
-fn intern(names: &mut Names, name: &str) -> Rc<str> {
-    if let Some(rc) = names.get(name) {
-        return rc.clone();
+fn intern(names: &mut Names, name: &str) -> Arc<str> {
+    if let Some(shared) = names.get(name) {
+        return shared.clone();
     }
-    let rc: Rc<str> = Rc::from(name);
-    names.insert(Box::from(name), rc.clone());
-    rc
+    let shared: Arc<str> = Arc::from(name);
+    names.insert(Box::from(name), shared.clone());
+    shared
 }
 
 /// A partition as `["topic", 3]`, its topic name shared with every other partition of the
@@ -63,18 +65,18 @@ impl<'de> de::DeserializeSeed<'de> for TpSeed<'_> {
 struct NameSeed<'n>(&'n mut Names);
 
 impl<'de> de::DeserializeSeed<'de> for NameSeed<'_> {
-    type Value = Rc<str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Rc<str>, D::Error> {
+    type Value = Arc<str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Arc<str>, D::Error> {
         d.deserialize_str(self)
     }
 }
 
 impl Visitor<'_> for NameSeed<'_> {
-    type Value = Rc<str>;
+    type Value = Arc<str>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a topic name")
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Rc<str>, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Arc<str>, E> {
         Ok(intern(self.0, v))
     }
 }
@@ -239,7 +241,7 @@ pub struct Round {
     pub partition_racks: BTreeMap<String, Vec<Vec<String>>>,
     /// Topic → Kafka topic id (server-side assignors).
     #[serde(default)]
-    pub topic_ids: BTreeMap<String, String>,
+    pub topic_ids: BTreeMap<String, Uuid>,
     /// `HOMOGENEOUS` or `HETEROGENEOUS` (server-side assignors).
     #[serde(default)]
     pub subscription_type: Option<String>,
@@ -419,8 +421,8 @@ impl Round {
                 id: self
                     .topic_ids
                     .get(name)
-                    .and_then(|s| Uuid::parse(s))
-                    .unwrap_or_else(|| Uuid::from_name(name)),
+                    .copied()
+                    .unwrap_or_else(|| id_from_name(name)),
             })
             .collect()
     }
@@ -452,7 +454,7 @@ impl Round {
                     }
                 }
                 for (t, parts) in &m.assignment {
-                    let t: Rc<str> = Rc::from(t.as_str());
+                    let t: Arc<str> = Arc::from(t.as_str());
                     list.extend(parts.iter().map(|&p| TopicPartition::new(t.clone(), p)));
                 }
                 (m.id.clone(), list)

@@ -132,7 +132,7 @@ impl Builder<'_> {
         let rb = f64::from(tb.partitions) / sb.len() as f64;
         rb.total_cmp(&ra)
             .then(sa.len().cmp(&sb.len()))
-            .then(ta.id.java_cmp(tb.id))
+            .then(ta.id.java_cmp(&tb.id))
     }
 
     fn sorted_topics(&self, which: &[usize]) -> Vec<usize> {

@@ -20,6 +20,7 @@ use kafkit::assign::limits::{
 use kafkit::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
 use kafkit::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
 use kafkit::assign::{vectors, Assignment, Strategy, TopicPartition};
+use kafkit::common::Uuid;
 use kafkit::datadir::{file_kind, DataDir, DataDirError};
 use kafkit::output::json::{self, write_typed_line};
 use kafkit::output::OutputFormat;
@@ -357,7 +358,7 @@ fn build_scenario(
 
 /// A topic's partition count and id as the data directory describes it (`None`: the directory
 /// does not hold the topic); an error when the directory cannot be read.
-fn topic_on_disk(dir: &Path, topic: &str) -> Result<Option<(i32, Option<String>)>, DataDirError> {
+fn topic_on_disk(dir: &Path, topic: &str) -> Result<Option<(i32, Option<Uuid>)>, DataDirError> {
     let t = match DataDir::open(dir) {
         Ok(d) => d.topic(topic)?,
         Err(DataDirError::Missing(_)) => None,
@@ -365,7 +366,7 @@ fn topic_on_disk(dir: &Path, topic: &str) -> Result<Option<(i32, Option<String>)
     };
     Ok(t.and_then(|t| {
         let n = i32::try_from(t.partition_count()).ok().filter(|&n| n > 0)?;
-        Some((n, t.id.map(|id| id.to_string())))
+        Some((n, t.id))
     }))
 }
 
