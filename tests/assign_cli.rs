@@ -325,7 +325,10 @@ fn a_vector_file_is_replayed_round_by_round() {
         ],
     );
     let lines = json_lines(run.ok());
-    let rounds: Vec<_> = lines.iter().filter(|l| l["type"] == "round").collect();
+    let rounds: Vec<_> = lines
+        .iter()
+        .filter(|l| l["type"] == "vector_round")
+        .collect();
     assert!(rounds.len() >= 2);
     assert!(rounds.iter().all(|r| r["matches_kafka"] == true));
     let text = kafkit(

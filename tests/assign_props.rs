@@ -69,12 +69,12 @@ proptest! {
     fn every_client_assignor_is_valid((counts, masks) in group()) {
         let t = subscribed_topics(&counts, &masks);
         let m = members(&counts, &masks);
-        props::check_valid(&range::assign(&t, &m, false), &t, &m).map_err(TestCaseError::fail)?;
-        props::check_valid(&roundrobin::assign(&t, &m), &t, &m).map_err(TestCaseError::fail)?;
+        props::check_valid(&range::assign(&t, &m, false), &t, &m).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        props::check_valid(&roundrobin::assign(&t, &m), &t, &m).map_err(|e| TestCaseError::fail(e.to_string()))?;
         for mut a in [StickyAssignor::eager(), StickyAssignor::cooperative()] {
             let out = a.assign(&t, &m).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            props::check_valid(&out.assignment, &t, &m).map_err(TestCaseError::fail)?;
-            props::check_balanced(&out.assignment, &m).map_err(TestCaseError::fail)?;
+            props::check_valid(&out.assignment, &t, &m).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            props::check_balanced(&out.assignment, &m).map_err(|e| TestCaseError::fail(e.to_string()))?;
         }
     }
 
@@ -98,7 +98,7 @@ proptest! {
             x
         }).collect();
         let second = a.assign(&t, &rest).map_err(|e| TestCaseError::fail(e.to_string()))?.assignment;
-        props::check_valid(&second, &t, &rest).map_err(TestCaseError::fail)?;
+        props::check_valid(&second, &t, &rest).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(props::fully_balanced(&second));
         for x in &rest {
             let before: BTreeSet<&TopicPartition> = first.get(&x.id).map(|l| l.iter().collect()).unwrap_or_default();
@@ -128,8 +128,8 @@ proptest! {
         }
         let t2 = subscribed_topics(&counts, &masks2);
         let second = a.assign(&t2, &m2).map_err(|e| TestCaseError::fail(e.to_string()))?.assignment;
-        props::check_valid(&second, &t2, &m2).map_err(TestCaseError::fail)?;
-        props::check_balanced(&second, &m2).map_err(TestCaseError::fail)?;
+        props::check_valid(&second, &t2, &m2).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        props::check_balanced(&second, &m2).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert!(a.last_is_sticky);
     }
 
@@ -166,7 +166,7 @@ proptest! {
                 }
             }
         }
-        sc.validate().map_err(TestCaseError::fail)?;
+        sc.validate().map_err(|e| TestCaseError::fail(e.to_string()))?;
         // Every strategy runs the script without an error and ends with each partition once.
         // Partitions in the group after each round (every member subscribes to every topic).
         let mut totals = vec![counts.iter().sum::<i32>() as usize];

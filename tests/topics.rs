@@ -770,7 +770,8 @@ fn json_output_parses() {
         .ok()
         .to_string();
     let v: serde_json::Value = serde_json::from_str(list.trim()).expect("json");
-    assert_eq!(v["name"], "j.s");
+    assert_eq!(v["type"], "listed");
+    assert_eq!(v["topic"], "j.s");
     let run = kafkit(
         d,
         &["topics", "create", "--topic", "j.s", "--output", "json"],

@@ -51,6 +51,12 @@ fn intern(names: &mut Names, name: &str) -> Arc<str> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TpJson(pub TopicPartition);
 
+impl std::borrow::Borrow<TopicPartition> for TpJson {
+    fn borrow(&self) -> &TopicPartition {
+        &self.0
+    }
+}
+
 /// Deserializes one `["topic", 3]` with the names at hand.
 struct TpSeed<'n>(&'n mut Names);
 
@@ -525,8 +531,8 @@ impl RoundReplay {
             .collect()
     }
 
-    /// Compares with Kafka's answer member by member; `Err` describes every difference.
-    pub fn check(&self, server_side: bool) -> Result<(), String> {
+    /// Compares with Kafka's answer member by member; `Err` lists every difference.
+    pub fn check(&self, server_side: bool) -> Result<(), Mismatch> {
         let mut problems = Vec::new();
         // Compared in place: a large round's lists are not copied.
         match (
@@ -535,9 +541,9 @@ impl RoundReplay {
             &self.round.expected_error,
         ) {
             (Err(e), _, Some(kind)) if e.kind() == kind => {}
-            (Err(e), _, _) => problems.push(format!("error {e}")),
-            (Ok(_), _, Some(kind)) => problems.push(format!("expected {kind}, got an assignment")),
-            (Ok(_), None, None) => problems.push("no expected result".into()),
+            (Err(e), _, _) => problems.push(Difference::Threw(e.clone())),
+            (Ok(_), _, Some(kind)) => problems.push(Difference::DidNotThrow(kind.clone())),
+            (Ok(_), None, None) => problems.push(Difference::NoExpectation),
             (Ok(got), Some(want), None) => {
                 let mut ids: Vec<&String> = got.keys().chain(want.keys()).collect();
                 ids.sort();
@@ -554,7 +560,11 @@ impl RoundReplay {
                         w.sort();
                     }
                     if g != w {
-                        problems.push(format!("{id}: got {} want {}", show(&g), show(&w)));
+                        problems.push(Difference::Member {
+                            member: id.clone(),
+                            got: show(&g),
+                            want: show(&w),
+                        });
                     }
                 }
             }
@@ -569,17 +579,62 @@ impl RoundReplay {
                     .collect()
             });
             if &got != want {
-                problems.push(format!(
-                    "partitionsTransferringOwnership: got {got:?} want {want:?}"
-                ));
+                problems.push(Difference::Transferring {
+                    got,
+                    want: want.clone(),
+                });
             }
         }
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(problems.join("; "))
+            Err(Mismatch(problems))
         }
     }
+}
+
+/// How a replayed round differs from Kafka's answer: every difference found, in order
+/// (displayed joined by `; `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", join(.0))]
+pub struct Mismatch(pub Vec<Difference>);
+
+fn join(differences: &[Difference]) -> String {
+    let texts: Vec<String> = differences.iter().map(ToString::to_string).collect();
+    texts.join("; ")
+}
+
+/// One difference between a replayed round and Kafka's answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Difference {
+    /// This crate's assignor threw where Kafka's did not, or threw another exception.
+    #[error("error {0}")]
+    Threw(AssignError),
+    /// Kafka throws this exception; this crate's assignor returned an assignment.
+    #[error("expected {0}, got an assignment")]
+    DidNotThrow(String),
+    /// The round gives neither an assignment nor an exception to compare with.
+    #[error("no expected result")]
+    NoExpectation,
+    /// A member's list differs (each shown as `[t-0,t-1]`, cut after 100 partitions).
+    #[error("{member}: got {got} want {want}")]
+    Member {
+        /// The member id.
+        member: String,
+        /// This crate's list.
+        got: String,
+        /// Kafka's list.
+        want: String,
+    },
+    /// `partitionsTransferringOwnership` differs (`"topic:p"` → member; `None` after the
+    /// general path).
+    #[error("partitionsTransferringOwnership: got {got:?} want {want:?}")]
+    Transferring {
+        /// This crate's map.
+        got: Option<BTreeMap<String, String>>,
+        /// Kafka's map.
+        want: Option<BTreeMap<String, String>>,
+    },
 }
 
 fn show(list: &[&TopicPartition]) -> String {
