@@ -353,6 +353,45 @@ fn a_vector_file_is_replayed_round_by_round() {
 }
 
 #[test]
+fn a_vector_files_topic_ids_are_kafka_uuids() {
+    let dir = tempdir();
+    let file = dir.path().join("ids.json");
+    let vector = |id: &str| {
+        format!(
+            r#"{{"id": "ids", "assignor": "server-uniform", "rounds": [{{"topics": {{"t": 2}},
+                "topic_ids": {{"t": "{id}"}}, "members": [{{"id": "a", "topics": ["t"]}}]}}]}}"#
+        )
+    };
+    // Kafka's test ids set the unused low bits of the last character, which Java ignores.
+    std::fs::write(&file, vector("T2-B4s3VTwiI5YHbPp6YUe")).unwrap();
+    let run = kafkit(
+        dir.path(),
+        &[
+            "simulate-assignment",
+            "--scenario",
+            file.to_str().unwrap(),
+            "--output",
+            "json",
+        ],
+    );
+    let lines = json_lines(run.ok());
+    assert_eq!(
+        lines[0]["assignment"]["a"],
+        serde_json::json!([["t", 0], ["t", 1]])
+    );
+    std::fs::write(&file, vector("T2-B4s3")).unwrap();
+    let run = kafkit(
+        dir.path(),
+        &["simulate-assignment", "--scenario", file.to_str().unwrap()],
+    );
+    assert!(
+        run.fails().contains("not an assignor vector file: Input string `T2-B4s3` decoded as 5 bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID at line 2"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn a_bare_topic_takes_its_partition_count_from_the_data_dir() {
     let dir = tempdir();
     for p in 0..3 {
@@ -778,6 +817,10 @@ fn scenario_fields_of_the_wrong_type_are_named_with_what_they_take() {
         (
             r#"{"topics": ["t"], "members": ["a"]}"#,
             "topics[0]: topic \"t\" has no partition count (write t:N)",
+        ),
+        (
+            r#"{"topics": [{"name": "t", "partitions": 3, "id": "not an id"}], "members": ["a"]}"#,
+            "topics[0].id: not a Kafka topic id: Illegal base64 character 20",
         ),
         (
             r#"{"topics": "t:3", "members": ["a"]}"#,

@@ -30,6 +30,7 @@ pub mod simulate;
 pub mod sticky;
 pub mod vectors;
 
+/// The partition type of every assignor's input and output (Kafka's `TopicPartition`).
 pub use crate::common::TopicPartition;
 
 /// A topic as the assignor sees it in metadata: a name, a partition count and, optionally, the

@@ -2,7 +2,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Assignment, Member, TopicMeta, TopicPartition};
+use super::{Assignment, Member, TopicMeta};
+use crate::common::TopicPartition;
 
 /// An assignment that breaks one of the properties Kafka's assignor tests check.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::java;
-use super::{member_info_cmp, AssignError, TopicPartition};
-use crate::common::Uuid;
+use super::{member_info_cmp, AssignError};
+use crate::common::{TopicPartition, Uuid};
 
 mod heterogeneous;
 

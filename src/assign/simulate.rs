@@ -20,7 +20,8 @@ use super::scenario::{Event, Scenario, ScenarioMember, ScenarioTopic};
 use super::server::{self, id_from_name, ServerMember, ServerTopic};
 use super::sticky::StickyAssignor;
 use super::{range, roundrobin, AssignError, Assignment, Member, Strategy, Subscription};
-use super::{TopicMeta, TopicPartition, UserData};
+use super::{TopicMeta, UserData};
+use crate::common::TopicPartition;
 
 /// Default `offsets.topic.num.partitions`.
 pub const DEFAULT_OFFSETS_TOPIC_PARTITIONS: u32 = 50;

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use super::fast::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::java::{self, HashSetEmu};
-use super::{AssignError, Assignment, Member, Subscription, TopicMeta, TopicPartition, UserData};
+use super::{AssignError, Assignment, Member, Subscription, TopicMeta, UserData};
+use crate::common::TopicPartition;
 
 /// Kafka's `DEFAULT_GENERATION`.
 pub const DEFAULT_GENERATION: i32 = -1;

@@ -24,8 +24,8 @@ use super::fast::{FxHashMap, FxHashSet};
 use super::server::{self, id_from_name, ServerMember, ServerTopic, SubscriptionType};
 use super::sticky::StickyAssignor;
 use super::{range, roundrobin, AssignError, Assignment, Member, Strategy, Subscription};
-use super::{TopicMeta, TopicPartition, UserData};
-use crate::common::Uuid;
+use super::{TopicMeta, UserData};
+use crate::common::{TopicPartition, Uuid};
 
 /// Topic names seen by a [`parse`]: each is allocated once and shared.
 type Names = FxHashMap<Box<str>, Arc<str>>;

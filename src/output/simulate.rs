@@ -14,7 +14,8 @@ use serde::{Serialize, Serializer};
 
 use crate::assign::simulate::{Balance, Move, Phase, RoundReport, Simulation};
 use crate::assign::vectors::{Mismatch, RoundReplay};
-use crate::assign::{AssignError, Strategy, TopicPartition};
+use crate::assign::{AssignError, Strategy};
+use crate::common::TopicPartition;
 
 /// One JSON Lines object of `kafkit simulate-assignment --output json`, in the order and with
 /// the fields of its table in `docs/json.md`.

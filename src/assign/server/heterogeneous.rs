@@ -306,7 +306,7 @@ pub(crate) fn build(spec: &Spec) -> Result<ServerAssignment, AssignError> {
         for (p, owner) in b.owners[t].iter().enumerate() {
             if let Some(m) = owner.and_then(|m| members.get(m)) {
                 if let Some(list) = out.get_mut(&m.id) {
-                    list.push(crate::assign::TopicPartition::new(
+                    list.push(crate::common::TopicPartition::new(
                         topic.name.clone(),
                         p as i32,
                     ));

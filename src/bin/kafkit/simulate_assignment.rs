@@ -17,8 +17,8 @@ use kafkit::assign::limits::{
 };
 use kafkit::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
 use kafkit::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
-use kafkit::assign::{vectors, Strategy, TopicPartition};
-use kafkit::common::Uuid;
+use kafkit::assign::{vectors, Strategy};
+use kafkit::common::{TopicPartition, Uuid};
 use kafkit::datadir::{file_kind, DataDir, DataDirError};
 use kafkit::output::json::write_event;
 use kafkit::output::simulate::SimulateEvent;
