@@ -5,27 +5,6 @@ use crate::common::json_doc::{JsonDoc, Seen};
 use crate::common::{kafkit, tempdir};
 
 #[test]
-fn errors_are_one_documented_object_on_every_command() {
-    let doc = JsonDoc::load();
-    let dir = tempdir();
-    let mut seen = Seen::default();
-    for args in [
-        &[
-            "consume", "--topic", "demo", "--offset", "1", "--output", "json",
-        ][..],
-        &[
-            "topics", "describe", "--topic", "absent", "--output", "json",
-        ],
-        &["--output", "json", "dump-log-segments"],
-    ] {
-        let run = kafkit(dir.path(), args);
-        run.fails();
-        doc.check("errors", &run.stdout, &mut seen);
-    }
-    doc.assert_covered("errors", &seen);
-}
-
-#[test]
 fn topics_events_are_the_documented_ones() {
     let doc = JsonDoc::load();
     let dir = tempdir();
@@ -125,4 +104,25 @@ fn simulate_assignment_events_are_the_documented_ones() {
         doc.check("simulate-assignment", &run.stdout, &mut seen);
     }
     doc.assert_covered("simulate-assignment", &seen);
+}
+
+#[test]
+fn errors_are_one_documented_object_on_every_command() {
+    let doc = JsonDoc::load();
+    let dir = tempdir();
+    let mut seen = Seen::default();
+    for args in [
+        &[
+            "consume", "--topic", "demo", "--offset", "1", "--output", "json",
+        ][..],
+        &[
+            "topics", "describe", "--topic", "absent", "--output", "json",
+        ],
+        &["--output", "json", "dump-log-segments"],
+    ] {
+        let run = kafkit(dir.path(), args);
+        run.fails();
+        doc.check("errors", &run.stdout, &mut seen);
+    }
+    doc.assert_covered("errors", &seen);
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::atomic::write_atomic;
-use crate::common::Uuid;
+use super::uuid::Uuid;
 
 /// File name of the data directory's identity file.
 pub const META_PROPERTIES: &str = "meta.properties";
