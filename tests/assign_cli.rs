@@ -1,6 +1,22 @@
 //! `kafkit simulate-assignment` through the binary.
 
-use crate::common::{kafkit, kafkit_within, tempdir, vectors};
+use std::path::Path;
+
+use crate::common::{kafkit, kafkit_within, tempdir, vectors, Run};
+
+/// `simulate-assignment --scenario FILE --output json`, against the data directory `dir`.
+fn scenario_json(dir: &Path, file: &Path) -> Run {
+    kafkit(
+        dir,
+        &[
+            "simulate-assignment",
+            "--scenario",
+            file.to_str().expect("a UTF-8 path"),
+            "--output",
+            "json",
+        ],
+    )
+}
 
 fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
     stdout
@@ -292,16 +308,7 @@ fn scenario_file_runs_like_the_flags() {
             "events": ["join c3", {"event": "leave", "member": "c1"}]}"#,
     )
     .unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            file.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &file);
     let lines = json_lines(run.ok());
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[3]["group"], "orders-app");
@@ -314,16 +321,7 @@ fn a_vector_file_is_replayed_round_by_round() {
     let Some(v) = vectors() else { return };
     let dir = tempdir();
     let file = v.join("assignors/coop-AddRemoveTwoConsumersTwoTopics.json");
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            file.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &file);
     let lines = json_lines(run.ok());
     let rounds: Vec<_> = lines
         .iter()
@@ -338,16 +336,7 @@ fn a_vector_file_is_replayed_round_by_round() {
     assert!(text.ok().contains("rounds match Kafka"));
 
     let err = v.join("assignors/server-uniform-het-nonexistent-topics.json");
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            err.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &err);
     let lines = json_lines(run.ok());
     assert_eq!(lines[0]["error"], "PartitionAssignorException");
 }
@@ -364,16 +353,7 @@ fn a_vector_files_topic_ids_are_kafka_uuids() {
     };
     // Kafka's test ids set the unused low bits of the last character, which Java ignores.
     std::fs::write(&file, vector("T2-B4s3VTwiI5YHbPp6YUe")).unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            file.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &file);
     let lines = json_lines(run.ok());
     assert_eq!(
         lines[0]["assignment"]["a"],
@@ -1026,16 +1006,7 @@ fn a_large_group_and_its_owned_partitions_replay_exactly_as_the_library_assigns(
         large_vector(topics, partitions, consumers, None, None),
     )
     .unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            first.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &first);
     let lines = json_lines(run.ok());
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["matches_kafka"], serde_json::Value::Null);
@@ -1066,16 +1037,7 @@ fn a_large_group_and_its_owned_partitions_replay_exactly_as_the_library_assigns(
         large_vector(topics, partitions, consumers, Some(owned), Some(&expected)),
     )
     .unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            second.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &second);
     let lines = json_lines(run.ok());
     assert_eq!(assignment_of(&lines[0]), want.assignment);
     assert_eq!(lines[0]["matches_kafka"], true);
@@ -1120,16 +1082,7 @@ fn a_large_group_and_its_owned_partitions_replay_exactly_as_the_library_assigns(
         ),
     )
     .unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            second.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &second);
     assert_eq!(run.code, 2, "{}", run.stderr);
     let lines = json_lines(&run.stdout);
     assert_eq!(lines[0]["matches_kafka"], false);
