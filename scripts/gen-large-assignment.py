@@ -10,7 +10,8 @@ report their assignment as owned (generation 1), consumer 0 reports nothing, and
   gen-large-assignment.py round1 OUT.json [--topics N --partitions N --consumers N --strategy S]
   gen-large-assignment.py round2 ROUND1-OUTPUT.jsonl OUT.json [same options]
 
-round2 reads the `--output json` lines kafkit printed for round 1 (its `assignment`).
+round2 reads the `--output json` lines kafkit printed for round 1 (the `assignment` of its
+`vector_round`).
 Members are listed in the iteration order of the test's java.util.HashMap, as the schema asks.
 """
 
@@ -63,11 +64,11 @@ def main():
         with open(a.files[0]) as f:
             for line in f:
                 obj = json.loads(line)
-                if obj.get("type") == "round":
+                if obj.get("type") == "vector_round":
                     owned = obj["assignment"]
                     break
             else:
-                sys.exit(f"{a.files[0]}: no round line")
+                sys.exit(f"{a.files[0]}: no vector_round line")
     elif len(a.files) != 1:
         p.error("round1 takes OUT.json")
     members = []

@@ -18,6 +18,8 @@
 //!                 └── record         offset delta, timestamp delta, key, value, headers
 //! ```
 //!
+//! * [`common`] holds Kafka's shared value types, [`common::TopicPartition`] and
+//!   [`common::Uuid`], which every other module names partitions and ids with.
 //! * [`record`] turns bytes into batches and records and back (magic 0, 1 and 2, every codec).
 //!   It knows nothing of files.
 //! * [`log`] is one partition on disk: segments, their offset and time indexes, appending,
@@ -72,6 +74,7 @@
 
 pub mod assign;
 pub mod client;
+pub mod common;
 pub mod datadir;
 pub mod decode;
 pub mod group;

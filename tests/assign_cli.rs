@@ -1,6 +1,22 @@
 //! `kafkit simulate-assignment` through the binary.
 
-use crate::common::{kafkit, kafkit_within, tempdir, vectors};
+use std::path::Path;
+
+use crate::common::{kafkit, kafkit_within, tempdir, vectors, Run};
+
+/// `simulate-assignment --scenario FILE --output json`, against the data directory `dir`.
+fn scenario_json(dir: &Path, file: &Path) -> Run {
+    kafkit(
+        dir,
+        &[
+            "simulate-assignment",
+            "--scenario",
+            file.to_str().expect("a UTF-8 path"),
+            "--output",
+            "json",
+        ],
+    )
+}
 
 fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
     stdout
@@ -292,16 +308,7 @@ fn scenario_file_runs_like_the_flags() {
             "events": ["join c3", {"event": "leave", "member": "c1"}]}"#,
     )
     .unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            file.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &file);
     let lines = json_lines(run.ok());
     assert_eq!(lines.len(), 4);
     assert_eq!(lines[3]["group"], "orders-app");
@@ -314,18 +321,12 @@ fn a_vector_file_is_replayed_round_by_round() {
     let Some(v) = vectors() else { return };
     let dir = tempdir();
     let file = v.join("assignors/coop-AddRemoveTwoConsumersTwoTopics.json");
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            file.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &file);
     let lines = json_lines(run.ok());
-    let rounds: Vec<_> = lines.iter().filter(|l| l["type"] == "round").collect();
+    let rounds: Vec<_> = lines
+        .iter()
+        .filter(|l| l["type"] == "vector_round")
+        .collect();
     assert!(rounds.len() >= 2);
     assert!(rounds.iter().all(|r| r["matches_kafka"] == true));
     let text = kafkit(
@@ -335,18 +336,39 @@ fn a_vector_file_is_replayed_round_by_round() {
     assert!(text.ok().contains("rounds match Kafka"));
 
     let err = v.join("assignors/server-uniform-het-nonexistent-topics.json");
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            err.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &err);
     let lines = json_lines(run.ok());
     assert_eq!(lines[0]["error"], "PartitionAssignorException");
+}
+
+#[test]
+fn a_vector_files_topic_ids_are_kafka_uuids() {
+    let dir = tempdir();
+    let file = dir.path().join("ids.json");
+    let vector = |id: &str| {
+        format!(
+            r#"{{"id": "ids", "assignor": "server-uniform", "rounds": [{{"topics": {{"t": 2}},
+                "topic_ids": {{"t": "{id}"}}, "members": [{{"id": "a", "topics": ["t"]}}]}}]}}"#
+        )
+    };
+    // Kafka's test ids set the unused low bits of the last character, which Java ignores.
+    std::fs::write(&file, vector("T2-B4s3VTwiI5YHbPp6YUe")).unwrap();
+    let run = scenario_json(dir.path(), &file);
+    let lines = json_lines(run.ok());
+    assert_eq!(
+        lines[0]["assignment"]["a"],
+        serde_json::json!([["t", 0], ["t", 1]])
+    );
+    std::fs::write(&file, vector("T2-B4s3")).unwrap();
+    let run = kafkit(
+        dir.path(),
+        &["simulate-assignment", "--scenario", file.to_str().unwrap()],
+    );
+    assert!(
+        run.fails().contains("not an assignor vector file: Input string `T2-B4s3` decoded as 5 bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID at line 2"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -777,6 +799,10 @@ fn scenario_fields_of_the_wrong_type_are_named_with_what_they_take() {
             "topics[0]: topic \"t\" has no partition count (write t:N)",
         ),
         (
+            r#"{"topics": [{"name": "t", "partitions": 3, "id": "not an id"}], "members": ["a"]}"#,
+            "topics[0].id: not a Kafka topic id: Illegal base64 character 20",
+        ),
+        (
             r#"{"topics": "t:3", "members": ["a"]}"#,
             "topics: expected a list of topics (an array), found \"t:3\"",
         ),
@@ -980,16 +1006,7 @@ fn a_large_group_and_its_owned_partitions_replay_exactly_as_the_library_assigns(
         large_vector(topics, partitions, consumers, None, None),
     )
     .unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            first.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &first);
     let lines = json_lines(run.ok());
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["matches_kafka"], serde_json::Value::Null);
@@ -1020,16 +1037,7 @@ fn a_large_group_and_its_owned_partitions_replay_exactly_as_the_library_assigns(
         large_vector(topics, partitions, consumers, Some(owned), Some(&expected)),
     )
     .unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            second.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &second);
     let lines = json_lines(run.ok());
     assert_eq!(assignment_of(&lines[0]), want.assignment);
     assert_eq!(lines[0]["matches_kafka"], true);
@@ -1074,16 +1082,7 @@ fn a_large_group_and_its_owned_partitions_replay_exactly_as_the_library_assigns(
         ),
     )
     .unwrap();
-    let run = kafkit(
-        dir.path(),
-        &[
-            "simulate-assignment",
-            "--scenario",
-            second.to_str().unwrap(),
-            "--output",
-            "json",
-        ],
-    );
+    let run = scenario_json(dir.path(), &second);
     assert_eq!(run.code, 2, "{}", run.stderr);
     let lines = json_lines(&run.stdout);
     assert_eq!(lines[0]["matches_kafka"], false);

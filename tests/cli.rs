@@ -39,7 +39,7 @@ fn global_options_are_accepted_before_or_after_the_command() {
         .ok()
         .lines()
         .map(|l| {
-            serde_json::from_str::<serde_json::Value>(l).unwrap()["name"]
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["topic"]
                 .as_str()
                 .unwrap()
                 .to_string()

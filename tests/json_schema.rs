@@ -5,6 +5,108 @@ use crate::common::json_doc::{JsonDoc, Seen};
 use crate::common::{kafkit, kafkit_stdin, tempdir};
 
 #[test]
+fn topics_events_are_the_documented_ones() {
+    let doc = JsonDoc::load();
+    let dir = tempdir();
+    let d = dir.path();
+    // A broker's topic: only a partition directory, no id.
+    std::fs::create_dir(d.join("legacy-0")).unwrap();
+    let mut seen = Seen::default();
+    for args in [
+        // The metric-name warning, then the topic.
+        &[
+            "topics",
+            "create",
+            "--topic",
+            "a.b",
+            "--partitions",
+            "2",
+            "--config",
+            "cleanup.policy=compact",
+        ][..],
+        &["topics", "list"],
+        &["topics", "describe"],
+        &["topics", "alter", "--topic", "a.b", "--partitions", "3"],
+        &["topics", "delete", "--topic", "a.b"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--output", "json"]);
+        let run = kafkit(d, &args);
+        doc.check("topics", run.ok(), &mut seen);
+    }
+    doc.assert_covered("topics", &seen);
+}
+
+/// A vector file of the sticky assignor: a round Kafka's test checks (with its
+/// `partitionsTransferringOwnership`), the same round against a wrong answer, and the round
+/// again without one.
+const STICKY_VECTOR: &str = r#"{"id": "json-schema", "assignor": "sticky", "rounds": [
+    {"topics": {"topic1": 2, "topic2": 2}, "members": [
+        {"id": "consumer3", "topics": ["topic1", "topic2"],
+         "user_data": {"kind": "sticky", "partitions": [], "generation": 1}},
+        {"id": "consumer2", "topics": ["topic1", "topic2"],
+         "user_data": {"kind": "sticky", "partitions": [["topic1", 1], ["topic2", 1]], "generation": 1}},
+        {"id": "consumer1", "topics": ["topic1", "topic2"],
+         "user_data": {"kind": "sticky", "partitions": [["topic1", 0], ["topic2", 0]], "generation": 1}}],
+     "expected": {"consumer3": [["topic2", 0]], "consumer2": [["topic1", 1], ["topic2", 1]], "consumer1": [["topic1", 0]]},
+     "expected_partitions_transferring_ownership": {"topic2:0": "consumer3"}},
+    {"topics": {"topic1": 2}, "members": [{"id": "consumer1", "topics": ["topic1"]}],
+     "expected": {"consumer1": [["topic1", 1], ["topic1", 0]]}},
+    {"topics": {"topic1": 2}, "members": [{"id": "consumer1", "topics": ["topic1"]}]}]}"#;
+
+/// The server-side uniform assignor throws when members subscribe to topics that do not exist.
+const THROWING_VECTOR: &str = r#"{"id": "json-schema-throws", "assignor": "server-uniform", "rounds": [
+    {"topics": {"topic1": 3}, "subscription_type": "HETEROGENEOUS", "members": [
+        {"id": "A", "topics": ["topic3"]}, {"id": "B", "topics": ["topic2"]}],
+     "expected_error": "PartitionAssignorException"}]}"#;
+
+#[test]
+fn simulate_assignment_events_are_the_documented_ones() {
+    let doc = JsonDoc::load();
+    let dir = tempdir();
+    let d = dir.path();
+    let mut seen = Seen::default();
+    let script = kafkit(
+        d,
+        &[
+            "simulate-assignment",
+            "--compare",
+            "range,uniform",
+            "--topic",
+            "orders:3",
+            "--members",
+            "a,b",
+            "--then",
+            "leave b",
+            "--explain",
+            "--output",
+            "json",
+        ],
+    );
+    doc.check("simulate-assignment", script.ok(), &mut seen);
+    for (name, text, code) in [
+        ("sticky.json", STICKY_VECTOR, 2),
+        ("throws.json", THROWING_VECTOR, 0),
+    ] {
+        let file = d.join(name);
+        std::fs::write(&file, text).unwrap();
+        let run = kafkit(
+            d,
+            &[
+                "simulate-assignment",
+                "--scenario",
+                file.to_str().unwrap(),
+                "--output",
+                "json",
+            ],
+        );
+        assert_eq!(run.code, code, "{name}: {}", run.stderr);
+        doc.check("simulate-assignment", &run.stdout, &mut seen);
+    }
+    doc.assert_covered("simulate-assignment", &seen);
+}
+
+#[test]
 fn errors_are_one_documented_object_on_every_command() {
     let doc = JsonDoc::load();
     let dir = tempdir();

@@ -562,6 +562,17 @@ fn describe_prints_kafkas_exact_lines() {
         exec_error(&run),
         "TopicId 'AAAAAAAAAAAAAAAAAAAAAQ' does not exist as expected"
     );
+    // Not an id: Kafka's Uuid.fromString fails with java.util.Base64's message.
+    for (id, message) in [
+        ("not.an.id", "Illegal base64 character 2e"),
+        (
+            "AAAA",
+            "Input string `AAAA` decoded as 3 bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID",
+        ),
+    ] {
+        let run = kafkit(d, &["topics", "--describe", "--topic-id", id]);
+        assert_eq!(exec_error(&run), message);
+    }
 }
 
 #[test]
@@ -770,7 +781,8 @@ fn json_output_parses() {
         .ok()
         .to_string();
     let v: serde_json::Value = serde_json::from_str(list.trim()).expect("json");
-    assert_eq!(v["name"], "j.s");
+    assert_eq!(v["type"], "listed");
+    assert_eq!(v["topic"], "j.s");
     let run = kafkit(
         d,
         &["topics", "create", "--topic", "j.s", "--output", "json"],

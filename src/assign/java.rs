@@ -1,5 +1,6 @@
 //! The few pieces of the JVM whose behaviour leaks into Kafka's assignment results: `String`
-//! hashing, `java.util.HashMap`/`HashSet` iteration order, `Uuid` and `Utils.abs`.
+//! hashing, `java.util.HashMap`/`HashSet` iteration order and `Utils.abs` (`Uuid`'s hash and
+//! order are [`crate::common::Uuid`]'s).
 //!
 //! Kafka's assignors iterate hash maps in places where the iteration order decides who keeps a
 //! partition (see `spec/kafka-assignors.md` §1.3). A `java.util.HashMap` iterates its table by
@@ -92,74 +93,6 @@ pub fn compare_strings(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
-/// A Kafka `Uuid`: two signed 64-bit halves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Uuid {
-    /// The most significant half.
-    pub msb: i64,
-    /// The least significant half.
-    pub lsb: i64,
-}
-
-impl Uuid {
-    /// Parses Kafka's text form: 16 bytes in URL-safe base64 without padding.
-    pub fn parse(s: &str) -> Option<Uuid> {
-        use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-        use base64::Engine;
-        // Java's decoder ignores the unused low bits of the last character; so must we.
-        const LENIENT: GeneralPurpose = GeneralPurpose::new(
-            &base64::alphabet::URL_SAFE,
-            GeneralPurposeConfig::new()
-                .with_encode_padding(false)
-                .with_decode_allow_trailing_bits(true)
-                .with_decode_padding_mode(DecodePaddingMode::Indifferent),
-        );
-        let bytes = LENIENT.decode(s).ok()?;
-        let arr: [u8; 16] = bytes.try_into().ok()?;
-        let (hi, lo) = arr.split_at(8);
-        Some(Uuid {
-            msb: i64::from_be_bytes(hi.try_into().ok()?),
-            lsb: i64::from_be_bytes(lo.try_into().ok()?),
-        })
-    }
-
-    /// A deterministic id for a topic without one (a data directory that has no
-    /// `partition.metadata`): the name's bytes folded into 16 bytes.
-    pub fn from_name(name: &str) -> Uuid {
-        let mut a: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut b: u64 = 0x8422_2325_cbf2_9ce4;
-        for byte in name.bytes() {
-            a = (a ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
-            b = (b ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b5);
-        }
-        Uuid {
-            msb: a as i64,
-            lsb: b as i64,
-        }
-    }
-
-    /// Kafka's text form.
-    pub fn to_base64(self) -> String {
-        use base64::Engine;
-        let mut bytes = [0u8; 16];
-        let (hi, lo) = bytes.split_at_mut(8);
-        hi.copy_from_slice(&self.msb.to_be_bytes());
-        lo.copy_from_slice(&self.lsb.to_be_bytes());
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
-    }
-
-    /// `Uuid.hashCode`: `(int)(x >> 32) ^ (int)x` with `x = msb ^ lsb`.
-    pub fn java_hash(self) -> i32 {
-        let x = self.msb ^ self.lsb;
-        ((x >> 32) as i32) ^ (x as i32)
-    }
-
-    /// `Uuid.compareTo`: msb, then lsb, as signed longs.
-    pub fn java_cmp(self, other: Uuid) -> Ordering {
-        self.msb.cmp(&other.msb).then(self.lsb.cmp(&other.lsb))
-    }
-}
-
 /// A `java.util.HashSet` whose only observable behaviour we need is `iterator().next()` after a
 /// history of adds and removes: the element in the lowest bucket, earliest inserted within it.
 #[derive(Debug, Clone, Default)]
@@ -231,13 +164,6 @@ mod tests {
         assert_eq!(capacity_after(16, 12), 16);
         assert_eq!(capacity_after(16, 13), 32);
         assert_eq!(copy_capacity(3), 16);
-    }
-
-    #[test]
-    fn uuids_parse_like_kafka() {
-        let u = Uuid::parse("T1-A4s3VTwiI5CTbEp6POw").expect("uuid");
-        assert_eq!(u.java_hash(), 418407434);
-        assert!(Uuid::parse("not a uuid").is_none());
     }
 
     #[test]

@@ -30,33 +30,8 @@ pub mod simulate;
 pub mod sticky;
 pub mod vectors;
 
-/// A partition of a topic, ordered by topic name, then partition number.
-///
-/// The name is shared (`Rc<str>`, a plain count: assignors run on one thread): an assignment of a million partitions holds a few hundred
-/// names, not a million copies.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TopicPartition {
-    /// The topic name.
-    pub topic: Rc<str>,
-    /// The partition number.
-    pub partition: i32,
-}
-
-impl TopicPartition {
-    /// A topic partition.
-    pub fn new(topic: impl Into<Rc<str>>, partition: i32) -> Self {
-        Self {
-            topic: topic.into(),
-            partition,
-        }
-    }
-}
-
-impl fmt::Display for TopicPartition {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.topic, self.partition)
-    }
-}
+/// The partition type of every assignor's input and output (Kafka's `TopicPartition`).
+pub use crate::common::TopicPartition;
 
 /// A topic as the assignor sees it in metadata: a name, a partition count and, optionally, the
 /// racks of each partition's replicas.

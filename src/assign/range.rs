@@ -7,7 +7,8 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::java;
-use super::{member_info_cmp, Assignment, Member, TopicMeta, TopicPartition};
+use super::{member_info_cmp, Assignment, Member, TopicMeta};
+use crate::common::TopicPartition;
 
 struct TopicState<'a> {
     topic: &'a str,

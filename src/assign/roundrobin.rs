@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{member_info_cmp, Assignment, Member, TopicMeta, TopicPartition};
+use super::{member_info_cmp, Assignment, Member, TopicMeta};
+use crate::common::TopicPartition;
 
 /// Kafka's `RoundRobinAssignor.assign`. Racks and owned partitions are ignored.
 pub fn assign(topics: &[TopicMeta], members: &[Member]) -> Assignment {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::limits::{RoundSize, MAX_PARTITIONS};
+use crate::common::{Uuid, UuidError};
 
 /// A topic of the scenario.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,9 +19,9 @@ pub struct ScenarioTopic {
     /// Replica racks per partition (index = partition id), for rack-aware assignment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub racks: Option<Vec<Vec<String>>>,
-    /// The topic id (Kafka's base64 form), which the server-side uniform assignor orders by.
+    /// The topic id, which the server-side uniform assignor orders by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    pub id: Option<Uuid>,
 }
 
 /// A member of the scenario.
@@ -103,19 +104,26 @@ impl Event {
     /// Parses the `--then` syntax: `join c4[=t1,t2] [rack=R] [instance=I]`, `leave c2`,
     /// `crash c1`, `add-partitions orders:12`, `create-topic audit:3`, `subscribe c3=orders`,
     /// `delete-topic payments`.
-    pub fn parse(text: &str) -> Result<Event, String> {
+    pub fn parse(text: &str) -> Result<Event, EventError> {
         let mut words = text.split_whitespace();
-        let verb = words.next().ok_or_else(|| "empty event".to_string())?;
+        let verb = words.next().ok_or(EventError::Empty)?;
         let arg = words.next();
         let rest: Vec<&str> = words.collect();
-        let need = |what: &str| -> Result<&str, String> {
-            arg.ok_or_else(|| format!("event {text:?}: `{verb}` needs {what}"))
+        let need = |what: &'static str| -> Result<&str, EventError> {
+            arg.ok_or_else(|| EventError::Needs {
+                text: text.to_string(),
+                verb: verb.to_string(),
+                what,
+            })
         };
-        let no_rest = |e: Event| -> Result<Event, String> {
+        let no_rest = |e: Event| -> Result<Event, EventError> {
             if rest.is_empty() {
                 Ok(e)
             } else {
-                Err(format!("event {text:?}: unexpected {:?}", rest.join(" ")))
+                Err(EventError::Unexpected {
+                    text: text.to_string(),
+                    rest: rest.join(" "),
+                })
             }
         };
         match verb {
@@ -129,9 +137,10 @@ impl Event {
                             member.instance_id = Some(i.to_string())
                         }
                         _ => {
-                            return Err(format!(
-                                "event {text:?}: unknown option {opt:?} (expected rack=R or instance=I)"
-                            ))
+                            return Err(EventError::UnknownOption {
+                                text: text.to_string(),
+                                option: opt.to_string(),
+                            })
                         }
                     }
                 }
@@ -144,9 +153,16 @@ impl Event {
                 member: need("a member id")?.to_string(),
             }),
             "add-partitions" | "create-topic" => {
-                let (topic, n) = parse_topic_count(need("TOPIC:COUNT")?)
-                    .map_err(|e| format!("event {text:?}: {e}"))?;
-                let n = n.ok_or_else(|| format!("event {text:?}: `{verb}` needs TOPIC:COUNT"))?;
+                let (topic, n) =
+                    parse_topic_count(need("TOPIC:COUNT")?).map_err(|e| EventError::Topic {
+                        text: text.to_string(),
+                        source: e,
+                    })?;
+                let n = n.ok_or_else(|| EventError::Needs {
+                    text: text.to_string(),
+                    verb: verb.to_string(),
+                    what: "TOPIC:COUNT",
+                })?;
                 no_rest(if verb == "add-partitions" {
                     Event::AddPartitions {
                         topic,
@@ -163,7 +179,9 @@ impl Event {
                 let spec = need("MEMBER=TOPIC[,TOPIC...]")?;
                 let (m, topics) = spec
                     .split_once('=')
-                    .ok_or_else(|| format!("event {text:?}: expected MEMBER=TOPIC[,TOPIC...]"))?;
+                    .ok_or_else(|| EventError::Subscription {
+                        text: text.to_string(),
+                    })?;
                 no_rest(Event::Subscribe {
                     member: m.to_string(),
                     topics: split_list(topics),
@@ -172,9 +190,10 @@ impl Event {
             "delete-topic" => no_rest(Event::DeleteTopic {
                 topic: need("a topic")?.to_string(),
             }),
-            other => Err(format!(
-                "unknown event {other:?} in {text:?} (expected join, leave, crash, add-partitions, create-topic, subscribe or delete-topic)"
-            )),
+            other => Err(EventError::Unknown {
+                text: text.to_string(),
+                verb: other.to_string(),
+            }),
         }
     }
 
@@ -220,13 +239,13 @@ fn split_list(s: &str) -> Vec<String> {
 }
 
 /// Parses `c1` or `c1=orders,payments`.
-pub fn parse_member(spec: &str) -> Result<ScenarioMember, String> {
+pub fn parse_member(spec: &str) -> Result<ScenarioMember, EmptyMemberId> {
     let (id, topics) = match spec.split_once('=') {
         Some((id, t)) => (id, Some(split_list(t))),
         None => (spec, None),
     };
     if id.trim().is_empty() {
-        return Err(format!("member {spec:?}: empty member id"));
+        return Err(EmptyMemberId(spec.to_string()));
     }
     Ok(ScenarioMember {
         id: id.trim().to_string(),
@@ -237,39 +256,189 @@ pub fn parse_member(spec: &str) -> Result<ScenarioMember, String> {
 }
 
 /// Parses `orders:6` (or a bare `orders`, whose count comes from elsewhere).
-pub fn parse_topic_count(spec: &str) -> Result<(String, Option<i32>), String> {
-    match spec.rsplit_once(':') {
-        None => Ok((spec.to_string(), None)),
-        Some((name, n)) => {
-            let digits = n.strip_prefix(['-', '+']).unwrap_or(n);
-            let n: i32 = match n.parse() {
-                Ok(n) => n,
-                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
-                    return Err(if n.starts_with('-') {
-                        format!("topic {spec:?}: partition count must be at least 1")
-                    } else {
-                        format!(
-                            "topic {spec:?}: partition count {n} is more than {MAX_PARTITIONS}, the most Kafka allows (partition ids are int32)"
-                        )
-                    })
+pub fn parse_topic_count(spec: &str) -> Result<(String, Option<i32>), TopicSpecError> {
+    let Some((name, n)) = spec.rsplit_once(':') else {
+        return Ok((spec.to_string(), None));
+    };
+    let spec = || spec.to_string();
+    let digits = n.strip_prefix(['-', '+']).unwrap_or(n);
+    let n: i32 = match n.parse() {
+        Ok(n) => n,
+        Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            return Err(if n.starts_with('-') {
+                TopicSpecError::TooFew { spec: spec() }
+            } else {
+                TopicSpecError::TooMany {
+                    spec: spec(),
+                    count: n.to_string(),
                 }
-                Err(_) => {
-                    return Err(format!(
-                        "topic {spec:?}: partition count {n:?} is not a number"
-                    ))
-                }
-            };
-            if n < 1 {
-                return Err(format!(
-                    "topic {spec:?}: partition count must be at least 1"
-                ));
-            }
-            if name.is_empty() {
-                return Err(format!("topic {spec:?}: empty topic name"));
-            }
-            Ok((name.to_string(), Some(n)))
+            })
         }
+        Err(_) => {
+            return Err(TopicSpecError::NotANumber {
+                spec: spec(),
+                count: n.to_string(),
+            })
+        }
+    };
+    if n < 1 {
+        return Err(TopicSpecError::TooFew { spec: spec() });
     }
+    if name.is_empty() {
+        return Err(TopicSpecError::EmptyName { spec: spec() });
+    }
+    Ok((name.to_string(), Some(n)))
+}
+
+/// Why a `--then` event does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EventError {
+    /// Nothing but spaces.
+    #[error("empty event")]
+    Empty,
+    /// The verb's argument is missing.
+    #[error("event {text:?}: `{verb}` needs {what}")]
+    Needs {
+        /// The event as given.
+        text: String,
+        /// Its verb.
+        verb: String,
+        /// What the verb takes.
+        what: &'static str,
+    },
+    /// Words after a complete event.
+    #[error("event {text:?}: unexpected {rest:?}")]
+    Unexpected {
+        /// The event as given.
+        text: String,
+        /// The words left over.
+        rest: String,
+    },
+    /// A `join` option other than `rack=` or `instance=`.
+    #[error("event {text:?}: unknown option {option:?} (expected rack=R or instance=I)")]
+    UnknownOption {
+        /// The event as given.
+        text: String,
+        /// The option.
+        option: String,
+    },
+    /// A `TOPIC:COUNT` that does not parse.
+    #[error("event {text:?}: {source}")]
+    Topic {
+        /// The event as given.
+        text: String,
+        /// What is wrong with it.
+        source: TopicSpecError,
+    },
+    /// A `subscribe` without `=`.
+    #[error("event {text:?}: expected MEMBER=TOPIC[,TOPIC...]")]
+    Subscription {
+        /// The event as given.
+        text: String,
+    },
+    /// A verb that is no event.
+    #[error("unknown event {verb:?} in {text:?} (expected join, leave, crash, add-partitions, create-topic, subscribe or delete-topic)")]
+    Unknown {
+        /// The event as given.
+        text: String,
+        /// The verb.
+        verb: String,
+    },
+    /// A `join` whose member has no id.
+    #[error(transparent)]
+    Member(#[from] EmptyMemberId),
+}
+
+/// A member written as `=topics` or `""`: its id is empty.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("member {0:?}: empty member id")]
+pub struct EmptyMemberId(pub String);
+
+/// Why a `TOPIC:COUNT` does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TopicSpecError {
+    /// A count of 0 or less.
+    #[error("topic {spec:?}: partition count must be at least 1")]
+    TooFew {
+        /// The text given.
+        spec: String,
+    },
+    /// A count past `i32::MAX`.
+    #[error("topic {spec:?}: partition count {count} is more than {MAX_PARTITIONS}, the most Kafka allows (partition ids are int32)")]
+    TooMany {
+        /// The text given.
+        spec: String,
+        /// The count.
+        count: String,
+    },
+    /// Not an integer.
+    #[error("topic {spec:?}: partition count {count:?} is not a number")]
+    NotANumber {
+        /// The text given.
+        spec: String,
+        /// The count.
+        count: String,
+    },
+    /// Nothing before the `:`.
+    #[error("topic {spec:?}: empty topic name")]
+    EmptyName {
+        /// The text given.
+        spec: String,
+    },
+}
+
+/// Why a scenario cannot run: names that clash, or events that name what is not there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScenarioError {
+    /// A topic of no partitions.
+    #[error("topic {0:?}: partition count must be at least 1")]
+    NoPartitions(String),
+    /// A topic named twice.
+    #[error("topic {0:?} is listed twice")]
+    TopicTwice(String),
+    /// A member named twice.
+    #[error("member {0:?} is listed twice")]
+    MemberTwice(String),
+    /// A subscription to a topic the scenario does not have.
+    #[error(
+        "member {member:?} subscribes to unknown topic {topic:?} (add it with --topic {topic}:N)"
+    )]
+    UnknownSubscription {
+        /// The member.
+        member: String,
+        /// The topic.
+        topic: String,
+    },
+    /// A `join` of a member already in the group.
+    #[error("member {0:?} is already in the group")]
+    AlreadyInGroup(String),
+    /// An event naming a member not in the group.
+    #[error("unknown member {0:?}")]
+    UnknownMember(String),
+    /// An event naming a topic that does not exist (then).
+    #[error("unknown topic {0:?}")]
+    UnknownTopic(String),
+    /// `add-partitions` to no more than the topic has.
+    #[error("topic {topic:?} has {now} partitions; the count can only grow")]
+    CannotShrink {
+        /// The topic.
+        topic: String,
+        /// Its partition count before the event.
+        now: i32,
+    },
+    /// `create-topic` of a topic that exists.
+    #[error("topic {0:?} already exists")]
+    TopicExists(String),
+    /// What is wrong with an event.
+    #[error("event {number} ({event:?}): {problem}")]
+    Event {
+        /// Its number, from 1.
+        number: usize,
+        /// The event in `--then` syntax.
+        event: String,
+        /// What is wrong.
+        problem: Box<ScenarioError>,
+    },
 }
 
 /// A whole scripted group.
@@ -319,14 +488,34 @@ pub enum ScenarioFileError {
         expected: &'static str,
     },
     /// An entry written in the short syntax (`"orders:6"`, `"c2=orders"`, `"join c4"`) that
-    /// does not parse.
-    #[error("{at}: {message}")]
+    /// does not parse, or a topic id that is not one.
+    #[error("{at}: {problem}")]
     Entry {
         /// Where.
         at: String,
         /// What is wrong.
-        message: String,
+        problem: EntryError,
     },
+}
+
+/// What is wrong with an entry of a scenario file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// A `"name:N"` topic that does not parse.
+    #[error(transparent)]
+    Topic(#[from] TopicSpecError),
+    /// A topic without its count.
+    #[error("topic {0:?} has no partition count (write {0}:N)")]
+    NoCount(String),
+    /// A member without an id.
+    #[error(transparent)]
+    Member(#[from] EmptyMemberId),
+    /// An event that does not parse.
+    #[error(transparent)]
+    Event(#[from] EventError),
+    /// A topic id that is not a Kafka `Uuid`.
+    #[error("not a Kafka topic id: {0}")]
+    TopicId(#[from] UuidError),
 }
 
 fn at_prefix(at: &str) -> String {
@@ -392,6 +581,13 @@ fn wrong(at: &str, expected: &'static str, v: &Value) -> ScenarioFileError {
         at: at.to_string(),
         expected,
         found: found(v),
+    }
+}
+
+fn entry(at: &str, problem: impl Into<EntryError>) -> ScenarioFileError {
+    ScenarioFileError::Entry {
+        at: at.to_string(),
+        problem: problem.into(),
     }
 }
 
@@ -483,20 +679,14 @@ fn partition_count(v: &Value, at: &str) -> FileResult<i32> {
 
 fn topic_entry(v: &Value, at: &str) -> FileResult<ScenarioTopic> {
     if let Some(s) = v.as_str() {
-        let entry = |message: String| ScenarioFileError::Entry {
-            at: at.to_string(),
-            message,
-        };
-        return match parse_topic_count(s).map_err(entry)? {
+        return match parse_topic_count(s).map_err(|e| entry(at, e))? {
             (name, Some(partitions)) => Ok(ScenarioTopic {
                 name,
                 partitions,
                 racks: None,
                 id: None,
             }),
-            (name, None) => Err(entry(format!(
-                "topic {name:?} has no partition count (write {name}:N)"
-            ))),
+            (name, None) => Err(entry(at, EntryError::NoCount(name))),
         };
     }
     let obj = object(v, at, TOPIC)?;
@@ -521,7 +711,12 @@ fn topic_entry(v: &Value, at: &str) -> FileResult<ScenarioTopic> {
         name,
         partitions,
         racks,
-        id: optional_string(obj, at, "id", TOPIC_ID)?,
+        id: optional_string(obj, at, "id", TOPIC_ID)?
+            .map(|text| {
+                text.parse::<Uuid>()
+                    .map_err(|e| entry(&field_path(at, "id"), e))
+            })
+            .transpose()?,
     })
 }
 
@@ -539,20 +734,14 @@ fn member_fields(obj: &Map<String, Value>, at: &str) -> FileResult<ScenarioMembe
 
 fn member_entry(v: &Value, at: &str) -> FileResult<ScenarioMember> {
     if let Some(s) = v.as_str() {
-        return parse_member(s).map_err(|message| ScenarioFileError::Entry {
-            at: at.to_string(),
-            message,
-        });
+        return parse_member(s).map_err(|e| entry(at, e));
     }
     member_fields(object(v, at, MEMBER)?, at)
 }
 
 fn event_entry(v: &Value, at: &str) -> FileResult<Event> {
     if let Some(s) = v.as_str() {
-        return Event::parse(s).map_err(|message| ScenarioFileError::Entry {
-            at: at.to_string(),
-            message,
-        });
+        return Event::parse(s).map_err(|e| entry(at, e));
     }
     let obj = object(v, at, EVENT)?;
     let kind_value = required(obj, at, "event", EVENT_KIND)?;
@@ -651,89 +840,86 @@ pub fn parse_file(text: &str) -> Result<(Scenario, Option<String>), ScenarioFile
 
 impl Scenario {
     /// Checks names: unique topics and members, events naming known members and topics.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ScenarioError> {
         // Sets and maps, not lists: a script may name many members and topics.
         let mut topics: HashMap<&str, i32> = HashMap::new();
         for t in &self.topics {
             if t.partitions < 1 {
-                return Err(format!(
-                    "topic {:?}: partition count must be at least 1",
-                    t.name
-                ));
+                return Err(ScenarioError::NoPartitions(t.name.clone()));
             }
             if topics.insert(&t.name, t.partitions).is_some() {
-                return Err(format!("topic {:?} is listed twice", t.name));
+                return Err(ScenarioError::TopicTwice(t.name.clone()));
             }
         }
         let mut members: HashSet<&str> = HashSet::new();
-        let check_topics = |who: &str, list: &[String], topics: &HashMap<&str, i32>| {
-            for t in list {
-                if !topics.contains_key(t.as_str()) {
-                    return Err(format!(
-                        "member {who:?} subscribes to unknown topic {t:?} (add it with --topic {t}:N)"
-                    ));
-                }
-            }
-            Ok(())
+        let check_topics = |who: &str, list: &[String], topics: &HashMap<&str, i32>| match list
+            .iter()
+            .find(|t| !topics.contains_key(t.as_str()))
+        {
+            Some(t) => Err(ScenarioError::UnknownSubscription {
+                member: who.to_string(),
+                topic: t.clone(),
+            }),
+            None => Ok(()),
         };
         for m in &self.members {
             if members.contains(m.id.as_str()) {
-                return Err(format!("member {:?} is listed twice", m.id));
+                return Err(ScenarioError::MemberTwice(m.id.clone()));
             }
             check_topics(&m.id, m.topics.as_deref().unwrap_or_default(), &topics)?;
             members.insert(&m.id);
         }
         for (i, e) in self.events.iter().enumerate() {
-            let at = || format!("event {} ({:?})", i + 1, e.describe());
+            let in_event = |problem: ScenarioError| ScenarioError::Event {
+                number: i + 1,
+                event: e.describe(),
+                problem: Box::new(problem),
+            };
             match e {
                 Event::Join { member } => {
                     if members.contains(member.id.as_str()) {
-                        return Err(format!(
-                            "{}: member {:?} is already in the group",
-                            at(),
-                            member.id
-                        ));
+                        return Err(in_event(ScenarioError::AlreadyInGroup(member.id.clone())));
                     }
                     check_topics(
                         &member.id,
                         member.topics.as_deref().unwrap_or_default(),
                         &topics,
                     )
-                    .map_err(|m| format!("{}: {m}", at()))?;
+                    .map_err(in_event)?;
                     members.insert(&member.id);
                 }
                 Event::Leave { member } | Event::Crash { member } => {
                     if !members.remove(member.as_str()) {
-                        return Err(format!("{}: unknown member {member:?}", at()));
+                        return Err(in_event(ScenarioError::UnknownMember(member.clone())));
                     }
                 }
                 Event::Subscribe { member, topics: ts } => {
                     if !members.contains(member.as_str()) {
-                        return Err(format!("{}: unknown member {member:?}", at()));
+                        return Err(in_event(ScenarioError::UnknownMember(member.clone())));
                     }
-                    check_topics(member, ts, &topics).map_err(|m| format!("{}: {m}", at()))?;
+                    check_topics(member, ts, &topics).map_err(in_event)?;
                 }
                 Event::AddPartitions { topic, partitions } => {
                     let Some(now) = topics.get_mut(topic.as_str()) else {
-                        return Err(format!("{}: unknown topic {topic:?}", at()));
+                        return Err(in_event(ScenarioError::UnknownTopic(topic.clone())));
                     };
                     if *partitions <= *now {
-                        return Err(format!(
-                            "{}: topic {topic:?} has {now} partitions; the count can only grow",
-                            at()
-                        ));
+                        return Err(in_event(ScenarioError::CannotShrink {
+                            topic: topic.clone(),
+                            now: *now,
+                        }));
                     }
                     *now = *partitions;
                 }
                 Event::CreateTopic { topic, partitions } => {
                     if topics.contains_key(topic.as_str()) {
-                        return Err(format!("{}: topic {topic:?} already exists", at()));
+                        return Err(in_event(ScenarioError::TopicExists(topic.clone())));
                     }
                     topics.insert(topic, *partitions);
                 }
                 Event::DeleteTopic { topic } => {
                     if topics.remove(topic.as_str()).is_none() {
-                        return Err(format!("{}: unknown topic {topic:?}", at()));
+                        return Err(in_event(ScenarioError::UnknownTopic(topic.clone())));
                     }
                 }
             }

@@ -6,8 +6,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::java::{self, Uuid};
-use super::{member_info_cmp, AssignError, TopicPartition};
+use super::java;
+use super::{member_info_cmp, AssignError};
+use crate::common::{TopicPartition, Uuid};
 
 mod heterogeneous;
 
@@ -20,6 +21,23 @@ pub struct ServerTopic {
     pub partitions: i32,
     /// The topic id.
     pub id: Uuid,
+}
+
+/// A stand-in id for a topic that has none (a scenario or vector file that names no id, a
+/// broker topic without `partition.metadata`): the name's bytes folded into 16 bytes, so the
+/// same name always orders the same way.
+pub fn id_from_name(name: &str) -> Uuid {
+    let mut a: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut b: u64 = 0x8422_2325_cbf2_9ce4;
+    for byte in name.bytes() {
+        a = (a ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        b = (b ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b5);
+    }
+    let mut bytes = [0u8; 16];
+    let (hi, lo) = bytes.split_at_mut(8);
+    hi.copy_from_slice(&a.to_be_bytes());
+    lo.copy_from_slice(&b.to_be_bytes());
+    Uuid(bytes)
 }
 
 /// One member as the server-side assignor sees it.

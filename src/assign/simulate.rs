@@ -15,12 +15,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use super::java::{self, Uuid};
+use super::java;
 use super::scenario::{Event, Scenario, ScenarioMember, ScenarioTopic};
-use super::server::{self, ServerMember, ServerTopic};
+use super::server::{self, id_from_name, ServerMember, ServerTopic};
 use super::sticky::StickyAssignor;
 use super::{range, roundrobin, AssignError, Assignment, Member, Strategy, Subscription};
-use super::{TopicMeta, TopicPartition, UserData};
+use super::{TopicMeta, UserData};
+use crate::common::TopicPartition;
 
 /// Default `offsets.topic.num.partitions`.
 pub const DEFAULT_OFFSETS_TOPIC_PARTITIONS: u32 = 50;
@@ -404,7 +405,7 @@ impl Engine {
         let mut all = BTreeSet::new();
         for t in names {
             if let Some(topic) = self.topic(&t) {
-                let name: std::rc::Rc<str> = t.into();
+                let name: std::sync::Arc<str> = t.into();
                 for p in 0..topic.partitions {
                     all.insert(TopicPartition::new(name.clone(), p));
                 }
@@ -755,11 +756,7 @@ impl Engine {
             .map(|t| ServerTopic {
                 name: t.name.clone(),
                 partitions: t.partitions,
-                id: t
-                    .id
-                    .as_deref()
-                    .and_then(Uuid::parse)
-                    .unwrap_or_else(|| Uuid::from_name(&t.name)),
+                id: t.id.unwrap_or_else(|| id_from_name(&t.name)),
             })
             .collect();
         // The target assignment so far is what each member was last given (its owned set

@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use super::fast::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::java::{self, HashSetEmu};
-use super::{AssignError, Assignment, Member, Subscription, TopicMeta, TopicPartition, UserData};
+use super::{AssignError, Assignment, Member, Subscription, TopicMeta, UserData};
+use crate::common::TopicPartition;
 
 /// Kafka's `DEFAULT_GENERATION`.
 pub const DEFAULT_GENERATION: i32 = -1;
@@ -408,7 +409,7 @@ impl<'a> Lookup<'a> {
 
 /// Topics numbered in name order; a partition's global index is its topic's offset plus its id.
 pub(crate) struct Ctx {
-    names: Vec<std::rc::Rc<str>>,
+    names: Vec<std::sync::Arc<str>>,
     counts: Vec<u32>,
     offsets: Vec<u32>,
     hashes: Vec<i32>,
@@ -434,7 +435,7 @@ impl Ctx {
         for (i, t) in sorted.iter().enumerate() {
             let n = t.partitions.max(0) as u32;
             ctx.index.insert(t.name.clone(), i as u32);
-            ctx.names.push(std::rc::Rc::from(t.name.as_str()));
+            ctx.names.push(std::sync::Arc::from(t.name.as_str()));
             ctx.hashes.push(java::string_hash(&t.name));
             ctx.offsets.push(ctx.total);
             ctx.counts.push(n);
@@ -464,7 +465,7 @@ impl Ctx {
             self.names
                 .get(t)
                 .cloned()
-                .unwrap_or_else(|| std::rc::Rc::from("")),
+                .unwrap_or_else(|| std::sync::Arc::from("")),
             self.partition_of(g),
         )
     }

@@ -8,25 +8,27 @@
 //!
 //! Files can be large (Kafka's large sticky case has 2,000 members reporting a million owned
 //! partitions): [`parse`] reads them into typed structs in one pass, and every partition's topic
-//! name is shared (interned `Rc<str>`) rather than allocated once per partition.
+//! name is shared (interned `Arc<str>`, as [`TopicPartition`] holds it) rather than allocated
+//! once per partition.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::fast::{FxHashMap, FxHashSet};
-use super::java::Uuid;
-use super::server::{self, ServerMember, ServerTopic, SubscriptionType};
+use super::server::{self, id_from_name, ServerMember, ServerTopic, SubscriptionType};
 use super::sticky::StickyAssignor;
 use super::{range, roundrobin, AssignError, Assignment, Member, Strategy, Subscription};
-use super::{TopicMeta, TopicPartition, UserData};
+use super::{TopicMeta, UserData};
+use crate::common::{TopicPartition, Uuid};
 
 /// Topic names seen by a [`parse`]: each is allocated once and shared.
-type Names = FxHashMap<Box<str>, Rc<str>>;
+type Names = FxHashMap<Box<str>, Arc<str>>;
 
 thread_local! {
     /// The names of the [`parse`] running on this thread.
@@ -35,19 +37,25 @@ thread_local! {
     static LAST_TOPICS: RefCell<Rc<[String]>> = RefCell::new(Rc::from(Vec::new()));
 }
 
-fn intern(names: &mut Names, name: &str) -> Rc<str> {
-    if let Some(rc) = names.get(name) {
-        return rc.clone();
+fn intern(names: &mut Names, name: &str) -> Arc<str> {
+    if let Some(shared) = names.get(name) {
+        return shared.clone();
     }
-    let rc: Rc<str> = Rc::from(name);
-    names.insert(Box::from(name), rc.clone());
-    rc
+    let shared: Arc<str> = Arc::from(name);
+    names.insert(Box::from(name), shared.clone());
+    shared
 }
 
 /// A partition as `["topic", 3]`, its topic name shared with every other partition of the
 /// topic in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TpJson(pub TopicPartition);
+
+impl std::borrow::Borrow<TopicPartition> for TpJson {
+    fn borrow(&self) -> &TopicPartition {
+        &self.0
+    }
+}
 
 /// Deserializes one `["topic", 3]` with the names at hand.
 struct TpSeed<'n>(&'n mut Names);
@@ -63,18 +71,18 @@ impl<'de> de::DeserializeSeed<'de> for TpSeed<'_> {
 struct NameSeed<'n>(&'n mut Names);
 
 impl<'de> de::DeserializeSeed<'de> for NameSeed<'_> {
-    type Value = Rc<str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Rc<str>, D::Error> {
+    type Value = Arc<str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Arc<str>, D::Error> {
         d.deserialize_str(self)
     }
 }
 
 impl Visitor<'_> for NameSeed<'_> {
-    type Value = Rc<str>;
+    type Value = Arc<str>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a topic name")
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Rc<str>, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Arc<str>, E> {
         Ok(intern(self.0, v))
     }
 }
@@ -239,7 +247,7 @@ pub struct Round {
     pub partition_racks: BTreeMap<String, Vec<Vec<String>>>,
     /// Topic → Kafka topic id (server-side assignors).
     #[serde(default)]
-    pub topic_ids: BTreeMap<String, String>,
+    pub topic_ids: BTreeMap<String, Uuid>,
     /// `HOMOGENEOUS` or `HETEROGENEOUS` (server-side assignors).
     #[serde(default)]
     pub subscription_type: Option<String>,
@@ -419,8 +427,8 @@ impl Round {
                 id: self
                     .topic_ids
                     .get(name)
-                    .and_then(|s| Uuid::parse(s))
-                    .unwrap_or_else(|| Uuid::from_name(name)),
+                    .copied()
+                    .unwrap_or_else(|| id_from_name(name)),
             })
             .collect()
     }
@@ -452,7 +460,7 @@ impl Round {
                     }
                 }
                 for (t, parts) in &m.assignment {
-                    let t: Rc<str> = Rc::from(t.as_str());
+                    let t: Arc<str> = Arc::from(t.as_str());
                     list.extend(parts.iter().map(|&p| TopicPartition::new(t.clone(), p)));
                 }
                 (m.id.clone(), list)
@@ -523,8 +531,8 @@ impl RoundReplay {
             .collect()
     }
 
-    /// Compares with Kafka's answer member by member; `Err` describes every difference.
-    pub fn check(&self, server_side: bool) -> Result<(), String> {
+    /// Compares with Kafka's answer member by member; `Err` lists every difference.
+    pub fn check(&self, server_side: bool) -> Result<(), Mismatch> {
         let mut problems = Vec::new();
         // Compared in place: a large round's lists are not copied.
         match (
@@ -533,9 +541,9 @@ impl RoundReplay {
             &self.round.expected_error,
         ) {
             (Err(e), _, Some(kind)) if e.kind() == kind => {}
-            (Err(e), _, _) => problems.push(format!("error {e}")),
-            (Ok(_), _, Some(kind)) => problems.push(format!("expected {kind}, got an assignment")),
-            (Ok(_), None, None) => problems.push("no expected result".into()),
+            (Err(e), _, _) => problems.push(Difference::Threw(e.clone())),
+            (Ok(_), _, Some(kind)) => problems.push(Difference::DidNotThrow(kind.clone())),
+            (Ok(_), None, None) => problems.push(Difference::NoExpectation),
             (Ok(got), Some(want), None) => {
                 let mut ids: Vec<&String> = got.keys().chain(want.keys()).collect();
                 ids.sort();
@@ -552,7 +560,11 @@ impl RoundReplay {
                         w.sort();
                     }
                     if g != w {
-                        problems.push(format!("{id}: got {} want {}", show(&g), show(&w)));
+                        problems.push(Difference::Member {
+                            member: id.clone(),
+                            got: show(&g),
+                            want: show(&w),
+                        });
                     }
                 }
             }
@@ -567,17 +579,62 @@ impl RoundReplay {
                     .collect()
             });
             if &got != want {
-                problems.push(format!(
-                    "partitionsTransferringOwnership: got {got:?} want {want:?}"
-                ));
+                problems.push(Difference::Transferring {
+                    got,
+                    want: want.clone(),
+                });
             }
         }
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(problems.join("; "))
+            Err(Mismatch(problems))
         }
     }
+}
+
+/// How a replayed round differs from Kafka's answer: every difference found, in order
+/// (displayed joined by `; `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", join(.0))]
+pub struct Mismatch(pub Vec<Difference>);
+
+fn join(differences: &[Difference]) -> String {
+    let texts: Vec<String> = differences.iter().map(ToString::to_string).collect();
+    texts.join("; ")
+}
+
+/// One difference between a replayed round and Kafka's answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Difference {
+    /// This crate's assignor threw where Kafka's did not, or threw another exception.
+    #[error("error {0}")]
+    Threw(AssignError),
+    /// Kafka throws this exception; this crate's assignor returned an assignment.
+    #[error("expected {0}, got an assignment")]
+    DidNotThrow(String),
+    /// The round gives neither an assignment nor an exception to compare with.
+    #[error("no expected result")]
+    NoExpectation,
+    /// A member's list differs (each shown as `[t-0,t-1]`, cut after 100 partitions).
+    #[error("{member}: got {got} want {want}")]
+    Member {
+        /// The member id.
+        member: String,
+        /// This crate's list.
+        got: String,
+        /// Kafka's list.
+        want: String,
+    },
+    /// `partitionsTransferringOwnership` differs (`"topic:p"` → member; `None` after the
+    /// general path).
+    #[error("partitionsTransferringOwnership: got {got:?} want {want:?}")]
+    Transferring {
+        /// This crate's map.
+        got: Option<BTreeMap<String, String>>,
+        /// Kafka's map.
+        want: Option<BTreeMap<String, String>>,
+    },
 }
 
 fn show(list: &[&TopicPartition]) -> String {

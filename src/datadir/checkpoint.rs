@@ -11,7 +11,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::atomic::write_atomic;
-use super::TopicPartition;
+use crate::common::TopicPartition;
 
 /// The version every checkpoint file Kafka writes today carries.
 pub const CHECKPOINT_VERSION: i32 = 0;

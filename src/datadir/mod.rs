@@ -41,7 +41,6 @@
 //! defaults.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -63,18 +62,22 @@ pub mod names;
 pub mod placement;
 pub mod properties;
 mod tails;
-pub mod uuid;
 mod writer;
 
 pub use atomic::{sync_dir, write_atomic, write_atomic_via};
 
+pub use crate::common::{TopicPartition, Uuid};
 pub use checkpoint::{CheckpointError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint};
 pub use config::{ConfigError, TopicConfigs};
 pub use lock::{DirLock, LockError, MetaLock, PartitionLocks, DEFAULT_LOCK_WAIT};
 pub use meta::{MetaError, MetaProperties};
 pub use names::{InvalidTopicFilter, InvalidTopicName, TopicFilter};
 pub use tails::UNFLUSHED_TAILS;
-pub use uuid::Uuid;
+
+/// Kafka's `Uuid`, now [`crate::common::Uuid`]; this path stays for the code that names it so.
+pub mod uuid {
+    pub use crate::common::{Uuid, UuidError};
+}
 pub use writer::{now_ms, PartitionWriter};
 
 /// The most partitions one request may make, as Kafka's controller allows
@@ -85,24 +88,9 @@ pub const MAX_PARTITIONS_PER_REQUEST: i32 = 10_000;
 /// Kafka's hard limit on a replication factor (a Java `short`).
 pub const MAX_REPLICATION_FACTOR: i32 = 32767;
 
-/// A topic partition, e.g. `orders-0`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TopicPartition {
-    /// The topic name.
-    pub topic: String,
-    /// The partition number.
-    pub partition: i32,
-}
-
+/// Partition directories: the data directory's side of [`TopicPartition`] (Kafka's
+/// `UnifiedLog.parseTopicPartitionName`, which lives in its storage code, not in `common`).
 impl TopicPartition {
-    /// A topic partition.
-    pub fn new(topic: impl Into<String>, partition: i32) -> Self {
-        TopicPartition {
-            topic: topic.into(),
-            partition,
-        }
-    }
-
     /// Parses a partition directory name as Kafka does: the text after the last `-` is the
     /// partition. Names with a `-delete`, `-future` or `-stray` suffix and hidden names are not
     /// partition directories.
@@ -121,12 +109,6 @@ impl TopicPartition {
         }
         names::validate_topic_name(topic).ok()?;
         Some(TopicPartition::new(topic, partition))
-    }
-}
-
-impl fmt::Display for TopicPartition {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.topic, self.partition)
     }
 }
 
@@ -674,7 +656,9 @@ impl DataDir {
             }
             let name = entry.file_name().to_string_lossy().into_owned();
             if let Some(tp) = TopicPartition::from_dir_name(&name) {
-                out.entry(tp.topic).or_default().insert(tp.partition);
+                out.entry(tp.topic.to_string())
+                    .or_default()
+                    .insert(tp.partition);
             }
         }
         Ok(out)

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::TopicPartition;
+use crate::common::TopicPartition;
 use crate::log::segment;
 
 /// File name of the unflushed tails (data directory root).
@@ -154,7 +154,7 @@ impl UnflushedTails {
         match stamp {
             Some(stamp) => {
                 let tail = Tail {
-                    topic: tp.topic.clone(),
+                    topic: tp.topic.to_string(),
                     partition: tp.partition,
                     end_offset,
                     segment,

@@ -20,8 +20,9 @@ use super::checkpoint::{LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT};
 use super::tails::{UnflushedTails, UNFLUSHED_TAILS};
 use super::{
     DataDir, DataDirError, DirLock, OffsetCheckpoint, PartitionLocks, Result, Topic,
-    TopicPartition, DEFAULT_LOCK_WAIT,
+    DEFAULT_LOCK_WAIT,
 };
+use crate::common::TopicPartition;
 use crate::log::{Freshness, Log, LogCheckpoints};
 
 /// Milliseconds since the Unix epoch, by the system clock.

@@ -12,8 +12,6 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use base64::Engine as _;
-
 use super::jvalue::JValue;
 
 /// Why bytes could not be read as a message; the texts are Kafka's exception messages, which
@@ -406,10 +404,7 @@ impl Schema {
             Ty::Uint32 => JValue::Int(i64::from(u32::from_be_bytes(r.fixed()?))),
             Ty::Int64 => JValue::Int(i64::from_be_bytes(r.fixed()?)),
             Ty::Float64 => JValue::Float(f64::from_be_bytes(r.fixed()?)),
-            Ty::Uuid => {
-                let b: [u8; 16] = r.fixed()?;
-                JValue::Str(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b))
-            }
+            Ty::Uuid => JValue::Str(crate::common::Uuid(r.fixed()?).to_string()),
             Ty::Str => {
                 let len = if flexible {
                     i64::from(r.uvarint()?) - 1

@@ -157,33 +157,6 @@ pub fn write_typed_line(out: &mut impl Write, mut value: Value) -> io::Result<()
     }
 }
 
-/// Writes `s` as a JSON string, escaped as serde_json escapes it.
-pub fn write_str(out: &mut impl Write, s: &str) -> io::Result<()> {
-    serde_json::to_writer(out, s).map_err(io::Error::from)
-}
-
-/// Writes an integer in decimal (without `fmt`'s machinery: large reports write millions).
-// 20 bytes hold the 19 digits and the sign of any i64: every index below stays in bounds.
-#[allow(clippy::indexing_slicing)]
-pub fn write_int(out: &mut impl Write, n: i64) -> io::Result<()> {
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    let mut v = n.unsigned_abs();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        at -= 1;
-        buf[at] = b'-';
-    }
-    out.write_all(&buf[at..])
-}
-
 /// Writes one JSON object as one line.
 pub fn write_line(out: &mut impl Write, value: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
@@ -267,19 +240,5 @@ mod tests {
             "{\"type\":\"produced\",\"topic\":\"t\",\"partition\":3,\"schema\":1}\n\
              {\"type\":\"done\",\"schema\":1}\n"
         );
-    }
-
-    #[test]
-    fn integers_and_strings_are_written_as_serde_json_writes_them() {
-        for n in [0, 7, -1, 10, 1999, i64::from(i32::MIN), i64::MIN, i64::MAX] {
-            let mut out = Vec::new();
-            write_int(&mut out, n).unwrap();
-            assert_eq!(String::from_utf8(out).unwrap(), json!(n).to_string());
-        }
-        for s in ["", "t000", "a\"b\\c\n\u{1}", "é→"] {
-            let mut out = Vec::new();
-            write_str(&mut out, s).unwrap();
-            assert_eq!(String::from_utf8(out).unwrap(), json!(s).to_string());
-        }
     }
 }

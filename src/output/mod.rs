@@ -24,3 +24,5 @@ pub mod json;
 pub mod log4j;
 pub mod message;
 pub mod progress;
+pub mod simulate;
+pub mod topics;

@@ -132,7 +132,7 @@ impl Builder<'_> {
         let rb = f64::from(tb.partitions) / sb.len() as f64;
         rb.total_cmp(&ra)
             .then(sa.len().cmp(&sb.len()))
-            .then(ta.id.java_cmp(tb.id))
+            .then(ta.id.java_cmp(&tb.id))
     }
 
     fn sorted_topics(&self, which: &[usize]) -> Vec<usize> {
@@ -306,7 +306,7 @@ pub(crate) fn build(spec: &Spec) -> Result<ServerAssignment, AssignError> {
         for (p, owner) in b.owners[t].iter().enumerate() {
             if let Some(m) = owner.and_then(|m| members.get(m)) {
                 if let Some(list) = out.get_mut(&m.id) {
-                    list.push(crate::assign::TopicPartition::new(
+                    list.push(crate::common::TopicPartition::new(
                         topic.name.clone(),
                         p as i32,
                     ));

@@ -1,6 +1,5 @@
 //! `kafkit simulate-assignment`: Kafka's consumer-group assignors over scripted rebalances.
 
-use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -9,19 +8,20 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::ValueHint;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::values::Suggest;
 use crate::{Example, Exit, GlobalArgs};
-use kafkit::assign::fast::FxHashMap;
 use kafkit::assign::limits::{
     self, RoundSize, VectorRoundSize, MAX_SCENARIO_BYTES, MAX_VECTOR_BYTES,
 };
 use kafkit::assign::scenario::{self, Event, Scenario, ScenarioMember, ScenarioTopic};
 use kafkit::assign::simulate::{self, RoundReport, Simulation, DEFAULT_OFFSETS_TOPIC_PARTITIONS};
-use kafkit::assign::{vectors, Assignment, Strategy, TopicPartition};
+use kafkit::assign::{vectors, Strategy};
+use kafkit::common::{TopicPartition, Uuid};
 use kafkit::datadir::{file_kind, DataDir, DataDirError};
-use kafkit::output::json::{self, write_typed_line};
+use kafkit::output::json::write_event;
+use kafkit::output::simulate::SimulateEvent;
 use kafkit::output::OutputFormat;
 
 /// Examples of `kafkit simulate-assignment`, in its help and man page (`tests/man.rs` runs them, in order, in
@@ -219,7 +219,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         file = Some((path, value));
     }
     let (scenario, file_strategy) = build_scenario(args, file, &global.data_dir)?;
-    scenario.validate().map_err(fail)?;
+    scenario.validate().map_err(|e| fail(e.to_string()))?;
     let strategies: Vec<Strategy> = if args.compare.is_empty() {
         let s = args
             .strategy
@@ -280,7 +280,7 @@ fn build_scenario(
         ),
     };
     for spec in &args.topics {
-        let (name, count) = scenario::parse_topic_count(spec).map_err(fail)?;
+        let (name, count) = scenario::parse_topic_count(spec).map_err(|e| fail(e.to_string()))?;
         let on_disk = topic_on_disk(data_dir, &name);
         let partitions = match (count, &on_disk) {
             (Some(n), _) => n,
@@ -311,7 +311,8 @@ fn build_scenario(
         }
     }
     for spec in &args.member {
-        sc.members.push(scenario::parse_member(spec).map_err(fail)?);
+        sc.members
+            .push(scenario::parse_member(spec).map_err(|e| fail(e.to_string()))?);
     }
     for spec in &args.racks {
         let (id, rack) = spec
@@ -357,7 +358,7 @@ fn build_scenario(
 
 /// A topic's partition count and id as the data directory describes it (`None`: the directory
 /// does not hold the topic); an error when the directory cannot be read.
-fn topic_on_disk(dir: &Path, topic: &str) -> Result<Option<(i32, Option<String>)>, DataDirError> {
+fn topic_on_disk(dir: &Path, topic: &str) -> Result<Option<(i32, Option<Uuid>)>, DataDirError> {
     let t = match DataDir::open(dir) {
         Ok(d) => d.topic(topic)?,
         Err(DataDirError::Missing(_)) => None,
@@ -365,7 +366,7 @@ fn topic_on_disk(dir: &Path, topic: &str) -> Result<Option<(i32, Option<String>)
     };
     Ok(t.and_then(|t| {
         let n = i32::try_from(t.partition_count()).ok().filter(|&n| n > 0)?;
-        Some((n, t.id.map(|id| id.to_string())))
+        Some((n, t.id))
     }))
 }
 
@@ -619,175 +620,14 @@ fn write_compare(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Re
     Ok(())
 }
 
-fn tp_json(tp: &TopicPartition) -> Value {
-    json!([&*tp.topic, tp.partition])
-}
-
-fn assignment_json(a: &BTreeMap<String, Vec<TopicPartition>>) -> Value {
-    Value::Object(
-        a.iter()
-            .map(|(m, l)| (m.clone(), Value::Array(l.iter().map(tp_json).collect())))
-            .collect(),
-    )
-}
-
-fn round_json(sim: &Simulation, r: &RoundReport, explain: bool) -> Value {
-    let mut v = json!({
-        "type": "round",
-        "strategy": sim.strategy.name(),
-        "round": r.round,
-        "event": r.event,
-        "assignment": assignment_json(&r.assignment),
-        "moves": r.moves.iter().map(|m| json!({"partition": tp_json(&m.partition), "from": m.from, "to": m.to})).collect::<Vec<_>>(),
-        "phases": r.phases.iter().map(|p| json!({
-            "generation": p.generation,
-            "revoked": p.revoked.iter().map(|(tp, m)| json!([&*tp.topic, tp.partition, m])).collect::<Vec<_>>(),
-            "assigned": p.added.iter().map(|(tp, m)| json!([&*tp.topic, tp.partition, m])).collect::<Vec<_>>(),
-            "assignment": assignment_json(&p.assignment),
-        })).collect::<Vec<_>>(),
-        "revoked": r.phases.iter().map(|p| p.revoked.len()).sum::<usize>(),
-        "unavailable": r.unavailable,
-        "balance": {"min": r.balance.min, "max": r.balance.max, "ideal_min": r.balance.ideal_min, "ideal_max": r.balance.ideal_max},
-        "stickiness": {"kept": r.kept, "previously_owned": r.previously_owned, "share": r.stickiness()},
-        "error": r.error,
-    });
-    if explain {
-        if let Some(o) = v.as_object_mut() {
-            o.insert("explain".into(), json!(r.explain));
-        }
-    }
-    v
-}
-
 fn write_json(sims: &[Simulation], explain: bool, out: &mut impl Write) -> Result<()> {
     for sim in sims {
         for r in &sim.rounds {
-            write_typed_line(out, round_json(sim, r, explain))?;
+            write_event(out, &SimulateEvent::round(sim, r, explain))?;
         }
-        let s = &sim.summary;
-        let v = json!({
-            "type": "summary",
-            "strategy": sim.strategy.name(),
-            "group": sim.group,
-            "coordinator_partition": sim.coordinator_partition,
-            "offsets_topic_partitions": sim.offsets_topic_partitions,
-            "rounds": s.rounds,
-            "rebalances": s.rebalances,
-            "moves": s.moves,
-            "unavailable": s.unavailable,
-            "final_balance": {"min": s.final_balance.min, "max": s.final_balance.max, "ideal_min": s.final_balance.ideal_min, "ideal_max": s.final_balance.ideal_max},
-            "stickiness": s.stickiness,
-            "errors": s.errors,
-        });
-        write_typed_line(out, v)?;
+        write_event(out, &SimulateEvent::summary(sim))?;
     }
     Ok(())
-}
-
-/// Writes one replayed round as a `round` line: its fields sorted by name after `type`, as
-/// [`write_typed_line`] writes them, but streamed: the assignment can hold a million partitions.
-fn write_vector_round(
-    out: &mut impl Write,
-    r: &vectors::RoundReplay,
-    number: usize,
-    strategy: Strategy,
-    check: Option<&Result<(), String>>,
-) -> io::Result<()> {
-    let mut names = TopicNames::default();
-    out.write_all(b"{\"type\":\"round\"")?;
-    if let Ok(a) = &r.result {
-        out.write_all(b",\"assignment\":")?;
-        names.assignment(out, a)?;
-    }
-    if let Some(Err(why)) = check {
-        out.write_all(b",\"differences\":")?;
-        json::write_str(out, why)?;
-    }
-    if let Err(e) = &r.result {
-        out.write_all(b",\"error\":")?;
-        json::write_str(out, e.kind())?;
-    }
-    if let Some(want) = r.round.kafka_expected_lists() {
-        out.write_all(b",\"expected\":")?;
-        names.lists(out, want.iter().map(|(m, l)| (m, l.iter().map(|t| &t.0))))?;
-    }
-    if let Some(err) = &r.round.expected_error {
-        out.write_all(b",\"expected_error\":")?;
-        json::write_str(out, err)?;
-    }
-    out.write_all(match check {
-        None => b",\"matches_kafka\":null",
-        Some(Ok(())) => b",\"matches_kafka\":true",
-        Some(Err(_)) => b",\"matches_kafka\":false",
-    })?;
-    if let Err(e) = &r.result {
-        out.write_all(b",\"message\":")?;
-        json::write_str(out, &e.to_string())?;
-    }
-    if let Some(Some(t)) = &r.transferring {
-        // Keyed "topic-p", in the order of those strings (a JSON object's keys are sorted).
-        let map: serde_json::Map<String, Value> =
-            t.iter().map(|(tp, m)| (tp.to_string(), json!(m))).collect();
-        out.write_all(b",\"partitions_transferring_ownership\":")?;
-        serde_json::to_writer(&mut *out, &map)?;
-    }
-    out.write_all(b",\"round\":")?;
-    json::write_int(out, i64::try_from(number).unwrap_or(i64::MAX))?;
-    out.write_all(b",\"strategy\":")?;
-    json::write_str(out, strategy.name())?;
-    out.write_all(b"}\n")
-}
-
-/// Topic names already written as JSON strings, by the address of their shared name.
-#[derive(Default)]
-struct TopicNames {
-    written: FxHashMap<*const u8, Vec<u8>>,
-}
-
-impl TopicNames {
-    fn partition(&mut self, out: &mut impl Write, tp: &TopicPartition) -> io::Result<()> {
-        let name = match self.written.entry(tp.topic.as_ptr()) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                let mut bytes = Vec::new();
-                json::write_str(&mut bytes, &tp.topic)?;
-                e.insert(bytes)
-            }
-        };
-        out.write_all(b"[")?;
-        out.write_all(name)?;
-        out.write_all(b",")?;
-        json::write_int(out, i64::from(tp.partition))?;
-        out.write_all(b"]")
-    }
-
-    /// Member → partitions, members in id order (as a JSON object's keys are sorted).
-    fn assignment(&mut self, out: &mut impl Write, a: &Assignment) -> io::Result<()> {
-        self.lists(out, a.iter().map(|(m, l)| (m, l.iter())))
-    }
-
-    fn lists<'a, L: Iterator<Item = &'a TopicPartition>>(
-        &mut self,
-        out: &mut impl Write,
-        members: impl Iterator<Item = (&'a String, L)>,
-    ) -> io::Result<()> {
-        out.write_all(b"{")?;
-        for (i, (member, list)) in members.enumerate() {
-            if i > 0 {
-                out.write_all(b",")?;
-            }
-            json::write_str(out, member)?;
-            out.write_all(b":[")?;
-            for (j, tp) in list.enumerate() {
-                if j > 0 {
-                    out.write_all(b",")?;
-                }
-                self.partition(out, tp)?;
-            }
-            out.write_all(b"]")?;
-        }
-        out.write_all(b"}")
-    }
 }
 
 fn replay_vector(
@@ -846,7 +686,10 @@ fn replay_vector(
             }
         }
         match format {
-            OutputFormat::Json => write_vector_round(out, &r, i + 1, strategy, check.as_ref())?,
+            OutputFormat::Json => write_event(
+                out,
+                &SimulateEvent::vector_round(&r, i + 1, strategy, check.as_ref()),
+            )?,
             OutputFormat::Text => {
                 writeln!(
                     out,
@@ -918,11 +761,22 @@ fn replay_vector(
                 writeln!(out)?;
             }
         }
+        if i + 1 == count {
+            // The run ends after this round: the memory goes back to the system at once, where
+            // freeing the round's lists (up to a million partitions each way) would cost time.
+            std::mem::forget(r);
+        }
     }
     match format {
-        OutputFormat::Json => write_typed_line(
+        OutputFormat::Json => write_event(
             out,
-            json!({"type": "summary", "vector": file.id, "strategy": strategy.name(), "rounds": count, "checked": checked, "matching": matching}),
+            &SimulateEvent::VectorSummary {
+                vector: &file.id,
+                strategy: strategy.name(),
+                rounds: count,
+                checked,
+                matching,
+            },
         )?,
         OutputFormat::Text if checked == count => {
             writeln!(out, "{matching}/{count} rounds match Kafka")?

@@ -9,13 +9,15 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{ValueEnum, ValueHint};
-use serde_json::json;
 
 use super::{stderrln, Example, Exit, GlobalArgs};
+use kafkit::common::{Uuid, UuidError};
 use kafkit::datadir::{
-    names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter, Uuid,
+    names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter,
     MAX_REPLICATION_FACTOR,
 };
+use kafkit::output::json::write_event;
+use kafkit::output::topics::TopicsEvent;
 use kafkit::output::OutputFormat;
 
 /// Examples of `kafkit topics`, in its help and man page (`tests/man.rs` runs them, in order, in
@@ -237,23 +239,15 @@ struct Out<W: Write> {
 }
 
 impl<W: Write> Out<W> {
-    /// Writes one JSON Lines object: `"type"` first, then the other fields sorted by name.
-    fn json(&mut self, mut value: serde_json::Value) -> io::Result<()> {
-        let kind = value
-            .as_object_mut()
-            .and_then(|o| o.remove("type"))
-            .unwrap_or(serde_json::Value::Null);
-        let rest = value.to_string();
-        match rest.strip_prefix('{').filter(|r| *r != "}") {
-            Some(fields) => writeln!(self.w, "{{\"type\":{kind},{fields}"),
-            None => writeln!(self.w, "{{\"type\":{kind}}}"),
-        }
+    /// Writes one JSON Lines object.
+    fn json(&mut self, event: &TopicsEvent) -> io::Result<()> {
+        write_event(&mut self.w, event)
     }
 
     fn warning(&mut self, text: &str) -> io::Result<()> {
         match self.format {
             OutputFormat::Text => writeln!(self.w, "{text}"),
-            OutputFormat::Json => self.json(json!({"type": "warning", "message": text})),
+            OutputFormat::Json => self.json(&TopicsEvent::Warning { message: text }),
         }
     }
 }
@@ -571,14 +565,7 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
     drop(lock);
     match out.format {
         OutputFormat::Text => writeln!(out.w, "Created topic {name}.")?,
-        OutputFormat::Json => out.json(json!({
-            "type": "created",
-            "topic": topic.name,
-            "topic_id": topic.id.map(|id| id.to_string()),
-            "partitions": topic.partition_count(),
-            "replication_factor": topic.replication_factor(),
-            "configs": topic.configs.overrides(),
-        }))?,
+        OutputFormat::Json => out.json(&TopicsEvent::created(&topic))?,
     }
     Ok(())
 }
@@ -622,7 +609,7 @@ fn list(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome 
         }
         OutputFormat::Json => {
             for t in &topics {
-                out.json(json!({"type": "topic", "name": t.name, "internal": t.is_internal()}))?;
+                out.json(&TopicsEvent::listed(t))?;
             }
         }
     }
@@ -635,7 +622,7 @@ fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outc
         Some(text) => {
             let id: Uuid = text
                 .parse()
-                .map_err(|e: kafkit::datadir::uuid::UuidError| Failure::Message(e.to_string()))?;
+                .map_err(|e: UuidError| Failure::Message(e.to_string()))?;
             let found: Vec<Topic> = dir
                 .topic_by_id(id)?
                 .into_iter()
@@ -710,16 +697,7 @@ fn topic_line(out: &mut Out<impl Write>, topic: &Topic) -> io::Result<()> {
                 configs.join(",")
             )
         }
-        OutputFormat::Json => out.json(json!({
-            "type": "topic",
-            "name": topic.name,
-            "topic_id": topic.id.filter(|id| !id.is_zero()).map(|id| id.to_string()),
-            "partition_count": topic.partition_count(),
-            "replication_factor": topic.replication_factor(),
-            "configs": overrides,
-            "internal": topic.is_internal(),
-            "source": topic.source,
-        })),
+        OutputFormat::Json => out.json(&TopicsEvent::described(topic)),
     }
 }
 
@@ -740,16 +718,15 @@ fn partition_line(
             ids(replicas),
             ids(isr),
         ),
-        OutputFormat::Json => out.json(json!({
-            "type": "partition",
-            "topic": topic.name,
-            "partition": partition,
-            "leader": leader,
-            "replicas": replicas,
-            "isr": isr,
-            "elr": [],
-            "last_known_elr": [],
-        })),
+        OutputFormat::Json => out.json(&TopicsEvent::Partition {
+            topic: &topic.name,
+            partition,
+            leader,
+            replicas,
+            isr,
+            elr: [],
+            last_known_elr: [],
+        }),
     }
 }
 
@@ -770,11 +747,7 @@ fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome
             .map(|a| a.get(topic.partition_count()..).unwrap_or(&[]));
         let altered = dir.create_partitions(&lock, &topic.name, count, new_entries)?;
         if out.format == OutputFormat::Json {
-            out.json(json!({
-                "type": "altered",
-                "topic": altered.name,
-                "partitions": altered.partition_count(),
-            }))?;
+            out.json(&TopicsEvent::altered(&altered))?;
         }
     }
     Ok(())
@@ -788,7 +761,7 @@ fn delete(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
     for topic in &topics {
         dir.delete_topic(&lock, &topic.name)?;
         if out.format == OutputFormat::Json {
-            out.json(json!({"type": "deleted", "topic": topic.name}))?;
+            out.json(&TopicsEvent::Deleted { topic: &topic.name })?;
         }
     }
     Ok(())
