@@ -387,7 +387,7 @@ impl Groups {
             let Some(tp) = name.to_str().and_then(TopicPartition::from_dir_name) else {
                 continue;
             };
-            if tp.topic == OFFSETS_TOPIC && entry.path().is_dir() {
+            if &*tp.topic == OFFSETS_TOPIC && entry.path().is_dir() {
                 partitions.push((tp.partition, entry.path()));
             }
         }

@@ -270,7 +270,7 @@ pub fn write_offsets(
         .map(|r| {
             [
                 id.to_string(),
-                r.partition.topic.clone(),
+                r.partition.topic.to_string(),
                 r.partition.partition.to_string(),
                 text(r.committed.map(|c| c.offset)),
                 text(r.log_end_offset),
@@ -356,7 +356,7 @@ pub fn write_members(
                     assignment: m
                         .partitions
                         .iter()
-                        .map(|tp| (tp.topic.as_str(), tp.partition))
+                        .map(|tp| (&*tp.topic, tp.partition))
                         .collect(),
                     session_timeout_ms: meta.session_timeout,
                     rebalance_timeout_ms: meta.rebalance_timeout,
