@@ -8,7 +8,7 @@
 //! `RecordAccumulator` does with `abortOnNewBatch`: this is where sticky partitioners move on.
 
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 
 use super::murmur2::{partition_for_key, to_positive};
 
@@ -66,7 +66,7 @@ impl<P: Partitioner + ?Sized> Partitioner for Box<P> {
 fn rng(seed: Option<u64>) -> StdRng {
     match seed {
         Some(seed) => StdRng::seed_from_u64(seed),
-        None => StdRng::from_entropy(),
+        None => rand::make_rng(),
     }
 }
 
@@ -75,7 +75,7 @@ fn random_partition(rng: &mut StdRng, partitions: i32) -> i32 {
     if partitions <= 0 {
         return 0;
     }
-    to_positive(rng.gen::<i32>()) % partitions
+    to_positive(rng.random::<i32>()) % partitions
 }
 
 /// The Java producer's default since Kafka 3.3 (KIP-794): keyed records go to

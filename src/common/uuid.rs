@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use rand::RngCore;
+use rand::Rng;
 
 /// A Kafka `Uuid` (topic id, directory id, cluster id): its 16 bytes, most significant first.
 ///
@@ -80,7 +80,7 @@ impl Uuid {
     /// A random version-4 id as `Uuid.randomUuid()` makes it: never a reserved id and never one
     /// whose text starts with `-` (it would read as a command-line option).
     pub fn random() -> Uuid {
-        let mut rng = rand::thread_rng();
+        let mut rng = rand::rng();
         loop {
             let mut bytes = [0u8; 16];
             rng.fill_bytes(&mut bytes);

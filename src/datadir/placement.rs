@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rand::Rng;
+use rand::RngExt;
 
 /// A broker as placement sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,10 +100,10 @@ pub fn assign_replicas_to_brokers(
         (rack_alternated_broker_list(&map), Some(map))
     };
     let n = arranged.len();
-    let mut rng = rand::thread_rng();
+    let mut rng = rand::rng();
     let (start_index, mut shift) = match usize::try_from(fixed_start_index) {
         Ok(fixed) => (fixed, fixed),
-        Err(_) => (rng.gen_range(0..n), rng.gen_range(0..n)),
+        Err(_) => (rng.random_range(0..n), rng.random_range(0..n)),
     };
     let num_racks = racks
         .as_ref()
