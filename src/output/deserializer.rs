@@ -6,6 +6,30 @@
 use crate::java::{double_to_string, float_to_string};
 use std::io::Write as _;
 
+/// What one of Kafka's deserializers throws for bytes it cannot read: displayed as the first
+/// line of the exception (class and message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeserializeError {
+    /// Data of the wrong size for a fixed-size type.
+    #[error("org.apache.kafka.common.errors.SerializationException: Size of data received by {deserializer} is not {expected}")]
+    Size {
+        /// The name Kafka's message gives (`IntegerDeserializer`, or `Deserializer` for the
+        /// floating-point ones).
+        deserializer: &'static str,
+        /// The size the type has.
+        expected: usize,
+    },
+    /// A byte other than 0 or 1 for a boolean.
+    #[error("org.apache.kafka.common.errors.SerializationException: Unexpected byte received by BooleanDeserializer: {0}")]
+    Boolean(i8),
+    /// Text that `UUID.fromString` refuses.
+    #[error("org.apache.kafka.common.errors.SerializationException: Error parsing data into UUID")]
+    Uuid,
+    /// Any data for the `VoidDeserializer`.
+    #[error("java.lang.IllegalArgumentException: Data should be null for a VoidDeserializer.")]
+    NotNull,
+}
+
 /// The package of Kafka's deserializers: their class names are taken whole, as `Class.forName`
 /// takes them.
 const PACKAGE: &str = "org.apache.kafka.common.serialization.";
@@ -152,12 +176,10 @@ impl Deserializer {
 
     /// Appends the `toString()` of what `data` deserializes to, in UTF-8; or the first line of
     /// the exception Kafka's deserializer throws (class and message).
-    pub fn write(self, data: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
-        let serialization = |message: &str| {
-            format!("org.apache.kafka.common.errors.SerializationException: {message}")
-        };
-        let size = |expected: usize, who: &str| {
-            serialization(&format!("Size of data received by {who} is not {expected}"))
+    pub fn write(self, data: &[u8], out: &mut Vec<u8>) -> Result<(), DeserializeError> {
+        let size = |expected: usize, deserializer: &'static str| DeserializeError::Size {
+            deserializer,
+            expected,
         };
         match self {
             Self::String => out.extend_from_slice(crate::java::utf8_string(data).as_bytes()),
@@ -184,18 +206,12 @@ impl Deserializer {
             Self::Boolean => match data {
                 [1] => out.extend_from_slice(b"true"),
                 [0] => out.extend_from_slice(b"false"),
-                [other] => {
-                    return Err(serialization(&format!(
-                        "Unexpected byte received by BooleanDeserializer: {}",
-                        *other as i8
-                    )))
-                }
+                [other] => return Err(DeserializeError::Boolean(other.cast_signed())),
                 _ => return Err(size(1, self.name())),
             },
             Self::Uuid => {
                 let text = crate::java::utf8_string(data);
-                let (most, least) = java_uuid(&text)
-                    .ok_or_else(|| serialization("Error parsing data into UUID"))?;
+                let (most, least) = java_uuid(&text).ok_or(DeserializeError::Uuid)?;
                 let hex = format!("{most:016x}{least:016x}");
                 write_text(
                     out,
@@ -222,10 +238,7 @@ impl Deserializer {
                 out,
                 format_args!("java.nio.HeapByteBuffer[pos=0 lim={0} cap={0}]", data.len()),
             ),
-            Self::Void => return Err(
-                "java.lang.IllegalArgumentException: Data should be null for a VoidDeserializer."
-                    .to_string(),
-            ),
+            Self::Void => return Err(DeserializeError::NotNull),
         }
         Ok(())
     }
@@ -263,7 +276,7 @@ mod tests {
 
     fn shown(d: Deserializer, data: &[u8]) -> Result<String, String> {
         let mut out = Vec::new();
-        d.write(data, &mut out)?;
+        d.write(data, &mut out).map_err(|e| e.to_string())?;
         Ok(String::from_utf8(out).expect("utf8"))
     }
 

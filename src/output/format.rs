@@ -42,6 +42,30 @@ enum Part {
     Headers,
 }
 
+/// What is wrong with a format string (kcat's words for a bad placeholder).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatStringError {
+    /// A `%` at the end.
+    #[error("Empty formatter: a % ends the format")]
+    TrailingPercent,
+    /// A placeholder that does not exist.
+    #[error(
+        "Unsupported formatter: %{0} (the placeholders are %s %S %R %k %K %t %p %o %T %h and %%)"
+    )]
+    Unsupported(char),
+    /// `\x` without a hex digit after it.
+    #[error("\\x needs one or two hex digits in {0:?}")]
+    Hex(String),
+    /// A decimal escape above 255.
+    #[error("\\{number} is not a byte (0 to 255) in {format:?}")]
+    Octet {
+        /// The escape's digits.
+        number: String,
+        /// The whole format.
+        format: String,
+    },
+}
+
 /// A parsed format string.
 #[derive(Debug, Clone)]
 pub struct RecordFormat {
@@ -51,7 +75,7 @@ pub struct RecordFormat {
 
 impl RecordFormat {
     /// Parses `format`, or says what is wrong with it (kcat's words for a bad placeholder).
-    pub fn parse(format: &str, escape: FormatEscape) -> Result<Self, String> {
+    pub fn parse(format: &str, escape: FormatEscape) -> Result<Self, FormatStringError> {
         let mut parts = Vec::new();
         let mut text = Vec::new();
         let bytes = format.as_bytes();
@@ -61,7 +85,7 @@ impl RecordFormat {
             match c {
                 b'%' => {
                     let part = match bytes.get(i) {
-                        None => return Err("Empty formatter: a % ends the format".to_string()),
+                        None => return Err(FormatStringError::TrailingPercent),
                         Some(b'%') => {
                             text.push(b'%');
                             i += 1;
@@ -79,9 +103,7 @@ impl RecordFormat {
                         Some(b'h') => Part::Headers,
                         Some(_) => {
                             let other = format[i..].chars().next().unwrap_or('%');
-                            return Err(format!(
-                                "Unsupported formatter: %{other} (the placeholders are %s %S %R %k %K %t %p %o %T %h and %%)"
-                            ));
+                            return Err(FormatStringError::Unsupported(other));
                         }
                     };
                     i += 1;
@@ -105,9 +127,8 @@ impl RecordFormat {
                                     u8::is_ascii_hexdigit,
                                 );
                                 let hex = &format[i..i + digits];
-                                let byte = u8::from_str_radix(hex, 16).map_err(|_| {
-                                    format!("\\x needs one or two hex digits in {format:?}")
-                                })?;
+                                let byte = u8::from_str_radix(hex, 16)
+                                    .map_err(|_| FormatStringError::Hex(format.to_string()))?;
                                 text.push(byte);
                                 i += digits;
                             }
@@ -118,9 +139,11 @@ impl RecordFormat {
                                     u8::is_ascii_digit,
                                 );
                                 let number = &format[i - 1..i - 1 + digits];
-                                let byte = number.parse::<u8>().map_err(|_| {
-                                    format!("\\{number} is not a byte (0 to 255) in {format:?}")
-                                })?;
+                                let byte =
+                                    number.parse::<u8>().map_err(|_| FormatStringError::Octet {
+                                        number: number.to_string(),
+                                        format: format.to_string(),
+                                    })?;
                                 text.push(byte);
                                 i += digits - 1;
                             }
@@ -281,7 +304,9 @@ mod tests {
             (r"\xg", "\\x needs one or two hex digits"),
             (r"\300", "\\300 is not a byte"),
         ] {
-            let err = RecordFormat::parse(format, FormatEscape::None).unwrap_err();
+            let err = RecordFormat::parse(format, FormatEscape::None)
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(says), "{format}: {err}");
         }
     }

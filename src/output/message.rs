@@ -6,10 +6,10 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::deserializer::{Deserializer, DeserializerClass};
+use super::deserializer::{DeserializeError, Deserializer, DeserializerClass};
 use super::json::{JsonBytes, JsonHeaders};
 use crate::datadir::meta::property_is_true;
-use crate::decode::InternalFormatter;
+use crate::decode::{InternalFormatter, RecordDecodeError};
 use crate::record::{Header, TimestampType};
 
 /// A record with the facts the formatter can print.
@@ -84,8 +84,21 @@ pub enum FormatError {
     /// A deserializer refused the bytes: the first line of the exception Kafka's would throw
     /// (`org.apache.kafka.common.errors.SerializationException: Size of data ...`). What the
     /// formatter wrote before the failing field stays written, as in Kafka.
-    #[error("{0}")]
-    Deserialize(String),
+    #[error(transparent)]
+    Deserialize(#[from] DeserializeError),
+    /// An internal topic's formatter (`--formatter` of `__consumer_offsets`,
+    /// `__transaction_state`) could not read a record.
+    #[error("Could not read record at offset {offset} of {topic}-{partition}: {source}")]
+    Internal {
+        /// The record's offset.
+        offset: i64,
+        /// Its topic.
+        topic: String,
+        /// Its partition.
+        partition: i32,
+        /// Why.
+        source: RecordDecodeError,
+    },
 }
 
 impl Default for MessageFormatter {
@@ -187,8 +200,7 @@ impl MessageFormatter {
             None => out.write_all(bytes)?,
             Some(d) => {
                 let mut shown = Vec::new();
-                d.write(bytes, &mut shown)
-                    .map_err(FormatError::Deserialize)?;
+                d.write(bytes, &mut shown)?;
                 out.write_all(&shown)?;
             }
         }
@@ -317,12 +329,14 @@ impl Formatter {
             Self::Default(f) => f.write(out, m),
             Self::NoOp => Ok(()),
             Self::Internal(f) => {
-                let text = f.format(m.key, m.value).map_err(|e| {
-                    FormatError::Deserialize(format!(
-                        "Could not read record at offset {} of {}-{}: {e}",
-                        m.offset, m.topic, m.partition
-                    ))
-                })?;
+                let text = f
+                    .format(m.key, m.value)
+                    .map_err(|source| FormatError::Internal {
+                        offset: m.offset,
+                        topic: m.topic.to_string(),
+                        partition: m.partition,
+                        source,
+                    })?;
                 if let Some(text) = text {
                     out.write_all(text.as_bytes())?;
                 }

@@ -555,7 +555,7 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
         }
         (Some(format), OutputFormat::Text) => RecordOutput::Format(
             RecordFormat::parse(format, args.format_escape.unwrap_or_default())
-                .map_err(Exit::failure)?,
+                .map_err(|e| Exit::failure(e.to_string()))?,
         ),
         (None, OutputFormat::Json) => RecordOutput::Json,
         (None, OutputFormat::Text) => RecordOutput::Formatter(formatter),

@@ -151,7 +151,7 @@ pub enum ConsoleConsumeError {
     /// What the formatter's deserializer threw for a record (without
     /// `skip_message_on_error`): the exception's lines.
     #[error("{0}")]
-    Deserialize(String),
+    Deserialize(FormatError),
     /// Writing the output failed (a closed pipe ends a consumer as Kafka's ends).
     #[error(transparent)]
     Output(#[from] io::Error),
@@ -347,18 +347,16 @@ impl ConsoleConsumer {
                         RecordOutput::Formatter(formatter) => match formatter.write(out, &view) {
                             Ok(()) => {}
                             Err(FormatError::Io(e)) => return Err(e.into()),
-                            Err(FormatError::Deserialize(exception))
-                                if self.config.skip_message_on_error =>
-                            {
+                            Err(exception) if self.config.skip_message_on_error => {
                                 // The records before it are shown first, as on Kafka's stdout.
                                 out.flush()?;
                                 diagnostics.print(&log4j::error_lines(
                                     "Error processing message, skipping this message: ",
                                     CONSOLE_CONSUMER,
-                                    &exception,
+                                    &exception.to_string(),
                                 ));
                             }
-                            Err(FormatError::Deserialize(exception)) => {
+                            Err(exception) => {
                                 // What the formatter wrote of the record stays; after the count.
                                 out.flush()?;
                                 return Err(ConsoleConsumeError::Deserialize(exception));
