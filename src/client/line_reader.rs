@@ -6,7 +6,7 @@
 
 use std::io::{self, Read};
 
-use crate::datadir::meta::property_is_true;
+use crate::datadir::properties::property_is_true;
 use crate::record::Header;
 
 /// Reader properties (`--property name=value`) after Kafka's parsing and checks.

@@ -143,13 +143,6 @@ impl MetaProperties {
     }
 }
 
-/// A boolean property of Kafka's tools (the console producer's reader, the console consumer's
-/// formatter): true only for `true`, trimmed, in any case (`getProperty(k).trim()
-/// .equalsIgnoreCase("true")`); anything else is false, never an error.
-pub fn property_is_true(value: &str) -> bool {
-    value.trim().eq_ignore_ascii_case("true")
-}
-
 /// `java.util.Date.toString()` in UTC, e.g. `Wed May 08 10:23:45 UTC 2024`.
 pub fn java_date(now: SystemTime) -> String {
     let secs = now

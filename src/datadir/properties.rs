@@ -27,6 +27,13 @@ pub struct PropertiesError {
     pub line: usize,
 }
 
+/// A boolean property of Kafka's tools (the console producer's reader, the console consumer's
+/// formatter): true only for `true`, trimmed, in any case (`getProperty(k).trim()
+/// .equalsIgnoreCase("true")`); anything else is false, never an error.
+pub fn property_is_true(value: &str) -> bool {
+    value.trim().eq_ignore_ascii_case("true")
+}
+
 /// Reads properties text into `(key, value)` pairs in file order. A key that appears twice
 /// appears twice here: as in `Properties`, the later one wins for whoever looks it up.
 pub fn parse(text: &str) -> Result<Vec<(String, String)>, PropertiesError> {

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::deserializer::{DeserializeError, Deserializer, DeserializerClass};
 use super::json::{JsonBytes, JsonHeaders};
-use crate::datadir::meta::property_is_true;
+use crate::datadir::properties::property_is_true;
 use crate::decode::{InternalFormatter, RecordDecodeError};
 use crate::record::{Header, TimestampType};
 
