@@ -13,6 +13,13 @@
 //! forms are what Kafka's DumpLogSegments prints.
 
 #![deny(clippy::indexing_slicing)]
+// Bytes from disk become lengths and versions here: a cast that drops bits or a sign is spelled
+// out (`cast_unsigned`, `try_from`, a mask) or allowed where it is with the reason.
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 
 pub mod jvalue;
 pub mod schema;
@@ -538,7 +545,7 @@ mod tests {
     use super::*;
 
     fn s16(out: &mut Vec<u8>, s: &str) {
-        out.extend_from_slice(&(s.len() as i16).to_be_bytes());
+        out.extend_from_slice(&i16::try_from(s.len()).unwrap().to_be_bytes());
         out.extend_from_slice(s.as_bytes());
     }
 
@@ -546,7 +553,7 @@ mod tests {
         match s {
             None => out.push(0),
             Some(b) => {
-                out.push(b.len() as u8 + 1);
+                out.push(u8::try_from(b.len() + 1).unwrap());
                 out.extend_from_slice(b);
             }
         }

@@ -411,16 +411,17 @@ impl Schema {
                 } else {
                     i64::from(i16::from_be_bytes(r.fixed()?))
                 };
-                if len < 0 {
+                // A negative length is null.
+                let Ok(size) = usize::try_from(len) else {
                     return null_or(nullable, name);
-                }
+                };
                 if len > 0x7fff {
                     return Err(DecodeError::InvalidStringLength {
                         field: name.clone(),
                         length: len,
                     });
                 }
-                JValue::Str(crate::java::utf8_string(r.array(len as usize)?).into_owned())
+                JValue::Str(crate::java::utf8_string(r.array(size)?).into_owned())
             }
             Ty::Bytes => {
                 let len = if flexible {
@@ -428,10 +429,10 @@ impl Schema {
                 } else {
                     i64::from(i32::from_be_bytes(r.fixed()?))
                 };
-                if len < 0 {
+                let Ok(size) = usize::try_from(len) else {
                     return null_or(nullable, name);
-                }
-                JValue::Bytes(r.array(len as usize)?.to_vec())
+                };
+                JValue::Bytes(r.array(size)?.to_vec())
             }
             Ty::Struct(sname) => {
                 // A nullable struct field is preceded by an int8 presence marker.
@@ -446,17 +447,17 @@ impl Schema {
                 } else {
                     i64::from(i32::from_be_bytes(r.fixed()?))
                 };
-                if len < 0 {
+                let Ok(size) = usize::try_from(len) else {
                     return null_or(nullable, name);
-                }
+                };
                 let remaining = r.buf.len().saturating_sub(r.pos);
-                if len as usize > remaining {
+                if size > remaining {
                     return Err(DecodeError::CollectionTooLarge {
                         size: len,
                         remaining,
                     });
                 }
-                let mut items = Vec::with_capacity(len as usize);
+                let mut items = Vec::with_capacity(size);
                 for _ in 0..len {
                     let item = match inner.as_ref() {
                         Ty::Struct(sname) => self.read_struct(
