@@ -69,7 +69,12 @@ impl AbortedTxn {
             self.last_offset,
             self.last_stable_offset,
         ];
-        for (slot, field) in out.get_mut(2..).unwrap_or_default().chunks_exact_mut(8).zip(fields) {
+        for (slot, field) in out
+            .get_mut(2..)
+            .unwrap_or_default()
+            .chunks_exact_mut(8)
+            .zip(fields)
+        {
             slot.copy_from_slice(&field.to_be_bytes());
         }
         if let Some(slot) = out.get_mut(..2) {
@@ -163,7 +168,11 @@ impl AbortedTxns<'_> {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => return Err(LogError::io("reading transaction index", &self.index.path)(e)),
+                Err(e) => {
+                    return Err(LogError::io("reading transaction index", &self.index.path)(
+                        e,
+                    ))
+                }
             }
         }
         self.buf.truncate(got - got % ABORTED_TXN_SIZE);
@@ -267,7 +276,10 @@ mod tests {
                 path.display()
             )
         );
-        assert!(matches!(err, LogError::AbortedTxnVersion { position: 34, .. }));
+        assert!(matches!(
+            err,
+            LogError::AbortedTxnVersion { position: 34, .. }
+        ));
         assert!(entries.next().is_none());
         // Kafka reads the version from the first byte: 0xff is -1, which it accepts.
         bytes[34] = 0xff;

@@ -15,7 +15,7 @@ const PER_BATCH: usize = 5;
 
 /// A partition `t-0` of 20 batches × 5 records (`k<b>-<r>` → `value <b>-<r>`), indexed every
 /// 128 bytes, closed (so its indexes are trimmed). Returns the partition directory.
-fn partition(root: &Path) -> PathBuf {
+pub fn partition(root: &Path) -> PathBuf {
     let dir = root.join("t-0");
     let config = LogConfig {
         index_interval_bytes: 128,

@@ -199,7 +199,11 @@ fn find_batch_max_timestamp(
 
 impl<P: Printer> Dumper<'_, '_, P> {
     /// Opens an index with every slot an entry (as Kafka's tool sees it).
-    fn open_index<E: IndexEntry>(&mut self, path: &Path, base: i64) -> io::Result<Option<IndexFile<E>>> {
+    fn open_index<E: IndexEntry>(
+        &mut self,
+        path: &Path,
+        base: i64,
+    ) -> io::Result<Option<IndexFile<E>>> {
         match IndexFile::<E>::open_all_slots(path, base) {
             Ok(index) => Ok(Some(index)),
             Err(e) => {
@@ -214,7 +218,10 @@ impl<P: Printer> Dumper<'_, '_, P> {
         match LiveLog::open(log_path) {
             Ok(log) => Ok(Some(log)),
             Err(e) => {
-                let msg = format!("cannot check the {what} against {}: {e}", log_path.display());
+                let msg = format!(
+                    "cannot check the {what} against {}: {e}",
+                    log_path.display()
+                );
                 self.io_problem(None, msg)?;
                 Ok(None)
             }
@@ -284,9 +291,8 @@ impl<P: Printer> Dumper<'_, '_, P> {
                         log_offset = Some(found);
                     }
                     Err(e) => {
-                        let msg = format!(
-                            "index entry {i} (offset {offset}, position {position}): {e}"
-                        );
+                        let msg =
+                            format!("index entry {i} (offset {offset}, position {position}): {e}");
                         self.problem(Some(at), ProblemKind::IndexEntryNotInLog, msg, true)?;
                     }
                 }

@@ -190,7 +190,12 @@ impl<P: Printer> Dumper<'_, '_, P> {
         if let Stop::Trailing { position, bytes } = reader.stop() {
             if unlimited {
                 let msg = format!("Found {bytes} invalid bytes at the end of {name}");
-                self.problem(Some(position), ProblemKind::InvalidTrailingBytes, msg, false)?;
+                self.problem(
+                    Some(position),
+                    ProblemKind::InvalidTrailingBytes,
+                    msg,
+                    false,
+                )?;
             }
         }
         self.offset_gaps(offsets)
@@ -276,7 +281,11 @@ impl<P: Printer> Dumper<'_, '_, P> {
                 offset,
                 compacted,
             };
-            self.finding(None, kind, format!("{previous_offset} is followed by {offset}"))?;
+            self.finding(
+                None,
+                kind,
+                format!("{previous_offset} is followed by {offset}"),
+            )?;
         }
         Ok(())
     }
@@ -335,7 +344,9 @@ impl<P: Printer> Dumper<'_, '_, P> {
     /// What the chosen parser makes of a record's key and value.
     fn parse(&mut self, position: u64, r: &Record) -> io::Result<Parsed> {
         let decoded = match self.parser {
-            Parser::Bytes(BytesDecoder::String, BytesDecoder::String) => return Ok(Parsed::Strings),
+            Parser::Bytes(BytesDecoder::String, BytesDecoder::String) => {
+                return Ok(Parsed::Strings)
+            }
             Parser::Bytes(kd, vd) => {
                 let mut texts = [None, None];
                 for (slot, (bytes, dec)) in texts
@@ -428,7 +439,9 @@ mod tests {
             "256"
         );
         assert_eq!(
-            decode_bytes(BytesDecoder::Long, &[1, 2]).unwrap_err().to_string(),
+            decode_bytes(BytesDecoder::Long, &[1, 2])
+                .unwrap_err()
+                .to_string(),
             "2 byte(s) cannot hold a long (8 bytes)"
         );
     }

@@ -202,7 +202,8 @@ fn dump_with<P: Printer>(
         }
     }
     d.summary.ok = !d.wrong;
-    d.printer.print(&DumpEvent::Summary(std::mem::take(&mut d.summary)))?;
+    d.printer
+        .print(&DumpEvent::Summary(std::mem::take(&mut d.summary)))?;
     d.printer.finish()?;
     Ok(Outcome {
         failed: d.failed,
@@ -343,7 +344,12 @@ impl<P: Printer> Dumper<'_, '_, P> {
     /// Reports what Kafka's tool lists in its summaries (index mismatches, time-index errors,
     /// offset gaps): counted apart, never fatal. Offset gaps are wrong only in a log that is
     /// not compacted, which the caller decides.
-    fn finding(&mut self, position: Option<u64>, kind: ProblemKind, message: String) -> io::Result<()> {
+    fn finding(
+        &mut self,
+        position: Option<u64>,
+        kind: ProblemKind,
+        message: String,
+    ) -> io::Result<()> {
         match kind {
             ProblemKind::IndexMismatch { .. } => {
                 self.summary.index_mismatches += 1;
