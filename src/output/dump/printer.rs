@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::event::DumpEvent;
-use crate::output::json::write_event;
+use crate::output::json::push_event;
 
 /// Prints a dump's events, in the order found.
 pub trait Printer {
@@ -14,12 +14,12 @@ pub trait Printer {
     fn finish(&mut self) -> io::Result<()>;
 }
 
-/// One JSON object per event on `out` (`docs/json.md`), through [`write_event`]. Diagnostics
-/// are events too: nothing goes to stderr.
+/// One JSON object per event on `out` (`docs/json.md`), through the one JSON printer
+/// ([`push_event`], [`write_event`](crate::output::json::write_event)'s form for a reused
+/// line). Diagnostics are events too: nothing goes to stderr.
 pub struct JsonPrinter<W: Write> {
     out: W,
-    /// The line being written: serde writes a line in many small pieces, which cost less
-    /// appended to a vector than passed one by one to `out`.
+    /// The line being written, reused from event to event.
     line: Vec<u8>,
 }
 
@@ -36,7 +36,7 @@ impl<W: Write> JsonPrinter<W> {
 impl<W: Write> Printer for JsonPrinter<W> {
     fn print(&mut self, event: &DumpEvent<'_>) -> io::Result<()> {
         self.line.clear();
-        write_event(&mut self.line, event)?;
+        push_event(&mut self.line, event)?;
         self.out.write_all(&self.line)
     }
 

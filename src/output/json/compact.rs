@@ -1,0 +1,766 @@
+//! Compact JSON into a byte vector: what `serde_json::to_writer` writes, byte for byte, in
+//! fewer and cheaper steps.
+//!
+//! serde_json hands its writer every token apart (a quote, a key, a colon) and looks up every
+//! byte of a string in its escape table. A dump of millions of records is mostly that: a
+//! record's line is a dozen short keys and one long value. Here tokens are appended to a
+//! `Vec<u8>` directly, and a string is checked eight bytes at a time for what needs escaping
+//! (a control character, `"` or `\`) and copied whole when nothing does, which is nearly
+//! always. Floating-point numbers, rare here, are written by serde_json itself. The tests
+//! compare the two on every kind of value serde has.
+
+use std::fmt::Display;
+
+use serde::ser::{self, Impossible, Serialize};
+
+/// Why a value could not be written (a map key that is not a string, a number or a bool, or a
+/// value's own refusal).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SerializeError(String);
+
+impl ser::Error for SerializeError {
+    fn custom<T: Display>(msg: T) -> Self {
+        SerializeError(msg.to_string())
+    }
+}
+
+type Result<T = (), E = SerializeError> = std::result::Result<T, E>;
+
+/// Appends `value` to `out` as compact JSON.
+pub fn to_vec<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result {
+    let mut ser = Compact {
+        out: std::mem::take(out),
+    };
+    let written = value.serialize(&mut ser);
+    *out = ser.out;
+    written
+}
+
+/// Appends the integer `v` in decimal.
+pub fn push_u64(out: &mut Vec<u8>, v: u64) {
+    write_u64(out, v, false);
+}
+
+/// The serializer: the line being written (owned while it is written, one indirection less
+/// on every byte pushed).
+struct Compact {
+    out: Vec<u8>,
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any byte of `w` is zero (exact as a whole, whatever the borrows between bytes).
+#[inline(always)]
+fn has_zero(w: u64) -> bool {
+    w.wrapping_sub(LO) & !w & HI != 0
+}
+
+/// Whether any of the 8 bytes needs escaping: below 0x20, `"` or `\`.
+#[inline(always)]
+fn needs_escape(w: u64) -> bool {
+    // Bytes below 0x20: `w - 0x20..` borrows into the high bit only for them (bytes with the
+    // high bit set are masked out by `!w`).
+    w.wrapping_sub(LO * 0x20) & !w & HI != 0
+        || has_zero(w ^ (LO * u64::from(b'"')))
+        || has_zero(w ^ (LO * u64::from(b'\\')))
+}
+
+/// The bytes at `at..at + 8` as a word (zero when out of range, which the callers never are).
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    if let Some(src) = bytes.get(at..at + 8) {
+        word.copy_from_slice(src);
+    }
+    u64::from_le_bytes(word)
+}
+
+/// Whether `bytes` need no escaping, checked eight at a time: the last word overlaps the one
+/// before (a short string is padded with spaces, in registers; padding in memory cost a stall
+/// on reading the word back).
+#[inline(always)]
+fn is_clean(bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    if len < 8 {
+        let mut word = LO * u64::from(b' ');
+        for (i, &b) in bytes.iter().enumerate() {
+            word ^= u64::from(b ^ b' ') << (8 * i);
+        }
+        return !needs_escape(word);
+    }
+    let mut at = 0;
+    while at + 8 <= len {
+        if needs_escape(word_at(bytes, at)) {
+            return false;
+        }
+        at += 8;
+    }
+    at == len || !needs_escape(word_at(bytes, len - 8))
+}
+
+/// Appends `s` as a JSON string, escaped as serde_json escapes it. Inlined: where `s` is a
+/// constant (a field's name), its length is too, and the copy needs no call.
+#[inline(always)]
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    if is_clean(bytes) {
+        out.extend_from_slice(bytes);
+    } else {
+        write_escaped(out, bytes);
+    }
+    out.push(b'"');
+}
+
+/// Appends `bytes`, escaped: `\"`, `\\`, the short escapes of serde_json and `\u00XX` for the
+/// other control characters.
+#[cold]
+fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => &[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ],
+            _ => continue,
+        };
+        out.extend_from_slice(bytes.get(run..i).unwrap_or_default());
+        out.extend_from_slice(escape);
+        run = i + 1;
+    }
+    out.extend_from_slice(bytes.get(run..).unwrap_or_default());
+}
+
+/// Appends an integer in decimal, two digits at a time.
+fn write_u64(out: &mut Vec<u8>, mut v: u64, negative: bool) {
+    const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let mut buf = [0u8; 21];
+    let mut at = buf.len();
+    while v >= 100 {
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        at -= 2;
+        if let (Some(dst), Some(src)) = (buf.get_mut(at..at + 2), DIGITS.get(d..d + 2)) {
+            dst.copy_from_slice(src);
+        }
+    }
+    if v >= 10 {
+        let d = v as usize * 2;
+        at -= 2;
+        if let (Some(dst), Some(src)) = (buf.get_mut(at..at + 2), DIGITS.get(d..d + 2)) {
+            dst.copy_from_slice(src);
+        }
+    } else {
+        at -= 1;
+        if let Some(slot) = buf.get_mut(at) {
+            *slot = b'0' + v as u8;
+        }
+    }
+    if negative {
+        at -= 1;
+        if let Some(slot) = buf.get_mut(at) {
+            *slot = b'-';
+        }
+    }
+    out.extend_from_slice(buf.get(at..).unwrap_or_default());
+}
+
+fn write_i64(out: &mut Vec<u8>, v: i64) {
+    write_u64(out, v.unsigned_abs(), v < 0);
+}
+
+/// A number serde_json writes its own way (floats, 128-bit integers), written by it.
+fn by_serde_json<T: Serialize>(out: &mut Vec<u8>, v: &T) -> Result {
+    serde_json::to_writer(out, v).map_err(|e| SerializeError(e.to_string()))
+}
+
+impl<'a> ser::Serializer for &'a mut Compact {
+    type Ok = ();
+    type Error = SerializeError;
+    type SerializeSeq = Seq<'a>;
+    type SerializeTuple = Seq<'a>;
+    type SerializeTupleStruct = Seq<'a>;
+    type SerializeTupleVariant = Seq<'a>;
+    type SerializeMap = Seq<'a>;
+    type SerializeStruct = Seq<'a>;
+    type SerializeStructVariant = Seq<'a>;
+
+    fn serialize_bool(self, v: bool) -> Result {
+        self.out
+            .extend_from_slice(if v { b"true" } else { b"false" });
+        Ok(())
+    }
+    fn serialize_i8(self, v: i8) -> Result {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i16(self, v: i16) -> Result {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i32(self, v: i32) -> Result {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i64(self, v: i64) -> Result {
+        write_i64(&mut self.out, v);
+        Ok(())
+    }
+    fn serialize_i128(self, v: i128) -> Result {
+        by_serde_json(&mut self.out, &v)
+    }
+    fn serialize_u8(self, v: u8) -> Result {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u16(self, v: u16) -> Result {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u32(self, v: u32) -> Result {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u64(self, v: u64) -> Result {
+        write_u64(&mut self.out, v, false);
+        Ok(())
+    }
+    fn serialize_u128(self, v: u128) -> Result {
+        by_serde_json(&mut self.out, &v)
+    }
+    fn serialize_f32(self, v: f32) -> Result {
+        by_serde_json(&mut self.out, &v)
+    }
+    fn serialize_f64(self, v: f64) -> Result {
+        by_serde_json(&mut self.out, &v)
+    }
+    fn serialize_char(self, v: char) -> Result {
+        write_str(&mut self.out, v.encode_utf8(&mut [0u8; 4]));
+        Ok(())
+    }
+    fn serialize_str(self, v: &str) -> Result {
+        write_str(&mut self.out, v);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result {
+        use ser::SerializeSeq;
+        let mut seq = self.serialize_seq(Some(v.len()))?;
+        for b in v {
+            seq.serialize_element(b)?;
+        }
+        seq.end()
+    }
+    fn serialize_none(self) -> Result {
+        self.serialize_unit()
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result {
+        self.out.extend_from_slice(b"null");
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result {
+        self.out.push(b'{');
+        write_str(&mut self.out, variant);
+        self.out.push(b':');
+        value.serialize(&mut *self)?;
+        self.out.push(b'}');
+        Ok(())
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Seq<'a>> {
+        self.out.push(b'[');
+        Ok(Seq::new(self, b"]"))
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Seq<'a>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Seq<'a>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Seq<'a>> {
+        self.out.push(b'{');
+        write_str(&mut self.out, variant);
+        self.out.extend_from_slice(b":[");
+        Ok(Seq::new(self, b"]}"))
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Seq<'a>> {
+        self.out.push(b'{');
+        Ok(Seq::new(self, b"}"))
+    }
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Seq<'a>> {
+        self.serialize_map(Some(len))
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Seq<'a>> {
+        self.out.push(b'{');
+        write_str(&mut self.out, variant);
+        self.out.extend_from_slice(b":{");
+        Ok(Seq::new(self, b"}}"))
+    }
+}
+
+/// An array or object being written: a comma before every element but the first, then its
+/// closing bytes.
+struct Seq<'a> {
+    ser: &'a mut Compact,
+    first: bool,
+    close: &'static [u8],
+}
+
+impl<'a> Seq<'a> {
+    fn new(ser: &'a mut Compact, close: &'static [u8]) -> Self {
+        Seq {
+            ser,
+            first: true,
+            close,
+        }
+    }
+
+    #[inline(always)]
+    fn comma(&mut self) {
+        if !self.first {
+            self.ser.out.push(b',');
+        }
+        self.first = false;
+    }
+
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        self.comma();
+        value.serialize(&mut *self.ser)
+    }
+
+    #[inline(always)]
+    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result {
+        self.comma();
+        write_str(&mut self.ser.out, key);
+        self.ser.out.push(b':');
+        value.serialize(&mut *self.ser)
+    }
+
+    fn close(self) -> Result {
+        self.ser.out.extend_from_slice(self.close);
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Seq<'_> {
+    type Ok = ();
+    type Error = SerializeError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        self.element(value)
+    }
+    fn end(self) -> Result {
+        self.close()
+    }
+}
+
+impl ser::SerializeTuple for Seq<'_> {
+    type Ok = ();
+    type Error = SerializeError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        self.element(value)
+    }
+    fn end(self) -> Result {
+        self.close()
+    }
+}
+
+impl ser::SerializeTupleStruct for Seq<'_> {
+    type Ok = ();
+    type Error = SerializeError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        self.element(value)
+    }
+    fn end(self) -> Result {
+        self.close()
+    }
+}
+
+impl ser::SerializeTupleVariant for Seq<'_> {
+    type Ok = ();
+    type Error = SerializeError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        self.element(value)
+    }
+    fn end(self) -> Result {
+        self.close()
+    }
+}
+
+impl ser::SerializeMap for Seq<'_> {
+    type Ok = ();
+    type Error = SerializeError;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result {
+        self.comma();
+        key.serialize(MapKey(&mut *self.ser))
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+        self.ser.out.push(b':');
+        value.serialize(&mut *self.ser)
+    }
+    fn end(self) -> Result {
+        self.close()
+    }
+}
+
+impl ser::SerializeStruct for Seq<'_> {
+    type Ok = ();
+    type Error = SerializeError;
+    #[inline(always)]
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
+        self.field(key, value)
+    }
+    fn end(self) -> Result {
+        self.close()
+    }
+}
+
+impl ser::SerializeStructVariant for Seq<'_> {
+    type Ok = ();
+    type Error = SerializeError;
+    #[inline(always)]
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
+        self.field(key, value)
+    }
+    fn end(self) -> Result {
+        self.close()
+    }
+}
+
+/// A map key: a string as it is; a number, a bool or a char quoted, as serde_json writes them.
+struct MapKey<'a>(&'a mut Compact);
+
+fn key_must_be_a_string() -> SerializeError {
+    SerializeError("key must be a string".to_string())
+}
+
+impl MapKey<'_> {
+    /// Writes `text` (a number's digits) quoted.
+    fn quoted(self, write: impl FnOnce(&mut Vec<u8>) -> Result) -> Result {
+        self.0.out.push(b'"');
+        write(&mut self.0.out)?;
+        self.0.out.push(b'"');
+        Ok(())
+    }
+}
+
+impl ser::Serializer for MapKey<'_> {
+    type Ok = ();
+    type Error = SerializeError;
+    type SerializeSeq = Impossible<(), SerializeError>;
+    type SerializeTuple = Impossible<(), SerializeError>;
+    type SerializeTupleStruct = Impossible<(), SerializeError>;
+    type SerializeTupleVariant = Impossible<(), SerializeError>;
+    type SerializeMap = Impossible<(), SerializeError>;
+    type SerializeStruct = Impossible<(), SerializeError>;
+    type SerializeStructVariant = Impossible<(), SerializeError>;
+
+    fn serialize_str(self, v: &str) -> Result {
+        write_str(&mut self.0.out, v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result {
+        write_str(&mut self.0.out, v.encode_utf8(&mut [0u8; 4]));
+        Ok(())
+    }
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result {
+        value.serialize(self)
+    }
+    fn serialize_bool(self, v: bool) -> Result {
+        self.quoted(|out| {
+            out.extend_from_slice(if v { b"true" } else { b"false" });
+            Ok(())
+        })
+    }
+    fn serialize_i8(self, v: i8) -> Result {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i16(self, v: i16) -> Result {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i32(self, v: i32) -> Result {
+        self.serialize_i64(i64::from(v))
+    }
+    fn serialize_i64(self, v: i64) -> Result {
+        self.quoted(|out| {
+            write_i64(out, v);
+            Ok(())
+        })
+    }
+    fn serialize_i128(self, v: i128) -> Result {
+        self.quoted(|out| by_serde_json(out, &v))
+    }
+    fn serialize_u8(self, v: u8) -> Result {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u16(self, v: u16) -> Result {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u32(self, v: u32) -> Result {
+        self.serialize_u64(u64::from(v))
+    }
+    fn serialize_u64(self, v: u64) -> Result {
+        self.quoted(|out| {
+            write_u64(out, v, false);
+            Ok(())
+        })
+    }
+    fn serialize_u128(self, v: u128) -> Result {
+        self.quoted(|out| by_serde_json(out, &v))
+    }
+    fn serialize_f32(self, v: f32) -> Result {
+        if !v.is_finite() {
+            return Err(SerializeError("float key must be finite".to_string()));
+        }
+        self.quoted(|out| by_serde_json(out, &v))
+    }
+    fn serialize_f64(self, v: f64) -> Result {
+        if !v.is_finite() {
+            return Err(SerializeError("float key must be finite".to_string()));
+        }
+        self.quoted(|out| by_serde_json(out, &v))
+    }
+    fn serialize_bytes(self, _v: &[u8]) -> Result {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_none(self) -> Result {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_unit(self) -> Result {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _value: &T,
+    ) -> Result {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeTupleStruct> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeStruct> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        _variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(key_must_be_a_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde::Serialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[track_caller]
+    fn same<T: Serialize + ?Sized>(value: &T) {
+        let mut ours = Vec::new();
+        let theirs = serde_json::to_vec(value);
+        match (to_vec(&mut ours, value), theirs) {
+            (Ok(()), Ok(theirs)) => assert_eq!(
+                String::from_utf8_lossy(&ours),
+                String::from_utf8_lossy(&theirs)
+            ),
+            (Err(_), Err(_)) => {}
+            (ours, theirs) => panic!("ours {ours:?}, serde_json's {theirs:?}"),
+        }
+    }
+
+    #[derive(Serialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    enum Tagged<'a> {
+        Unit,
+        Fields { a: i64, s: &'a str, o: Option<u8> },
+        Inner(Inner),
+    }
+
+    #[derive(Serialize)]
+    struct Inner {
+        x: f64,
+        list: Vec<(u8, char)>,
+        #[serde(flatten)]
+        extra: BTreeMap<String, bool>,
+    }
+
+    #[derive(Serialize)]
+    enum External {
+        Unit,
+        Newtype(u32),
+        Tuple(i8, i16),
+        Struct { a: u128, b: i128 },
+    }
+
+    #[test]
+    fn every_kind_of_value_is_written_as_serde_json_writes_it() {
+        same(&json!({"a": [1, -2, 3.5, 1e300, -0.0, null, true, false, "x\u{1}\"\\\n"], "": {}}));
+        same(&json!([[], {}, [[]], {"k": {"l": []}}]));
+        same(&Tagged::Unit);
+        same(&Tagged::Fields {
+            a: i64::MIN,
+            s: "é→\u{7f}\u{1f}",
+            o: None,
+        });
+        same(&Tagged::Inner(Inner {
+            x: f64::NAN,
+            list: vec![(0, 'a'), (255, '"')],
+            extra: BTreeMap::from([("k\t".to_string(), true)]),
+        }));
+        for e in [
+            External::Unit,
+            External::Newtype(u32::MAX),
+            External::Tuple(-1, i16::MIN),
+            External::Struct {
+                a: u128::MAX,
+                b: i128::MIN,
+            },
+        ] {
+            same(&e);
+        }
+        same(&BTreeMap::from([(1i32, "a"), (-7, "b")]));
+        same(&BTreeMap::from([(true, 1)]));
+        same(&BTreeMap::from([('c', 1)]));
+        same(&BTreeMap::from([(u64::MAX, 1)]));
+        same(&BTreeMap::from([(Key(0.1), 1)]));
+        same(&BTreeMap::from([(Key(f64::INFINITY), 1)]));
+        same(&BTreeMap::from([(vec![1u8], 1)]));
+        same(&BTreeMap::from([((), 1)]));
+        same(&serde_bytes_like(&[1, 2, 255]));
+        same(&Some("x"));
+        same(&());
+    }
+
+    #[test]
+    fn one_byte_to_escape_is_found_wherever_it_is() {
+        for len in 0..40 {
+            same(&"a".repeat(len));
+            for at in 0..len {
+                for c in ['"', '\\', '\n', '\u{1}', '\u{1f}', ' ', '~', '\u{7f}', 'é'] {
+                    let mut s = "a".repeat(len);
+                    s.replace_range(at..at + 1, c.encode_utf8(&mut [0; 4]));
+                    same(&s);
+                }
+            }
+        }
+    }
+
+    /// A float map key.
+    #[derive(PartialEq, PartialOrd)]
+    struct Key(f64);
+    impl Eq for Key {}
+    impl Ord for Key {
+        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+            self.0.total_cmp(&other.0)
+        }
+    }
+    impl Serialize for Key {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_f32(self.0 as f32)
+        }
+    }
+
+    /// A value serialized with `serialize_bytes`.
+    fn serde_bytes_like(bytes: &[u8]) -> impl Serialize + '_ {
+        struct Bytes<'a>(&'a [u8]);
+        impl Serialize for Bytes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(self.0)
+            }
+        }
+        Bytes(bytes)
+    }
+
+    proptest! {
+        #[test]
+        fn strings_are_escaped_as_serde_json_escapes_them(s in any::<String>(), t in "[\\x00-\\x7f]{0,40}") {
+            same(&s);
+            same(&t);
+            same(&BTreeMap::from([(s.clone(), t.clone())]));
+        }
+
+        #[test]
+        fn numbers_are_written_as_serde_json_writes_them(i in any::<i64>(), u in any::<u64>(), f in any::<f64>(), g in any::<f32>()) {
+            same(&(i, u, f, g));
+        }
+    }
+}
