@@ -29,6 +29,9 @@ mod compact;
 /// an event type or a field does not change it).
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// What ends every line: `"schema":` [`SCHEMA_VERSION`], the object's brace, the newline.
+const SCHEMA_FIELD: &[u8] = b"\"schema\":1}\n";
+
 /// Prints one event as one JSON line: its `type` and fields, then `"schema"`.
 ///
 /// `event` is a command family's event enum, internally tagged by `type`.
@@ -54,9 +57,7 @@ pub fn push_event<E: Serialize + ?Sized>(line: &mut Vec<u8>, event: &E) -> io::R
     if line.len() > start + 1 {
         line.push(b',');
     }
-    line.extend_from_slice(b"\"schema\":");
-    compact::push_u64(line, u64::from(SCHEMA_VERSION));
-    line.extend_from_slice(b"}\n");
+    line.extend_from_slice(SCHEMA_FIELD);
     Ok(())
 }
 
@@ -249,6 +250,14 @@ mod tests {
         assert_eq!(
             serde_json::to_value(JsonHeaders(&headers)).unwrap(),
             headers_value(&headers)
+        );
+    }
+
+    #[test]
+    fn the_schema_field_names_the_schema_version() {
+        assert_eq!(
+            SCHEMA_FIELD,
+            format!("\"schema\":{SCHEMA_VERSION}}}\n").as_bytes()
         );
     }
 

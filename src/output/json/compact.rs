@@ -37,10 +37,6 @@ pub fn to_vec<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result {
     written
 }
 
-/// Appends the integer `v` in decimal.
-pub fn push_u64(out: &mut Vec<u8>, v: u64) {
-    write_u64(out, v, false);
-}
 
 /// The serializer: the line being written (owned while it is written, one indirection less
 /// on every byte pushed).
@@ -51,20 +47,17 @@ struct Compact {
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
 
-/// Whether any byte of `w` is zero (exact as a whole, whatever the borrows between bytes).
-#[inline(always)]
-fn has_zero(w: u64) -> bool {
-    w.wrapping_sub(LO) & !w & HI != 0
-}
-
-/// Whether any of the 8 bytes needs escaping: below 0x20, `"` or `\`.
+/// Whether any of the 8 bytes of `w` needs escaping: below 0x20, `"` or `\\`. A byte `b`
+/// borrows into its high bit in `b - 0x20` exactly when it is below 0x20, and in `(b ^ c) -
+/// 1` exactly when it is `c` (bytes with the high bit set are masked out by `!w`, which `b ^ c`
+/// keeps for an ASCII `c`); borrows from a lower byte may mark a higher one too, but only when
+/// the lower one was marked itself, so the whole is exact.
 #[inline(always)]
 fn needs_escape(w: u64) -> bool {
-    // Bytes below 0x20: `w - 0x20..` borrows into the high bit only for them (bytes with the
-    // high bit set are masked out by `!w`).
-    w.wrapping_sub(LO * 0x20) & !w & HI != 0
-        || has_zero(w ^ (LO * u64::from(b'"')))
-        || has_zero(w ^ (LO * u64::from(b'\\')))
+    let below = w.wrapping_sub(LO * 0x20);
+    let quote = (w ^ (LO * u64::from(b'"'))).wrapping_sub(LO);
+    let backslash = (w ^ (LO * u64::from(b'\\'))).wrapping_sub(LO);
+    (below | quote | backslash) & !w & HI != 0
 }
 
 /// The bytes at `at..at + 8` as a word (zero when out of range, which the callers never are).
@@ -147,15 +140,18 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes.get(run..).unwrap_or_default());
 }
 
-/// Appends an integer in decimal, two digits at a time.
+/// Appends an integer in decimal, two digits at a time: the digits are laid out in a buffer,
+/// which is appended whole (a copy of constant size, no call) and cut to their number.
 fn write_u64(out: &mut Vec<u8>, mut v: u64, negative: bool) {
     const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
         2021222324252627282930313233343536373839\
         4041424344454647484950515253545556575859\
         6061626364656667686970717273747576777879\
         8081828384858687888990919293949596979899";
-    let mut buf = [0u8; 21];
-    let mut at = buf.len();
+    let mut buf = [b'-'; 21];
+    let digits = v.checked_ilog10().unwrap_or(0) as usize + 1;
+    let sign = usize::from(negative);
+    let mut at = sign + digits;
     while v >= 100 {
         let d = (v % 100) as usize * 2;
         v /= 100;
@@ -166,23 +162,15 @@ fn write_u64(out: &mut Vec<u8>, mut v: u64, negative: bool) {
     }
     if v >= 10 {
         let d = v as usize * 2;
-        at -= 2;
-        if let (Some(dst), Some(src)) = (buf.get_mut(at..at + 2), DIGITS.get(d..d + 2)) {
+        if let (Some(dst), Some(src)) = (buf.get_mut(sign..sign + 2), DIGITS.get(d..d + 2)) {
             dst.copy_from_slice(src);
         }
-    } else {
-        at -= 1;
-        if let Some(slot) = buf.get_mut(at) {
-            *slot = b'0' + v as u8;
-        }
+    } else if let Some(slot) = buf.get_mut(sign) {
+        *slot = b'0' + v as u8;
     }
-    if negative {
-        at -= 1;
-        if let Some(slot) = buf.get_mut(at) {
-            *slot = b'-';
-        }
-    }
-    out.extend_from_slice(buf.get(at..).unwrap_or_default());
+    let start = out.len();
+    out.extend_from_slice(&buf);
+    out.truncate(start + sign + digits);
 }
 
 fn write_i64(out: &mut Vec<u8>, v: i64) {
@@ -205,20 +193,28 @@ impl<'a> ser::Serializer for &'a mut Compact {
     type SerializeStruct = Seq<'a>;
     type SerializeStructVariant = Seq<'a>;
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result {
-        self.out
-            .extend_from_slice(if v { b"true" } else { b"false" });
+        if v {
+            self.out.extend_from_slice(b"true");
+        } else {
+            self.out.extend_from_slice(b"false");
+        }
         Ok(())
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result {
         self.serialize_i64(i64::from(v))
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result {
         self.serialize_i64(i64::from(v))
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result {
         self.serialize_i64(i64::from(v))
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result {
         write_i64(&mut self.out, v);
         Ok(())
@@ -226,15 +222,19 @@ impl<'a> ser::Serializer for &'a mut Compact {
     fn serialize_i128(self, v: i128) -> Result {
         by_serde_json(&mut self.out, &v)
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result {
         self.serialize_u64(u64::from(v))
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result {
         self.serialize_u64(u64::from(v))
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result {
         self.serialize_u64(u64::from(v))
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result {
         write_u64(&mut self.out, v, false);
         Ok(())
@@ -252,6 +252,7 @@ impl<'a> ser::Serializer for &'a mut Compact {
         write_str(&mut self.out, v.encode_utf8(&mut [0u8; 4]));
         Ok(())
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> Result {
         write_str(&mut self.out, v);
         Ok(())
@@ -264,12 +265,15 @@ impl<'a> ser::Serializer for &'a mut Compact {
         }
         seq.end()
     }
+    #[inline]
     fn serialize_none(self) -> Result {
         self.serialize_unit()
     }
+    #[inline]
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result {
         value.serialize(self)
     }
+    #[inline]
     fn serialize_unit(self) -> Result {
         self.out.extend_from_slice(b"null");
         Ok(())
@@ -297,9 +301,10 @@ impl<'a> ser::Serializer for &'a mut Compact {
         self.out.push(b'}');
         Ok(())
     }
+    #[inline]
     fn serialize_seq(self, _len: Option<usize>) -> Result<Seq<'a>> {
         self.out.push(b'[');
-        Ok(Seq::new(self, b"]"))
+        Ok(Seq::new(self, b']', false))
     }
     fn serialize_tuple(self, len: usize) -> Result<Seq<'a>> {
         self.serialize_seq(Some(len))
@@ -317,12 +322,14 @@ impl<'a> ser::Serializer for &'a mut Compact {
         self.out.push(b'{');
         write_str(&mut self.out, variant);
         self.out.extend_from_slice(b":[");
-        Ok(Seq::new(self, b"]}"))
+        Ok(Seq::new(self, b']', true))
     }
+    #[inline]
     fn serialize_map(self, _len: Option<usize>) -> Result<Seq<'a>> {
         self.out.push(b'{');
-        Ok(Seq::new(self, b"}"))
+        Ok(Seq::new(self, b'}', false))
     }
+    #[inline]
     fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Seq<'a>> {
         self.serialize_map(Some(len))
     }
@@ -336,7 +343,7 @@ impl<'a> ser::Serializer for &'a mut Compact {
         self.out.push(b'{');
         write_str(&mut self.out, variant);
         self.out.extend_from_slice(b":{");
-        Ok(Seq::new(self, b"}}"))
+        Ok(Seq::new(self, b'}', true))
     }
 }
 
@@ -345,15 +352,18 @@ impl<'a> ser::Serializer for &'a mut Compact {
 struct Seq<'a> {
     ser: &'a mut Compact,
     first: bool,
-    close: &'static [u8],
+    /// `]` or `}`, and `}` again for a variant's wrapper.
+    close: u8,
+    wrapped: bool,
 }
 
 impl<'a> Seq<'a> {
-    fn new(ser: &'a mut Compact, close: &'static [u8]) -> Self {
+    fn new(ser: &'a mut Compact, close: u8, wrapped: bool) -> Self {
         Seq {
             ser,
             first: true,
             close,
+            wrapped,
         }
     }
 
@@ -365,21 +375,35 @@ impl<'a> Seq<'a> {
         self.first = false;
     }
 
+    #[inline]
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
         self.comma();
         value.serialize(&mut *self.ser)
     }
 
+    /// A field: `,"key":value`; the name, a constant where this is inlined, in one copy.
     #[inline(always)]
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result {
         self.comma();
-        write_str(&mut self.ser.out, key);
-        self.ser.out.push(b':');
+        let out = &mut self.ser.out;
+        if is_clean(key.as_bytes()) {
+            out.reserve(key.len() + 3);
+            out.push(b'"');
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+        } else {
+            write_str(out, key);
+            out.push(b':');
+        }
         value.serialize(&mut *self.ser)
     }
 
+    #[inline]
     fn close(self) -> Result {
-        self.ser.out.extend_from_slice(self.close);
+        self.ser.out.push(self.close);
+        if self.wrapped {
+            self.ser.out.push(b'}');
+        }
         Ok(())
     }
 }
@@ -387,9 +411,11 @@ impl<'a> Seq<'a> {
 impl ser::SerializeSeq for Seq<'_> {
     type Ok = ();
     type Error = SerializeError;
+    #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
         self.element(value)
     }
+    #[inline]
     fn end(self) -> Result {
         self.close()
     }
@@ -398,9 +424,11 @@ impl ser::SerializeSeq for Seq<'_> {
 impl ser::SerializeTuple for Seq<'_> {
     type Ok = ();
     type Error = SerializeError;
+    #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
         self.element(value)
     }
+    #[inline]
     fn end(self) -> Result {
         self.close()
     }
@@ -412,6 +440,7 @@ impl ser::SerializeTupleStruct for Seq<'_> {
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
         self.element(value)
     }
+    #[inline]
     fn end(self) -> Result {
         self.close()
     }
@@ -423,6 +452,7 @@ impl ser::SerializeTupleVariant for Seq<'_> {
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
         self.element(value)
     }
+    #[inline]
     fn end(self) -> Result {
         self.close()
     }
@@ -431,14 +461,17 @@ impl ser::SerializeTupleVariant for Seq<'_> {
 impl ser::SerializeMap for Seq<'_> {
     type Ok = ();
     type Error = SerializeError;
+    #[inline]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result {
         self.comma();
         key.serialize(MapKey(&mut *self.ser))
     }
+    #[inline]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
         self.ser.out.push(b':');
         value.serialize(&mut *self.ser)
     }
+    #[inline]
     fn end(self) -> Result {
         self.close()
     }
@@ -451,6 +484,7 @@ impl ser::SerializeStruct for Seq<'_> {
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
         self.field(key, value)
     }
+    #[inline]
     fn end(self) -> Result {
         self.close()
     }
@@ -463,6 +497,7 @@ impl ser::SerializeStructVariant for Seq<'_> {
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
         self.field(key, value)
     }
+    #[inline]
     fn end(self) -> Result {
         self.close()
     }
@@ -496,6 +531,7 @@ impl ser::Serializer for MapKey<'_> {
     type SerializeStruct = Impossible<(), SerializeError>;
     type SerializeStructVariant = Impossible<(), SerializeError>;
 
+    #[inline]
     fn serialize_str(self, v: &str) -> Result {
         write_str(&mut self.0.out, v);
         Ok(())
@@ -510,21 +546,26 @@ impl ser::Serializer for MapKey<'_> {
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result {
         value.serialize(self)
     }
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result {
         self.quoted(|out| {
             out.extend_from_slice(if v { b"true" } else { b"false" });
             Ok(())
         })
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result {
         self.serialize_i64(i64::from(v))
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result {
         self.serialize_i64(i64::from(v))
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result {
         self.serialize_i64(i64::from(v))
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result {
         self.quoted(|out| {
             write_i64(out, v);
@@ -534,15 +575,19 @@ impl ser::Serializer for MapKey<'_> {
     fn serialize_i128(self, v: i128) -> Result {
         self.quoted(|out| by_serde_json(out, &v))
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result {
         self.serialize_u64(u64::from(v))
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result {
         self.serialize_u64(u64::from(v))
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result {
         self.serialize_u64(u64::from(v))
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result {
         self.quoted(|out| {
             write_u64(out, v, false);
@@ -567,12 +612,15 @@ impl ser::Serializer for MapKey<'_> {
     fn serialize_bytes(self, _v: &[u8]) -> Result {
         Err(key_must_be_a_string())
     }
+    #[inline]
     fn serialize_none(self) -> Result {
         Err(key_must_be_a_string())
     }
+    #[inline]
     fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result {
         Err(key_must_be_a_string())
     }
+    #[inline]
     fn serialize_unit(self) -> Result {
         Err(key_must_be_a_string())
     }
@@ -588,6 +636,7 @@ impl ser::Serializer for MapKey<'_> {
     ) -> Result {
         Err(key_must_be_a_string())
     }
+    #[inline]
     fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq> {
         Err(key_must_be_a_string())
     }
@@ -606,9 +655,11 @@ impl ser::Serializer for MapKey<'_> {
     ) -> Result<Self::SerializeTupleVariant> {
         Err(key_must_be_a_string())
     }
+    #[inline]
     fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap> {
         Err(key_must_be_a_string())
     }
+    #[inline]
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeStruct> {
         Err(key_must_be_a_string())
     }
