@@ -41,17 +41,17 @@ pub fn write_event<E: Serialize + ?Sized>(out: &mut impl Write, event: &E) -> io
     out.write_all(&line)
 }
 
-/// [`write_event`] into a line buffer the caller reuses (what a printer of millions of events
-/// does: the line goes to its writer in one piece).
+/// [`write_event`] appended to a buffer the caller keeps (what a printer of millions of events
+/// does: its lines go to its writer many at a time). On an error nothing is appended.
 pub fn push_event<E: Serialize + ?Sized>(line: &mut Vec<u8>, event: &E) -> io::Result<()> {
     let start = line.len();
-    compact::to_vec(line, event).map_err(io::Error::other)?;
+    let pushed = compact::to_vec(line, event).map_err(io::Error::other);
     // `schema` goes in before the object's closing brace (serde's `flatten` into a wrapper
     // costs a map entry per field).
     let object = line.get(start) == Some(&b'{') && line.last() == Some(&b'}');
-    if !object {
+    if pushed.is_err() || !object {
         line.truncate(start);
-        return Err(io::Error::other("an event is not a JSON object"));
+        return pushed.and(Err(io::Error::other("an event is not a JSON object")));
     }
     line.pop();
     if line.len() > start + 1 {

@@ -140,18 +140,25 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes.get(run..).unwrap_or_default());
 }
 
-/// Appends an integer in decimal, two digits at a time: the digits are laid out in a buffer,
-/// which is appended whole (a copy of constant size, no call) and cut to their number.
+/// Appends an integer in decimal, two digits at a time, written in place: room is made with
+/// a copy of constant size (no call) and cut to the number's length, then filled from the end.
+/// (Digits laid out in a buffer on the stack and copied from there stalled on reading back
+/// what had just been written in pieces.)
 fn write_u64(out: &mut Vec<u8>, mut v: u64, negative: bool) {
     const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
         2021222324252627282930313233343536373839\
         4041424344454647484950515253545556575859\
         6061626364656667686970717273747576777879\
         8081828384858687888990919293949596979899";
-    let mut buf = [b'-'; 21];
     let digits = v.checked_ilog10().unwrap_or(0) as usize + 1;
     let sign = usize::from(negative);
-    let mut at = sign + digits;
+    let start = out.len();
+    out.extend_from_slice(&[b'-'; 21]);
+    out.truncate(start + sign + digits);
+    let Some(buf) = out.get_mut(start + sign..) else {
+        return;
+    };
+    let mut at = digits;
     while v >= 100 {
         let d = (v % 100) as usize * 2;
         v /= 100;
@@ -162,15 +169,12 @@ fn write_u64(out: &mut Vec<u8>, mut v: u64, negative: bool) {
     }
     if v >= 10 {
         let d = v as usize * 2;
-        if let (Some(dst), Some(src)) = (buf.get_mut(sign..sign + 2), DIGITS.get(d..d + 2)) {
+        if let (Some(dst), Some(src)) = (buf.get_mut(..2), DIGITS.get(d..d + 2)) {
             dst.copy_from_slice(src);
         }
-    } else if let Some(slot) = buf.get_mut(sign) {
+    } else if let Some(slot) = buf.first_mut() {
         *slot = b'0' + v as u8;
     }
-    let start = out.len();
-    out.extend_from_slice(&buf);
-    out.truncate(start + sign + digits);
 }
 
 fn write_i64(out: &mut Vec<u8>, v: i64) {
