@@ -32,7 +32,6 @@ fn dump_events_match_docs() {
     use std::fs;
 
     use kafkit::log::{snapshot_bytes, AbortedTxn, BatchMetadata, ProducerStateEntry};
-    use kafkit::record::{BatchBuilder, Compression, TimestampType};
 
     let doc = JsonDoc::load();
     let tmp = tempdir();
@@ -93,12 +92,7 @@ fn dump_events_match_docs() {
     // A gap in the offsets, and bytes after the last batch that are not one.
     let gap = root.join("g-0");
     fs::create_dir(&gap).unwrap();
-    let mut log = Vec::new();
-    for base in [0i64, 1, 5] {
-        let mut b = BatchBuilder::new(base, Compression::None, TimestampType::CreateTime);
-        b.append(1, None, Some(b"v"), &[]);
-        log.extend_from_slice(&b.build().unwrap());
-    }
+    let mut log = crate::dump::options::batches_at(&[0, 1, 5]);
     log.extend_from_slice(&[0; 20]);
     fs::write(gap.join("00000000000000000000.log"), &log).unwrap();
 

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use memmap2::MmapMut;
 
+use super::chunks::Chunks;
 use super::error::{LogError, Result};
 use super::os;
 
@@ -367,12 +368,10 @@ impl<E: IndexEntry> IndexFile<E> {
     /// file trimmed below its entries under the reader (a writer closing its segment) gives
     /// an [`LogError::Io`] of kind `UnexpectedEof` at the first entry gone.
     pub fn iter(&self) -> IndexEntries<'_, E> {
+        // Through the file also when it is mapped: the map is shared, reads see its writes.
         IndexEntries {
             index: self,
-            buf: Vec::new(),
-            at: 0,
-            next: 0,
-            done: false,
+            chunks: Chunks::new(E::SIZE, 4096, (self.entries * E::SIZE) as u64),
         }
     }
 
@@ -612,84 +611,16 @@ impl<E: IndexEntry> IndexFile<E> {
 /// The entries of an [`IndexFile`] in order (see [`IndexFile::iter`]).
 pub struct IndexEntries<'a, E: IndexEntry> {
     index: &'a IndexFile<E>,
-    buf: Vec<u8>,
-    /// The next entry's place in `buf`.
-    at: usize,
-    /// The number of the entry after those in `buf`.
-    next: usize,
-    done: bool,
-}
-
-/// Entries read at once.
-const ENTRIES_PER_READ: usize = 4096;
-
-impl<E: IndexEntry> IndexEntries<'_, E> {
-    /// Reads the next entries into `buf`; false when there are none left.
-    fn fill(&mut self) -> Result<bool> {
-        let count = self
-            .index
-            .entries
-            .saturating_sub(self.next)
-            .min(ENTRIES_PER_READ);
-        let from = self.next * E::SIZE;
-        self.buf.clear();
-        self.at = 0;
-        if count == 0 {
-            return Ok(false);
-        }
-        match &self.index.backing {
-            Backing::Mapped(map) => match map.get(from..from + count * E::SIZE) {
-                Some(bytes) => self.buf.extend_from_slice(bytes),
-                None => return self.index.entry(self.next).map(|_| false),
-            },
-            Backing::Read => {
-                self.buf.resize(count * E::SIZE, 0);
-                let mut got = 0;
-                while let Some(rest) = self.buf.get_mut(got..).filter(|r| !r.is_empty()) {
-                    match self.index.file.read_at(rest, (from + got) as u64) {
-                        Ok(0) => break,
-                        Ok(n) => got += n,
-                        Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                        Err(e) => return Err(LogError::io("reading index", &self.index.path)(e)),
-                    }
-                }
-                // Cut short: the entries before the cut are still entries, the first one
-                // gone is the error.
-                self.buf.truncate(got - got % E::SIZE);
-                if self.buf.is_empty() {
-                    let gone = std::io::Error::from(ErrorKind::UnexpectedEof);
-                    return Err(LogError::io("reading index", &self.index.path)(gone));
-                }
-            }
-        }
-        self.next += self.buf.len() / E::SIZE;
-        Ok(true)
-    }
+    chunks: Chunks,
 }
 
 impl<E: IndexEntry> Iterator for IndexEntries<'_, E> {
     type Item = Result<E>;
 
     fn next(&mut self) -> Option<Result<E>> {
-        if self.done {
-            return None;
-        }
-        if self.at >= self.buf.len() {
-            match self.fill() {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.done = true;
-                    return None;
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
-            }
-        }
-        let bytes = self.buf.get(self.at..self.at + E::SIZE)?;
-        self.at += E::SIZE;
-        Some(Ok(E::decode(bytes, self.index.base_offset)))
+        let base = self.index.base_offset;
+        let found = self.chunks.next(&self.index.file, &self.index.path)?;
+        Some(found.map(|(_, bytes)| E::decode(bytes, base)))
     }
 }
 

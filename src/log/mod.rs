@@ -9,6 +9,7 @@
 //! then a short forward scan of the `.log`: O(log n) in the size of the log.
 #![deny(clippy::indexing_slicing)]
 
+mod chunks;
 pub mod config;
 pub mod error;
 pub mod index;

@@ -10,9 +10,9 @@
 
 use std::fs::File;
 use std::io::ErrorKind;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use super::chunks::Chunks;
 use super::error::{LogError, Result};
 
 /// Bytes of one entry.
@@ -20,9 +20,6 @@ pub const ABORTED_TXN_SIZE: usize = 34;
 
 /// The entry version Kafka writes and reads.
 pub const ABORTED_TXN_CURRENT_VERSION: i16 = 0;
-
-/// Entries read at once.
-const BATCH: usize = 1024;
 
 /// One aborted transaction (Kafka's `AbortedTxn`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,87 +128,33 @@ impl TransactionIndex {
     pub fn entries(&self) -> AbortedTxns<'_> {
         AbortedTxns {
             index: self,
-            buf: Vec::new(),
-            at: 0,
-            position: 0,
-            done: false,
+            chunks: Chunks::new(ABORTED_TXN_SIZE, 1024, self.len),
         }
     }
 }
 
-/// The entries of a [`TransactionIndex`], read a thousand at a time.
+/// The entries of a [`TransactionIndex`] (see [`TransactionIndex::entries`]).
 #[derive(Debug)]
 pub struct AbortedTxns<'a> {
     index: &'a TransactionIndex,
-    buf: Vec<u8>,
-    /// The next entry's place in `buf`.
-    at: usize,
-    /// The file position of `buf`'s end.
-    position: u64,
-    done: bool,
-}
-
-impl AbortedTxns<'_> {
-    /// Reads the next entries into `buf`; false at the end.
-    fn fill(&mut self) -> Result<bool> {
-        let whole = self.index.len / ABORTED_TXN_SIZE as u64 * ABORTED_TXN_SIZE as u64;
-        let want = whole
-            .saturating_sub(self.position)
-            .min((BATCH * ABORTED_TXN_SIZE) as u64) as usize;
-        self.buf.resize(want, 0);
-        let mut got = 0;
-        while got < want {
-            let Some(rest) = self.buf.get_mut(got..) else {
-                break;
-            };
-            match self.index.file.read_at(rest, self.position + got as u64) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(LogError::io("reading transaction index", &self.index.path)(
-                        e,
-                    ))
-                }
-            }
-        }
-        self.buf.truncate(got - got % ABORTED_TXN_SIZE);
-        self.position += self.buf.len() as u64;
-        self.at = 0;
-        Ok(!self.buf.is_empty())
-    }
+    chunks: Chunks,
 }
 
 impl Iterator for AbortedTxns<'_> {
     type Item = Result<(u64, AbortedTxn)>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        if self.at >= self.buf.len() {
-            match self.fill() {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.done = true;
-                    return None;
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Some(Err(e));
-                }
+        let (position, txn) = match self.chunks.next(&self.index.file, &self.index.path)? {
+            Ok((position, bytes)) => (position, AbortedTxn::decode(bytes.try_into().ok()?)),
+            // Trimmed under the reader: its entries end there.
+            Err(LogError::Io { source, .. }) if source.kind() == ErrorKind::UnexpectedEof => {
+                return None
             }
-        }
-        let bytes: &[u8; ABORTED_TXN_SIZE] = self
-            .buf
-            .get(self.at..self.at + ABORTED_TXN_SIZE)?
-            .try_into()
-            .ok()?;
-        let position = self.position - (self.buf.len() - self.at) as u64;
-        self.at += ABORTED_TXN_SIZE;
-        let txn = AbortedTxn::decode(bytes);
+            Err(e) => return Some(Err(e)),
+        };
         if txn.version > ABORTED_TXN_CURRENT_VERSION {
-            self.done = true;
+            // Kafka's iteration stops here; so does this one.
+            self.chunks.stop();
             return Some(Err(LogError::AbortedTxnVersion {
                 version: txn.version,
                 path: self.index.path.clone(),

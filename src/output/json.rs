@@ -183,25 +183,8 @@ pub fn write_str(out: &mut impl Write, s: &str) -> io::Result<()> {
 }
 
 /// Writes an integer in decimal (without `fmt`'s machinery: large reports write millions).
-// 20 bytes hold the 19 digits and the sign of any i64: every index below stays in bounds.
-#[allow(clippy::indexing_slicing)]
 pub fn write_int(out: &mut impl Write, n: i64) -> io::Result<()> {
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    let mut v = n.unsigned_abs();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        at -= 1;
-        buf[at] = b'-';
-    }
-    out.write_all(&buf[at..])
+    out.write_all(super::decimal::format(&mut [0; 20], n).as_bytes())
 }
 
 /// Writes one JSON object as one line.

@@ -39,6 +39,17 @@ pub fn partition(root: &Path) -> PathBuf {
     dir
 }
 
+/// Batches of one record (`v`) based at `bases`, one after the other.
+pub fn batches_at(bases: &[i64]) -> Vec<u8> {
+    let mut log = Vec::new();
+    for &base in bases {
+        let mut b = BatchBuilder::new(base, Compression::None, TimestampType::CreateTime);
+        b.append(1, None, Some(b"v"), &[]);
+        log.extend_from_slice(&b.build().unwrap());
+    }
+    log
+}
+
 const LOG: &str = "t-0/00000000000000000000.log";
 const INDEX: &str = "t-0/00000000000000000000.index";
 const TIMEINDEX: &str = "t-0/00000000000000000000.timeindex";
@@ -551,13 +562,7 @@ fn non_consecutive_offsets_and_strict() {
     let tmp = tempdir();
     let dir = tmp.path().join("g-0");
     fs::create_dir_all(&dir).unwrap();
-    let mut log = Vec::new();
-    for base in [0i64, 1, 5] {
-        let mut b = BatchBuilder::new(base, Compression::None, TimestampType::CreateTime);
-        b.append(1, None, Some(b"v"), &[]);
-        log.extend_from_slice(&b.build().unwrap());
-    }
-    fs::write(dir.join("00000000000000000000.log"), &log).unwrap();
+    fs::write(dir.join("00000000000000000000.log"), batches_at(&[0, 1, 5])).unwrap();
     let f = "g-0/00000000000000000000.log";
     let run = dump_in(tmp.path(), &["--files", f, "--deep-iteration"]);
     assert_eq!(run.code, 0);

@@ -14,6 +14,7 @@ use super::event::{
     Batch, Contents, Control, DumpEvent, Header, ProblemKind, ProducerEntry, RecordEvent,
 };
 use super::printer::Printer;
+use crate::output::decimal;
 
 /// Prints events as Kafka's lines: data on `out`, diagnostics and summaries on `err`.
 pub struct TextPrinter<W: Write, E: Write> {
@@ -441,43 +442,7 @@ fn producer_line(out: &mut String, e: &ProducerEntry) {
 /// Appends the decimal form of `v` (what `write!` does, without the formatting machinery:
 /// this runs several times per record).
 fn push_i64(out: &mut String, v: i64) {
-    const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-        2021222324252627282930313233343536373839\
-        4041424344454647484950515253545556575859\
-        6061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899";
-    let mut buf = [0u8; 21];
-    let mut n = v.unsigned_abs();
-    let mut i = buf.len();
-    while n >= 100 {
-        let d = (n % 100) as usize * 2;
-        n /= 100;
-        i -= 2;
-        if let (Some(dst), Some(src)) = (buf.get_mut(i..i + 2), DIGITS.get(d..d + 2)) {
-            dst.copy_from_slice(src);
-        }
-    }
-    if n >= 10 {
-        let d = n as usize * 2;
-        i -= 2;
-        if let (Some(dst), Some(src)) = (buf.get_mut(i..i + 2), DIGITS.get(d..d + 2)) {
-            dst.copy_from_slice(src);
-        }
-    } else {
-        i -= 1;
-        if let Some(slot) = buf.get_mut(i) {
-            *slot = b'0' + n as u8;
-        }
-    }
-    if v < 0 {
-        i -= 1;
-        if let Some(slot) = buf.get_mut(i) {
-            *slot = b'-';
-        }
-    }
-    if let Some(Ok(text)) = buf.get(i..).map(std::str::from_utf8) {
-        out.push_str(text);
-    }
+    out.push_str(decimal::format(&mut [0; 20], v));
 }
 
 #[cfg(test)]
@@ -499,15 +464,6 @@ mod tests {
         s.clear();
         record_contents_lossy(&mut s, None, Some(&[b'a', 0xff, b'b']), false);
         assert_eq!(s, " payload: a\u{fffd}b");
-    }
-
-    #[test]
-    fn integers() {
-        for v in [0i64, 7, -1, 10, 1_700_000_000_000, i64::MIN, i64::MAX] {
-            let mut s = String::new();
-            push_i64(&mut s, v);
-            assert_eq!(s, v.to_string());
-        }
     }
 
     #[test]

@@ -6,12 +6,15 @@
 //! record's line is a dozen short keys and one long value. Here tokens are appended to a
 //! `Vec<u8>` directly, and a string is checked eight bytes at a time for what needs escaping
 //! (a control character, `"` or `\`) and copied whole when nothing does, which is nearly
-//! always. Floating-point numbers, rare here, are written by serde_json itself. The tests
-//! compare the two on every kind of value serde has.
+//! always. Floating-point numbers, rare here, are written by serde_json itself. A map key is
+//! written as a value, then checked: a string stays, a number or a bool is quoted, anything else
+//! is serde_json's error. The tests compare the two on every kind of value serde has.
 
 use std::fmt::Display;
 
-use serde::ser::{self, Impossible, Serialize};
+use serde::ser::{self, Serialize};
+
+use crate::output::decimal;
 
 /// Why a value could not be written (a map key that is not a string, a number or a bool, or a
 /// value's own refusal).
@@ -36,7 +39,6 @@ pub fn to_vec<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result {
     *out = ser.out;
     written
 }
-
 
 /// The serializer: the line being written (owned while it is written, one indirection less
 /// on every byte pushed).
@@ -140,41 +142,15 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes.get(run..).unwrap_or_default());
 }
 
-/// Appends an integer in decimal, two digits at a time, written in place: room is made with
-/// a copy of constant size (no call) and cut to the number's length, then filled from the end.
-/// (Digits laid out in a buffer on the stack and copied from there stalled on reading back
-/// what had just been written in pieces.)
-fn write_u64(out: &mut Vec<u8>, mut v: u64, negative: bool) {
-    const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-        2021222324252627282930313233343536373839\
-        4041424344454647484950515253545556575859\
-        6061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899";
-    let digits = v.checked_ilog10().unwrap_or(0) as usize + 1;
+/// Appends an integer in decimal, written in place: room is made with a copy of constant size
+/// (no call) and cut to the number's length, then filled. (Digits laid out in a buffer on the
+/// stack and copied from there stalled on reading back what had just been written in pieces.)
+fn write_u64(out: &mut Vec<u8>, v: u64, negative: bool) {
     let sign = usize::from(negative);
     let start = out.len();
     out.extend_from_slice(&[b'-'; 21]);
-    out.truncate(start + sign + digits);
-    let Some(buf) = out.get_mut(start + sign..) else {
-        return;
-    };
-    let mut at = digits;
-    while v >= 100 {
-        let d = (v % 100) as usize * 2;
-        v /= 100;
-        at -= 2;
-        if let (Some(dst), Some(src)) = (buf.get_mut(at..at + 2), DIGITS.get(d..d + 2)) {
-            dst.copy_from_slice(src);
-        }
-    }
-    if v >= 10 {
-        let d = v as usize * 2;
-        if let (Some(dst), Some(src)) = (buf.get_mut(..2), DIGITS.get(d..d + 2)) {
-            dst.copy_from_slice(src);
-        }
-    } else if let Some(slot) = buf.first_mut() {
-        *slot = b'0' + v as u8;
-    }
+    out.truncate(start + sign + decimal::digits(v));
+    decimal::fill(out.get_mut(start + sign..).unwrap_or_default(), v);
 }
 
 fn write_i64(out: &mut Vec<u8>, v: i64) {
@@ -184,6 +160,16 @@ fn write_i64(out: &mut Vec<u8>, v: i64) {
 /// A number serde_json writes its own way (floats, 128-bit integers), written by it.
 fn by_serde_json<T: Serialize>(out: &mut Vec<u8>, v: &T) -> Result {
     serde_json::to_writer(out, v).map_err(|e| SerializeError(e.to_string()))
+}
+
+/// Integers written as the widest of their kind.
+macro_rules! widen {
+    ($($method:ident($narrow:ty) => $wide_method:ident($wide:ty),)*) => {$(
+        #[inline]
+        fn $method(self, v: $narrow) -> Result {
+            self.$wide_method(<$wide>::from(v))
+        }
+    )*};
 }
 
 impl<'a> ser::Serializer for &'a mut Compact {
@@ -206,17 +192,13 @@ impl<'a> ser::Serializer for &'a mut Compact {
         }
         Ok(())
     }
-    #[inline]
-    fn serialize_i8(self, v: i8) -> Result {
-        self.serialize_i64(i64::from(v))
-    }
-    #[inline]
-    fn serialize_i16(self, v: i16) -> Result {
-        self.serialize_i64(i64::from(v))
-    }
-    #[inline]
-    fn serialize_i32(self, v: i32) -> Result {
-        self.serialize_i64(i64::from(v))
+    widen! {
+        serialize_i8(i8) => serialize_i64(i64),
+        serialize_i16(i16) => serialize_i64(i64),
+        serialize_i32(i32) => serialize_i64(i64),
+        serialize_u8(u8) => serialize_u64(u64),
+        serialize_u16(u16) => serialize_u64(u64),
+        serialize_u32(u32) => serialize_u64(u64),
     }
     #[inline]
     fn serialize_i64(self, v: i64) -> Result {
@@ -225,18 +207,6 @@ impl<'a> ser::Serializer for &'a mut Compact {
     }
     fn serialize_i128(self, v: i128) -> Result {
         by_serde_json(&mut self.out, &v)
-    }
-    #[inline]
-    fn serialize_u8(self, v: u8) -> Result {
-        self.serialize_u64(u64::from(v))
-    }
-    #[inline]
-    fn serialize_u16(self, v: u16) -> Result {
-        self.serialize_u64(u64::from(v))
-    }
-    #[inline]
-    fn serialize_u32(self, v: u32) -> Result {
-        self.serialize_u64(u64::from(v))
     }
     #[inline]
     fn serialize_u64(self, v: u64) -> Result {
@@ -285,10 +255,19 @@ impl<'a> ser::Serializer for &'a mut Compact {
     fn serialize_unit_struct(self, _name: &'static str) -> Result {
         self.serialize_unit()
     }
-    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result {
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result {
         self.serialize_str(variant)
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -323,10 +302,7 @@ impl<'a> ser::Serializer for &'a mut Compact {
         variant: &'static str,
         _len: usize,
     ) -> Result<Seq<'a>> {
-        self.out.push(b'{');
-        write_str(&mut self.out, variant);
-        self.out.extend_from_slice(b":[");
-        Ok(Seq::new(self, b']', true))
+        Ok(self.variant(variant, b'[', b']'))
     }
     #[inline]
     fn serialize_map(self, _len: Option<usize>) -> Result<Seq<'a>> {
@@ -344,10 +320,19 @@ impl<'a> ser::Serializer for &'a mut Compact {
         variant: &'static str,
         _len: usize,
     ) -> Result<Seq<'a>> {
+        Ok(self.variant(variant, b'{', b'}'))
+    }
+}
+
+impl Compact {
+    /// A variant's array or object (`open`), in the object `{"variant": ...}` serde_json wraps
+    /// it in.
+    fn variant(&mut self, variant: &str, open: u8, close: u8) -> Seq<'_> {
         self.out.push(b'{');
         write_str(&mut self.out, variant);
-        self.out.extend_from_slice(b":{");
-        Ok(Seq::new(self, b'}', true))
+        self.out.push(b':');
+        self.out.push(open);
+        Seq::new(self, close, true)
     }
 }
 
@@ -412,55 +397,54 @@ impl<'a> Seq<'a> {
     }
 }
 
-impl ser::SerializeSeq for Seq<'_> {
-    type Ok = ();
-    type Error = SerializeError;
-    #[inline]
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    #[inline]
-    fn end(self) -> Result {
-        self.close()
-    }
+/// The traits of the arrays: their elements are values.
+macro_rules! elements {
+    ($($trait:ident::$method:ident),*) => {$(
+        impl ser::$trait for Seq<'_> {
+            type Ok = ();
+            type Error = SerializeError;
+            #[inline]
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
+                self.element(value)
+            }
+            #[inline]
+            fn end(self) -> Result {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Seq<'_> {
-    type Ok = ();
-    type Error = SerializeError;
-    #[inline]
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    #[inline]
-    fn end(self) -> Result {
-        self.close()
-    }
+elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+/// The traits of the objects with named fields.
+macro_rules! fields {
+    ($($trait:ident),*) => {$(
+        impl ser::$trait for Seq<'_> {
+            type Ok = ();
+            type Error = SerializeError;
+            #[inline(always)]
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result {
+                self.field(key, value)
+            }
+            #[inline]
+            fn end(self) -> Result {
+                self.close()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Seq<'_> {
-    type Ok = ();
-    type Error = SerializeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    #[inline]
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Seq<'_> {
-    type Ok = ();
-    type Error = SerializeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    #[inline]
-    fn end(self) -> Result {
-        self.close()
-    }
-}
+fields!(SerializeStruct, SerializeStructVariant);
 
 impl ser::SerializeMap for Seq<'_> {
     type Ok = ();
@@ -468,7 +452,22 @@ impl ser::SerializeMap for Seq<'_> {
     #[inline]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result {
         self.comma();
-        key.serialize(MapKey(&mut *self.ser))
+        let start = self.ser.out.len();
+        key.serialize(&mut *self.ser)?;
+        let out = &mut self.ser.out;
+        match out.get(start) {
+            Some(b'"') => Ok(()),
+            // A number or a bool, quoted as serde_json quotes them.
+            Some(b'-' | b'0'..=b'9' | b't' | b'f') => {
+                out.insert(start, b'"');
+                out.push(b'"');
+                Ok(())
+            }
+            _ => {
+                out.truncate(start);
+                Err(SerializeError("key must be a string".to_string()))
+            }
+        }
     }
     #[inline]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result {
@@ -478,203 +477,6 @@ impl ser::SerializeMap for Seq<'_> {
     #[inline]
     fn end(self) -> Result {
         self.close()
-    }
-}
-
-impl ser::SerializeStruct for Seq<'_> {
-    type Ok = ();
-    type Error = SerializeError;
-    #[inline(always)]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
-        self.field(key, value)
-    }
-    #[inline]
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-impl ser::SerializeStructVariant for Seq<'_> {
-    type Ok = ();
-    type Error = SerializeError;
-    #[inline(always)]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result {
-        self.field(key, value)
-    }
-    #[inline]
-    fn end(self) -> Result {
-        self.close()
-    }
-}
-
-/// A map key: a string as it is; a number, a bool or a char quoted, as serde_json writes them.
-struct MapKey<'a>(&'a mut Compact);
-
-fn key_must_be_a_string() -> SerializeError {
-    SerializeError("key must be a string".to_string())
-}
-
-impl MapKey<'_> {
-    /// Writes `text` (a number's digits) quoted.
-    fn quoted(self, write: impl FnOnce(&mut Vec<u8>) -> Result) -> Result {
-        self.0.out.push(b'"');
-        write(&mut self.0.out)?;
-        self.0.out.push(b'"');
-        Ok(())
-    }
-}
-
-impl ser::Serializer for MapKey<'_> {
-    type Ok = ();
-    type Error = SerializeError;
-    type SerializeSeq = Impossible<(), SerializeError>;
-    type SerializeTuple = Impossible<(), SerializeError>;
-    type SerializeTupleStruct = Impossible<(), SerializeError>;
-    type SerializeTupleVariant = Impossible<(), SerializeError>;
-    type SerializeMap = Impossible<(), SerializeError>;
-    type SerializeStruct = Impossible<(), SerializeError>;
-    type SerializeStructVariant = Impossible<(), SerializeError>;
-
-    #[inline]
-    fn serialize_str(self, v: &str) -> Result {
-        write_str(&mut self.0.out, v);
-        Ok(())
-    }
-    fn serialize_char(self, v: char) -> Result {
-        write_str(&mut self.0.out, v.encode_utf8(&mut [0u8; 4]));
-        Ok(())
-    }
-    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result {
-        self.serialize_str(variant)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result {
-        value.serialize(self)
-    }
-    #[inline]
-    fn serialize_bool(self, v: bool) -> Result {
-        self.quoted(|out| {
-            out.extend_from_slice(if v { b"true" } else { b"false" });
-            Ok(())
-        })
-    }
-    #[inline]
-    fn serialize_i8(self, v: i8) -> Result {
-        self.serialize_i64(i64::from(v))
-    }
-    #[inline]
-    fn serialize_i16(self, v: i16) -> Result {
-        self.serialize_i64(i64::from(v))
-    }
-    #[inline]
-    fn serialize_i32(self, v: i32) -> Result {
-        self.serialize_i64(i64::from(v))
-    }
-    #[inline]
-    fn serialize_i64(self, v: i64) -> Result {
-        self.quoted(|out| {
-            write_i64(out, v);
-            Ok(())
-        })
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.quoted(|out| by_serde_json(out, &v))
-    }
-    #[inline]
-    fn serialize_u8(self, v: u8) -> Result {
-        self.serialize_u64(u64::from(v))
-    }
-    #[inline]
-    fn serialize_u16(self, v: u16) -> Result {
-        self.serialize_u64(u64::from(v))
-    }
-    #[inline]
-    fn serialize_u32(self, v: u32) -> Result {
-        self.serialize_u64(u64::from(v))
-    }
-    #[inline]
-    fn serialize_u64(self, v: u64) -> Result {
-        self.quoted(|out| {
-            write_u64(out, v, false);
-            Ok(())
-        })
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.quoted(|out| by_serde_json(out, &v))
-    }
-    fn serialize_f32(self, v: f32) -> Result {
-        if !v.is_finite() {
-            return Err(SerializeError("float key must be finite".to_string()));
-        }
-        self.quoted(|out| by_serde_json(out, &v))
-    }
-    fn serialize_f64(self, v: f64) -> Result {
-        if !v.is_finite() {
-            return Err(SerializeError("float key must be finite".to_string()));
-        }
-        self.quoted(|out| by_serde_json(out, &v))
-    }
-    fn serialize_bytes(self, _v: &[u8]) -> Result {
-        Err(key_must_be_a_string())
-    }
-    #[inline]
-    fn serialize_none(self) -> Result {
-        Err(key_must_be_a_string())
-    }
-    #[inline]
-    fn serialize_some<T: Serialize + ?Sized>(self, _value: &T) -> Result {
-        Err(key_must_be_a_string())
-    }
-    #[inline]
-    fn serialize_unit(self) -> Result {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_unit_struct(self, _name: &'static str) -> Result {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _name: &'static str,
-        _index: u32,
-        _variant: &'static str,
-        _value: &T,
-    ) -> Result {
-        Err(key_must_be_a_string())
-    }
-    #[inline]
-    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeTupleStruct> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        _variant: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(key_must_be_a_string())
-    }
-    #[inline]
-    fn serialize_map(self, _len: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(key_must_be_a_string())
-    }
-    #[inline]
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self::SerializeStruct> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct_variant(
-        self,
-        _name: &'static str,
-        _index: u32,
-        _variant: &'static str,
-        _len: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(key_must_be_a_string())
     }
 }
 
@@ -760,6 +562,8 @@ mod tests {
         same(&BTreeMap::from([(Key(f64::INFINITY), 1)]));
         same(&BTreeMap::from([(vec![1u8], 1)]));
         same(&BTreeMap::from([((), 1)]));
+        same(&BTreeMap::from([(Some("k"), 1), (None, 2)]));
+        same(&BTreeMap::from([(Some(3), 1)]));
         same(&serde_bytes_like(&[1, 2, 255]));
         same(&Some("x"));
         same(&());
