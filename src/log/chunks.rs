@@ -98,6 +98,7 @@ impl Chunks {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)] // a test's panic is its failure
 mod tests {
     use super::*;
 

@@ -249,6 +249,7 @@ pub fn snapshot_bytes(entries: &[ProducerStateEntry]) -> Vec<u8> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)] // a test's panic is its failure
 mod tests {
     use super::*;
 

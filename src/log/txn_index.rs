@@ -166,6 +166,7 @@ impl Iterator for AbortedTxns<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing)] // a test's panic is its failure
 mod tests {
     use super::*;
 
