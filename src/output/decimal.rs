@@ -15,23 +15,27 @@ pub(crate) fn digits(v: u64) -> usize {
 /// Writes the digits of `v` into `out`, which is [`digits`]`(v)` bytes long (a longer one gets
 /// them at its end, a shorter one its low digits).
 pub(crate) fn fill(out: &mut [u8], mut v: u64) {
-    let mut at = out.len();
-    while v >= 100 && at >= 2 {
+    let mut pairs = out.rchunks_exact_mut(2);
+    for pair in &mut pairs {
         let d = (v % 100) as usize * 2;
         v /= 100;
-        at -= 2;
-        if let (Some(dst), Some(src)) = (out.get_mut(at..at + 2), DIGITS.get(d..d + 2)) {
-            dst.copy_from_slice(src);
-        }
+        pair.copy_from_slice(DIGITS.get(d..d + 2).unwrap_or(b"00"));
     }
-    if v >= 10 && at >= 2 {
-        let d = v as usize * 2;
-        if let (Some(dst), Some(src)) = (out.get_mut(at - 2..at), DIGITS.get(d..d + 2)) {
-            dst.copy_from_slice(src);
-        }
-    } else if let Some(slot) = at.checked_sub(1).and_then(|at| out.get_mut(at)) {
-        *slot = b'0' + (v % 10) as u8;
+    if let Some(first) = pairs.into_remainder().first_mut() {
+        *first = b'0' + (v % 10) as u8;
     }
+}
+
+/// Appends `v` in decimal, with its sign, written in place: room is made with a copy of
+/// constant size (no call) and cut to the number's length, then filled. (Digits laid out in a
+/// buffer on the stack and copied from there stalled on reading back what had just been
+/// written in pieces, and cost a call to `memcpy` for every number.)
+pub(crate) fn push(out: &mut Vec<u8>, v: i64) {
+    let sign = usize::from(v < 0);
+    let start = out.len();
+    out.extend_from_slice(&[b'-'; 21]);
+    out.truncate(start + sign + digits(v.unsigned_abs()));
+    fill(out.get_mut(start + sign..).unwrap_or_default(), v.unsigned_abs());
 }
 
 /// `v` in decimal, with its sign, in `buf`: the text is the returned slice.
@@ -65,6 +69,11 @@ mod tests {
             i64::MAX,
         ] {
             assert_eq!(format(&mut [0; 20], v), v.to_string());
+        }
+        for v in [0i64, -7, 42, i64::MIN, i64::MAX] {
+            let mut out = b"x".to_vec();
+            push(&mut out, v);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("x{v}"));
         }
         for v in [0u64, 9, 10, u64::MAX] {
             let mut out = vec![0; digits(v)];

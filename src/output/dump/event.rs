@@ -249,6 +249,7 @@ pub struct RecordEvent<'a> {
 
 impl<'a> RecordEvent<'a> {
     /// Record `r` of a batch of `magic` whose timestamp type is `timestamp_type`.
+    #[inline]
     pub fn of(
         r: &'a Record,
         magic: i8,

@@ -84,6 +84,9 @@ fn decode_bytes(decoder: BytesDecoder, bytes: &[u8]) -> Result<String, Undecodab
     }
 }
 
+/// Kafka's default parser: `StringDecoder` for keys and values.
+const STRINGS: Parser = Parser::Bytes(BytesDecoder::String, BytesDecoder::String);
+
 /// What a parser made of a record, owned until its event is printed.
 enum Parsed {
     /// Kafka's `StringDecoder` on both: the printers read the bytes themselves.
@@ -330,11 +333,17 @@ impl<P: Printer> Dumper<'_, '_, P> {
                 },
                 false => None,
             };
-            let parsed = match self.print_data && !control_batch {
+            // Kafka's `StringDecoder` on both, the common case, needs no parsing here.
+            let shown = self.print_data && !control_batch;
+            let strings = shown && self.parser == STRINGS;
+            let parsed = match shown && !strings {
                 true => Some(self.parse(position, &r)?),
                 false => None,
             };
-            let contents = parsed.as_ref().map_or(Contents::Hidden, Parsed::contents);
+            let contents = match strings {
+                true => Contents::Strings,
+                false => parsed.as_ref().map_or(Contents::Hidden, Parsed::contents),
+            };
             let event = RecordEvent::of(&r, magic, timestamp_type, control.as_ref(), contents);
             self.emit(&DumpEvent::Record(event))?;
         }

@@ -22,7 +22,7 @@ pub struct TextPrinter<W: Write, E: Write> {
     err: E,
     /// `--skip-record-metadata`: record lines without their metadata.
     skip_record_metadata: bool,
-    line: String,
+    line: Line,
     /// The absolute path of the file being dumped (the summaries' name for it).
     absolute: String,
     summaries: Summaries,
@@ -47,7 +47,7 @@ impl<W: Write, E: Write> TextPrinter<W, E> {
             out,
             err,
             skip_record_metadata,
-            line: String::with_capacity(1024),
+            line: Line(Vec::with_capacity(1024)),
             absolute: String::new(),
             summaries: Summaries::default(),
         }
@@ -59,12 +59,13 @@ impl<W: Write, E: Write> TextPrinter<W, E> {
     }
 
     /// Writes `line` (built in `self.line` by `build`) and a newline to stdout.
-    fn print_line(&mut self, build: impl FnOnce(&mut String)) -> io::Result<()> {
+    #[inline]
+    fn print_line(&mut self, build: impl FnOnce(&mut Line)) -> io::Result<()> {
         let mut line = std::mem::take(&mut self.line);
-        line.clear();
+        line.0.clear();
         build(&mut line);
-        line.push('\n');
-        let written = self.out.write_all(line.as_bytes());
+        line.push(b'\n');
+        let written = self.out.write_all(&line.0);
         self.line = line;
         written
     }
@@ -174,7 +175,24 @@ impl<W: Write, E: Write> TextPrinter<W, E> {
 }
 
 impl<W: Write, E: Write> Printer for TextPrinter<W, E> {
+    #[inline]
     fn print(&mut self, event: &DumpEvent<'_>) -> io::Result<()> {
+        // Records first: there are millions of them.
+        if let DumpEvent::Record(r) = event {
+            let skip = self.skip_record_metadata;
+            return self.print_line(|line| record_line(line, r, skip));
+        }
+        self.print_other(event)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.flush()?;
+        self.err.flush()
+    }
+}
+
+impl<W: Write, E: Write> TextPrinter<W, E> {
+    fn print_other(&mut self, event: &DumpEvent<'_>) -> io::Result<()> {
         match event {
             DumpEvent::File { file, absolute, .. } => {
                 self.absolute.clear();
@@ -194,15 +212,15 @@ impl<W: Write, E: Write> Printer for TextPrinter<W, E> {
                 offset, position, ..
             } => self.print_line(|line| {
                 line.push_str("offset: ");
-                push_i64(line, *offset);
+                line.push_i64(*offset);
                 line.push_str(" position: ");
-                push_i64(line, i64::from(*position));
+                line.push_i64(i64::from(*position));
             }),
             DumpEvent::TimeIndexEntry { timestamp, offset } => self.print_line(|line| {
                 line.push_str("timestamp: ");
-                push_i64(line, *timestamp);
+                line.push_i64(*timestamp);
                 line.push_str(" offset: ");
-                push_i64(line, *offset);
+                line.push_i64(*offset);
             }),
             DumpEvent::ProducerSnapshotEntry(e) => self.print_line(|line| producer_line(line, e)),
             DumpEvent::AbortedTxn {
@@ -241,11 +259,6 @@ impl<W: Write, E: Write> Printer for TextPrinter<W, E> {
             DumpEvent::Summary(_) => self.print_summaries(),
         }
     }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.out.flush()?;
-        self.err.flush()
-    }
 }
 
 /// Kafka's `OptionalLong.toString`.
@@ -257,7 +270,7 @@ pub fn optional_long(v: Option<i64>) -> String {
 }
 
 /// Appends the batch line (§16.1 / §16.2, no newline).
-fn batch_line(out: &mut String, b: &Batch) {
+fn batch_line(out: &mut Line, b: &Batch) {
     if b.magic >= 2 {
         let _ = write!(
             out,
@@ -293,7 +306,7 @@ fn batch_line(out: &mut String, b: &Batch) {
 
 /// The text DumpLogSegments prints for a control record after its metadata
 /// (` endTxnMarker: COMMIT coordinatorEpoch: 0`, ` SnapshotHeader {...}`, ...).
-fn control_text(out: &mut String, control: &Control) {
+fn control_text(out: &mut Line, control: &Control) {
     match control {
         Control::EndTxn {
             marker,
@@ -315,7 +328,8 @@ fn control_text(out: &mut String, control: &Control) {
 }
 
 /// Appends a record line (§16.3, no newline): its metadata (unless skipped), then its contents.
-fn record_line(out: &mut String, r: &RecordEvent<'_>, skip_metadata: bool) {
+#[inline]
+fn record_line(out: &mut Line, r: &RecordEvent<'_>, skip_metadata: bool) {
     if !skip_metadata {
         record_metadata(out, r);
     }
@@ -331,29 +345,29 @@ fn record_line(out: &mut String, r: &RecordEvent<'_>, skip_metadata: bool) {
 /// Appends a record's metadata part: `| offset: … headerKeys: [...]` (magic 2) or
 /// `| offset: … isValid: … crc: …` (legacy, without the 4.0 tool's stray `}`), then its
 /// control record.
-fn record_metadata(out: &mut String, r: &RecordEvent<'_>) {
+fn record_metadata(out: &mut Line, r: &RecordEvent<'_>) {
     out.push_str("| offset: ");
-    push_i64(out, r.offset);
-    out.push(' ');
+    out.push_i64(r.offset);
+    out.push(b' ');
     out.push_str(r.timestamp_type);
     out.push_str(": ");
-    push_i64(out, r.timestamp);
+    out.push_i64(r.timestamp);
     out.push_str(" keySize: ");
-    push_i64(out, i64::from(r.key_size));
+    out.push_i64(i64::from(r.key_size));
     out.push_str(" valueSize: ");
-    push_i64(out, i64::from(r.value_size));
+    out.push_i64(i64::from(r.value_size));
     match r.is_valid {
         None => {
             out.push_str(" sequence: ");
-            push_i64(out, i64::from(r.sequence));
+            out.push_i64(i64::from(r.sequence));
             out.push_str(" headerKeys: [");
             for (i, h) in r.headers.0.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 out.push_str(&h.key);
             }
-            out.push(']');
+            out.push(b']');
         }
         Some(is_valid) => {
             out.push_str(if is_valid {
@@ -361,7 +375,7 @@ fn record_metadata(out: &mut String, r: &RecordEvent<'_>) {
             } else {
                 " isValid: false crc: "
             });
-            push_i64(out, i64::from(r.crc.unwrap_or_default()));
+            out.push_i64(i64::from(r.crc.unwrap_or_default()));
         }
     }
     if let Some(control) = r.control {
@@ -373,7 +387,7 @@ fn record_metadata(out: &mut String, r: &RecordEvent<'_>) {
 /// one after `| ` when the metadata was skipped and after a space otherwise (the Java port's
 /// rule; Kafka 4.0 put a bare space before a lone payload).
 fn record_contents(
-    out: &mut String,
+    out: &mut Line,
     key: Option<&str>,
     payload: Option<&str>,
     skip_metadata: bool,
@@ -395,7 +409,7 @@ fn record_contents(
 /// [`record_contents`] for raw bytes under Kafka's `StringDecoder` (`new String(bytes,
 /// UTF_8)`, malformed sequences replaced as Java replaces them), without intermediate strings.
 fn record_contents_lossy(
-    out: &mut String,
+    out: &mut Line,
     key: Option<&[u8]>,
     payload: Option<&[u8]>,
     skip_metadata: bool,
@@ -415,7 +429,7 @@ fn record_contents_lossy(
 }
 
 /// Appends a producer's line (§17.3).
-fn producer_line(out: &mut String, e: &ProducerEntry) {
+fn producer_line(out: &mut Line, e: &ProducerEntry) {
     let _ = write!(
         out,
         "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {}",
@@ -439,10 +453,38 @@ fn producer_line(out: &mut String, e: &ProducerEntry) {
     }
 }
 
-/// Appends the decimal form of `v` (what `write!` does, without the formatting machinery:
-/// this runs several times per record).
-fn push_i64(out: &mut String, v: i64) {
-    out.push_str(decimal::format(&mut [0; 20], v));
+/// A line being built, as bytes (always UTF-8: only `str`s and digits go in), so that numbers
+/// are written in place.
+#[derive(Debug, Default)]
+struct Line(Vec<u8>);
+
+impl Line {
+    fn push_str(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+
+    /// An ASCII byte.
+    fn push(&mut self, b: u8) {
+        self.0.push(b);
+    }
+
+    /// The decimal form of `v` (what `write!` does, without the formatting machinery: this
+    /// runs several times per record).
+    fn push_i64(&mut self, v: i64) {
+        decimal::push(&mut self.0, v);
+    }
+
+    #[cfg(test)]
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for Line {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.push_str(s);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -452,23 +494,23 @@ mod tests {
 
     #[test]
     fn contents_prefixes_follow_the_java_port() {
-        let mut s = String::new();
+        let mut s = Line::default();
         record_contents(&mut s, None, Some("v"), true);
-        assert_eq!(s, "| payload: v");
-        s.clear();
+        assert_eq!(s.as_str(), "| payload: v");
+        s.0.clear();
         record_contents(&mut s, Some("k"), Some("v"), false);
-        assert_eq!(s, " key: k payload: v");
-        s.clear();
+        assert_eq!(s.as_str(), " key: k payload: v");
+        s.0.clear();
         record_contents(&mut s, Some("k"), None, true);
-        assert_eq!(s, "| key: k");
-        s.clear();
+        assert_eq!(s.as_str(), "| key: k");
+        s.0.clear();
         record_contents_lossy(&mut s, None, Some(&[b'a', 0xff, b'b']), false);
-        assert_eq!(s, " payload: a\u{fffd}b");
+        assert_eq!(s.as_str(), " payload: a\u{fffd}b");
     }
 
     #[test]
     fn control_record_texts() {
-        let mut s = String::new();
+        let mut s = Line::default();
         control_text(
             &mut s,
             &Control::EndTxn {
@@ -476,15 +518,15 @@ mod tests {
                 coordinator_epoch: 5,
             },
         );
-        assert_eq!(s, " endTxnMarker: ABORT coordinatorEpoch: 5");
-        s.clear();
+        assert_eq!(s.as_str(), " endTxnMarker: ABORT coordinatorEpoch: 5");
+        s.0.clear();
         control_text(
             &mut s,
             &Control::Other {
                 kind: ControlRecordType::from_id(7),
             },
         );
-        assert_eq!(s, " controlType: UNKNOWN(7)");
+        assert_eq!(s.as_str(), " controlType: UNKNOWN(7)");
     }
 
     #[test]

@@ -142,21 +142,6 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(bytes.get(run..).unwrap_or_default());
 }
 
-/// Appends an integer in decimal, written in place: room is made with a copy of constant size
-/// (no call) and cut to the number's length, then filled. (Digits laid out in a buffer on the
-/// stack and copied from there stalled on reading back what had just been written in pieces.)
-fn write_u64(out: &mut Vec<u8>, v: u64, negative: bool) {
-    let sign = usize::from(negative);
-    let start = out.len();
-    out.extend_from_slice(&[b'-'; 21]);
-    out.truncate(start + sign + decimal::digits(v));
-    decimal::fill(out.get_mut(start + sign..).unwrap_or_default(), v);
-}
-
-fn write_i64(out: &mut Vec<u8>, v: i64) {
-    write_u64(out, v.unsigned_abs(), v < 0);
-}
-
 /// A number serde_json writes its own way (floats, 128-bit integers), written by it.
 fn by_serde_json<T: Serialize>(out: &mut Vec<u8>, v: &T) -> Result {
     serde_json::to_writer(out, v).map_err(|e| SerializeError(e.to_string()))
@@ -202,7 +187,7 @@ impl<'a> ser::Serializer for &'a mut Compact {
     }
     #[inline]
     fn serialize_i64(self, v: i64) -> Result {
-        write_i64(&mut self.out, v);
+        decimal::push(&mut self.out, v);
         Ok(())
     }
     fn serialize_i128(self, v: i128) -> Result {
@@ -210,7 +195,14 @@ impl<'a> ser::Serializer for &'a mut Compact {
     }
     #[inline]
     fn serialize_u64(self, v: u64) -> Result {
-        write_u64(&mut self.out, v, false);
+        match i64::try_from(v) {
+            Ok(v) => decimal::push(&mut self.out, v),
+            Err(_) => {
+                let start = self.out.len();
+                self.out.resize(start + decimal::digits(v), b'0');
+                decimal::fill(self.out.get_mut(start..).unwrap_or_default(), v);
+            }
+        }
         Ok(())
     }
     fn serialize_u128(self, v: u128) -> Result {
