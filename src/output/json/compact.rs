@@ -233,19 +233,7 @@ impl<'a> ser::Serializer for &'a mut Compact {
     }
     #[inline]
     fn serialize_str(self, v: &str) -> Result {
-        let bytes = v.as_bytes();
-        // A short string of unknown length (a tag, an enum's name) byte by byte: a call to
-        // `memcpy` costs more.
-        if bytes.len() < 16 && is_clean(bytes) {
-            self.out.reserve(bytes.len() + 2);
-            self.out.push(b'"');
-            for &b in bytes {
-                self.out.push(b);
-            }
-            self.out.push(b'"');
-        } else {
-            write_str(&mut self.out, v);
-        }
+        write_str(&mut self.out, v);
         Ok(())
     }
     fn serialize_bytes(self, v: &[u8]) -> Result {
