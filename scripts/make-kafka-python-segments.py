@@ -160,20 +160,20 @@ def read_back(data):
         magic = getattr(batch, "magic", None)
         if magic is None:
             magic = batch._magic
-        b = {"magic": magic, "isValid": batch.validate_crc()}
+        b = {"magic": magic, "is_valid": batch.validate_crc()}
         if magic == 2:
             # kafka-python 2.0.2 has no accessors for the producer fields: read its header tuple.
             h = batch._header_data
             b.update({
-                "baseOffset": batch.base_offset,
+                "base_offset": batch.base_offset,
                 "compression": ["none", "gzip", "snappy", "lz4", "zstd"][batch.compression_type],
-                "isTransactional": batch.is_transactional,
-                "isControl": batch.is_control_batch,
-                "producerId": h[9],
-                "producerEpoch": h[10],
-                "baseSequence": h[11],
-                "timestampType": ["CreateTime", "LogAppendTime"][batch.timestamp_type],
-                "maxTimestamp": batch.max_timestamp,
+                "is_transactional": batch.is_transactional,
+                "is_control": batch.is_control_batch,
+                "producer_id": h[9],
+                "producer_epoch": h[10],
+                "base_sequence": h[11],
+                "timestamp_type": ["CreateTime", "LogAppendTime"][batch.timestamp_type],
+                "max_timestamp": batch.max_timestamp,
             })
         out["batches"].append(b)
         for r in batch:

@@ -208,7 +208,7 @@ fn the_guides_examples_print_what_they_show() {
             (doc, ran)
         })
         .collect();
-    // docs/json.md shows 4 commands, docs/simulate-assignment.md 7.
+    // docs/json.md shows 9 commands, docs/simulate-assignment.md 7.
     let total: usize = ran.iter().map(|(_, n)| n).sum();
     assert!(total >= 10, "only {total} commands of docs/ ran: {ran:?}");
 }

@@ -4,6 +4,7 @@
 use std::io;
 use std::path::PathBuf;
 
+use super::producer_state::CorruptSnapshot;
 use crate::record::RecordError;
 
 /// What can go wrong while reading or writing a partition on disk.
@@ -143,6 +144,35 @@ pub enum LogError {
         base: i64,
         /// The partition directory.
         dir: PathBuf,
+    },
+    /// A producer-state snapshot Kafka would refuse (its `CorruptSnapshotException`).
+    #[error("{}: {source}", path.display())]
+    CorruptSnapshot {
+        /// The `.snapshot` file.
+        path: PathBuf,
+        /// What is wrong, in Kafka's words.
+        #[source]
+        source: CorruptSnapshot,
+    },
+    /// A producer-state snapshot larger than kafkit reads.
+    #[error("{} is {len} bytes, too large for a producer snapshot (at most {limit})", path.display())]
+    SnapshotTooLarge {
+        /// The `.snapshot` file.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+        /// The largest read.
+        limit: u64,
+    },
+    /// A transaction-index entry of a version Kafka does not know (its `KafkaException` text).
+    #[error("Unexpected aborted transaction version {version} in transaction index {}, current version is 0", path.display())]
+    AbortedTxnVersion {
+        /// The version the entry gives.
+        version: i16,
+        /// The `.txnindex` file, as opened.
+        path: PathBuf,
+        /// Byte position of the entry.
+        position: u64,
     },
 }
 

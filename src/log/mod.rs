@@ -1,4 +1,6 @@
-//! One partition on disk: segments, offset and time indexes, append, read, roll and recovery.
+//! One partition on disk: segments, offset and time indexes, append, read, roll and recovery;
+//! and the formats of the other files a broker keeps beside them, which kafkit reads:
+//! producer-state snapshots ([`producer_state`]) and transaction indexes ([`txn_index`]).
 //!
 //! A partition directory holds segments named by their 20-digit base offset. Only the last
 //! segment (the *active* one) is appended to; its indexes are memory-mapped and preallocated to
@@ -7,6 +9,7 @@
 //! then a short forward scan of the `.log`: O(log n) in the size of the log.
 #![deny(clippy::indexing_slicing)]
 
+mod chunks;
 pub mod config;
 pub mod error;
 pub mod index;
@@ -14,8 +17,10 @@ pub mod index;
 #[allow(unsafe_code)]
 pub(crate) mod os;
 pub mod partition;
+pub mod producer_state;
 pub mod reader;
 pub mod segment;
+pub mod txn_index;
 
 pub use config::{CompressionPolicy, LogConfig};
 pub use error::{InvalidAppend, LogError, OffsetDisorder};
@@ -23,5 +28,10 @@ pub use index::{OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
 pub use partition::{
     AppendInfo, Freshness, Log, LogCheckpoints, LogEnd, LogReader, RecoveryReport, SkippedTail,
 };
+pub use producer_state::{
+    parse_snapshot, read_snapshot, snapshot_bytes, BatchMetadata, CorruptSnapshot,
+    ProducerStateEntry,
+};
 pub use reader::{ReadChecks, SegmentReader, Stop};
 pub use segment::{LogSegment, SegmentAppend};
+pub use txn_index::{AbortedTxn, TransactionIndex};

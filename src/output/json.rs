@@ -4,7 +4,10 @@
 //! Each command family has one serde-derived event enum, tagged by `type` (`#[serde(tag =
 //! "type", rename_all = "snake_case")]`, fields in snake_case). [`write_event`] prints an event
 //! as one line: `type` first, the variant's fields in declaration order (the order of their
-//! table in `docs/json.md`), and `schema` ([`SCHEMA_VERSION`]) last.
+//! table in `docs/json.md`), and `schema` ([`SCHEMA_VERSION`]) last. The line is what
+//! `serde_json::to_writer` writes, written by a serializer of its own (`compact`) that appends
+//! to a buffer and copies strings that need no escape whole: serde_json's cost per token and
+//! per byte was most of a record dump's time.
 //!
 //! Bytes that are valid UTF-8 print as a JSON string, null as `null`, anything else as
 //! `{"base64": "..."}` (standard alphabet, padded), so a script can always get the exact bytes
@@ -15,34 +18,47 @@ use std::io::{self, Write};
 use base64::Engine as _;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::record::Header;
+
+mod compact;
 
 /// The version of the JSON Lines schema of `docs/json.md`. Every object carries it as its last
 /// field, `"schema"`; it changes when a field is renamed or removed or changes meaning (adding
 /// an event type or a field does not change it).
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// What ends every line: `"schema":` [`SCHEMA_VERSION`], the object's brace, the newline.
+const SCHEMA_FIELD: &[u8] = b"\"schema\":1}\n";
+
 /// Prints one event as one JSON line: its `type` and fields, then `"schema"`.
 ///
 /// `event` is a command family's event enum, internally tagged by `type`.
 pub fn write_event<E: Serialize + ?Sized>(out: &mut impl Write, event: &E) -> io::Result<()> {
-    #[derive(Serialize)]
-    struct Line<'a, E: ?Sized> {
-        #[serde(flatten)]
-        event: &'a E,
-        schema: u32,
+    let mut line = Vec::with_capacity(256);
+    push_event(&mut line, event)?;
+    out.write_all(&line)
+}
+
+/// [`write_event`] appended to a buffer the caller keeps (what a printer of millions of events
+/// does: its lines go to its writer many at a time). On an error nothing is appended.
+pub fn push_event<E: Serialize + ?Sized>(line: &mut Vec<u8>, event: &E) -> io::Result<()> {
+    let start = line.len();
+    let pushed = compact::to_vec(line, event).map_err(io::Error::other);
+    // `schema` goes in before the object's closing brace (serde's `flatten` into a wrapper
+    // costs a map entry per field).
+    let object = line.get(start) == Some(&b'{') && line.last() == Some(&b'}');
+    if pushed.is_err() || !object {
+        line.truncate(start);
+        return pushed.and(Err(io::Error::other("an event is not a JSON object")));
     }
-    serde_json::to_writer(
-        &mut *out,
-        &Line {
-            event,
-            schema: SCHEMA_VERSION,
-        },
-    )
-    .map_err(io::Error::from)?;
-    out.write_all(b"\n")
+    line.pop();
+    if line.len() > start + 1 {
+        line.push(b',');
+    }
+    line.extend_from_slice(SCHEMA_FIELD);
+    Ok(())
 }
 
 /// The object every command prints last when it fails (`docs/json.md`, "Errors").
@@ -103,17 +119,6 @@ impl Serialize for JsonHeaders<'_> {
     }
 }
 
-/// A key, value or header value as JSON.
-pub fn bytes_value(bytes: Option<&[u8]>) -> Value {
-    match bytes {
-        None => Value::Null,
-        Some(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) => Value::String(text.to_owned()),
-            Err(_) => json!({ "base64": base64::engine::general_purpose::STANDARD.encode(bytes) }),
-        },
-    }
-}
-
 /// A JSON value that is not bytes by the byte rule ([`bytes_from_value`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BytesError {
@@ -128,7 +133,8 @@ pub enum BytesError {
     Other(String),
 }
 
-/// The inverse of [`bytes_value`]: `None` for `null`, or what is wrong.
+/// The inverse of [`JsonBytes`]: the bytes of a key, value or header value read from JSON,
+/// `None` for `null`, or what is wrong.
 pub fn bytes_from_value(value: &Value) -> Result<Option<Vec<u8>>, BytesError> {
     match value {
         Value::Null => Ok(None),
@@ -143,20 +149,6 @@ pub fn bytes_from_value(value: &Value) -> Result<Option<Vec<u8>>, BytesError> {
     }
 }
 
-/// Writes a JSON object as one line with its `"type"` field first and the others sorted by
-/// name (the convention of `docs/json.md`).
-pub fn write_typed_line(out: &mut impl Write, mut value: Value) -> io::Result<()> {
-    let kind = value
-        .as_object_mut()
-        .and_then(|o| o.remove("type"))
-        .unwrap_or(Value::Null);
-    let rest = value.to_string();
-    match rest.strip_prefix('{').filter(|r| *r != "}") {
-        Some(fields) => writeln!(out, "{{\"type\":{kind},{fields}"),
-        None => writeln!(out, "{{\"type\":{kind}}}"),
-    }
-}
-
 /// Writes one JSON object as one line.
 pub fn write_line(out: &mut impl Write, value: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
@@ -166,6 +158,21 @@ pub fn write_line(out: &mut impl Write, value: &Value) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The byte rule as a `Value`, built the plain way, to check [`JsonBytes`] against.
+    /// A key, value or header value as JSON.
+    fn bytes_value(bytes: Option<&[u8]>) -> Value {
+        match bytes {
+            None => Value::Null,
+            Some(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => Value::String(text.to_owned()),
+                Err(_) => {
+                    json!({ "base64": base64::engine::general_purpose::STANDARD.encode(bytes) })
+                }
+            },
+        }
+    }
 
     #[test]
     fn bytes_round_trip_through_json() {
@@ -214,6 +221,14 @@ mod tests {
         assert_eq!(
             serde_json::to_value(JsonHeaders(&headers)).unwrap(),
             json!([{"key": "a", "value": {"base64": "/w=="}}, {"key": "b", "value": null}])
+        );
+    }
+
+    #[test]
+    fn the_schema_field_names_the_schema_version() {
+        assert_eq!(
+            SCHEMA_FIELD,
+            format!("\"schema\":{SCHEMA_VERSION}}}\n").as_bytes()
         );
     }
 

@@ -16,6 +16,7 @@ pub enum OutputFormat {
     Json,
 }
 
+mod decimal;
 pub mod deserializer;
 pub mod dump;
 pub mod format;

@@ -58,6 +58,7 @@ fn records_match_what_kafka_python_reads() {
         let want_batches = want["batches"].as_array().unwrap();
         assert_eq!(batches.len(), want_batches.len(), "{partition}: batches");
         for (got, want) in batches.iter().zip(want_batches) {
+            // kafka-python's fields, named as kafkit's `batch` object names them.
             for (field, value) in want.as_object().unwrap() {
                 assert_eq!(&got[field], value, "{partition}: batch field {field}");
             }
@@ -82,7 +83,7 @@ fn aborted_transaction_and_control_records_in_json_and_text() {
     assert_eq!(controls.len(), 3);
     assert_eq!(
         controls[0]["control"],
-        serde_json::json!({"type": "ABORT", "coordinatorEpoch": 3})
+        serde_json::json!({"type": "ABORT", "coordinator_epoch": 3})
     );
     let run = dump_in(&data, &["--files", f, "--deep-iteration"]);
     assert!(run.ok().contains(

@@ -3,7 +3,7 @@
 
 pub mod golden;
 mod json;
-mod options;
+pub mod options;
 mod robustness;
 mod vectors;
 

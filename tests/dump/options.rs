@@ -15,7 +15,7 @@ const PER_BATCH: usize = 5;
 
 /// A partition `t-0` of 20 batches × 5 records (`k<b>-<r>` → `value <b>-<r>`), indexed every
 /// 128 bytes, closed (so its indexes are trimmed). Returns the partition directory.
-fn partition(root: &Path) -> PathBuf {
+pub fn partition(root: &Path) -> PathBuf {
     let dir = root.join("t-0");
     let config = LogConfig {
         index_interval_bytes: 128,
@@ -37,6 +37,17 @@ fn partition(root: &Path) -> PathBuf {
     }
     log.close().expect("close");
     dir
+}
+
+/// Batches of one record (`v`) based at `bases`, one after the other.
+pub fn batches_at(bases: &[i64]) -> Vec<u8> {
+    let mut log = Vec::new();
+    for &base in bases {
+        let mut b = BatchBuilder::new(base, Compression::None, TimestampType::CreateTime);
+        b.append(1, None, Some(b"v"), &[]);
+        log.extend_from_slice(&b.build().unwrap());
+    }
+    log
 }
 
 const LOG: &str = "t-0/00000000000000000000.log";
@@ -551,13 +562,7 @@ fn non_consecutive_offsets_and_strict() {
     let tmp = tempdir();
     let dir = tmp.path().join("g-0");
     fs::create_dir_all(&dir).unwrap();
-    let mut log = Vec::new();
-    for base in [0i64, 1, 5] {
-        let mut b = BatchBuilder::new(base, Compression::None, TimestampType::CreateTime);
-        b.append(1, None, Some(b"v"), &[]);
-        log.extend_from_slice(&b.build().unwrap());
-    }
-    fs::write(dir.join("00000000000000000000.log"), &log).unwrap();
+    fs::write(dir.join("00000000000000000000.log"), batches_at(&[0, 1, 5])).unwrap();
     let f = "g-0/00000000000000000000.log";
     let run = dump_in(tmp.path(), &["--files", f, "--deep-iteration"]);
     assert_eq!(run.code, 0);

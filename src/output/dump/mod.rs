@@ -1,19 +1,216 @@
-//! Kafka-exact lines of `kafka-dump-log.sh` (DumpLogSegments) and their JSON Lines counterparts.
+//! `kafka-dump-log.sh` (DumpLogSegments): every file kind it reads, walked into typed events
+//! ([`DumpEvent`]) that a printer shows as Kafka's exact lines or as JSON Lines.
 //!
-//! The text follows Kafka's Java port of the tool (`org.apache.kafka.tools.DumpLogSegments`),
-//! which differs from the 4.0 Scala tool only in small fixes (see `docs/json.md` and the golden
-//! tests). Every function appends to a caller-owned buffer so a dump allocates nothing per line.
+//! The dump reads each file through the storage library (`log::SegmentReader` for `.log` and
+//! `.checkpoint`, `log::index` for `.index`/`.timeindex`, `log::producer_state` for
+//! `.snapshot`, `log::txn_index` for `.txnindex`) and hands what it finds, entries and problems
+//! alike, to one [`Printer`](printer::Printer): the text printer writes Kafka's lines and, after
+//! all files, Kafka's summaries; the JSON printer writes each event as one object
+//! (`docs/json.md`). The command (`kafkit dump-log-segments`) is a thin layer over
+//! [`dump_files`].
+//!
+//! * `log.rs`: `.log` and `.checkpoint` (batches, records, decoders, control records);
+//! * `index.rs`: `.index` and `.timeindex`, checked against their log;
+//! * `snapshot.rs`, `txn_index.rs`: producer snapshots and transaction indexes;
+//! * `checkpoint.rs`: KRaft snapshot names;
+//! * `event.rs`, `text.rs`, `printer.rs`: the events and their two printers.
 
-mod files;
+mod checkpoint;
+mod event;
+mod index;
+mod log;
+mod printer;
+mod snapshot;
+mod text;
+mod txn_index;
 
-use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::PathBuf;
 
-use serde_json::{json, Value};
+pub use event::{
+    Batch, Contents, Control, DumpEvent, FileKind, Header, IndexStatus, Problem, ProblemKind,
+    ProducerEntry, RecordEvent, Summary,
+};
+pub use text::optional_long;
 
-use crate::decode;
-use crate::record::{ControlRecordType, EndTransactionMarker, RawBatch, Record};
+use crate::output::progress::Progress;
+use crate::output::OutputFormat;
+use printer::{JsonPrinter, Printer};
+use text::TextPrinter;
 
-pub use files::{dump_files, BytesDecoder, DumpOptions, Outcome};
+/// How `--key-decoder` / `--value-decoder` turn bytes into text (Kafka's decoder classes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BytesDecoder {
+    /// UTF-8, malformed sequences replaced by U+FFFD (Kafka's `StringDecoder`).
+    String,
+    /// Lower-case hexadecimal.
+    Hex,
+    /// A big-endian int32 from the first 4 bytes (Kafka's `IntegerDecoder`).
+    Integer,
+    /// A big-endian int64 from the first 8 bytes (Kafka's `LongDecoder`).
+    Long,
+}
+
+/// What to dump and how: the options of `kafka-dump-log.sh` (see the command's help).
+#[derive(Debug, Clone)]
+pub struct DumpOptions {
+    /// Print keys and payloads (implies deep iteration).
+    pub print_data_log: bool,
+    /// Check index entries without printing them.
+    pub verify_index_only: bool,
+    /// Only run Kafka's index sanity check.
+    pub index_sanity_check: bool,
+    /// Bytes read at each offset-index position when checking it against the log.
+    pub max_message_size: i64,
+    /// Only the first bytes of a `.log`/`.checkpoint` are read (`i32::MAX`: all, and trailing
+    /// bytes are reported).
+    pub max_bytes: i64,
+    /// One line per record.
+    pub deep_iteration: bool,
+    /// How keys are printed.
+    pub key_decoder: Option<BytesDecoder>,
+    /// How values are printed.
+    pub value_decoder: Option<BytesDecoder>,
+    /// Decode `__consumer_offsets` records.
+    pub offsets_decoder: bool,
+    /// Decode `__transaction_state` records.
+    pub transaction_log_decoder: bool,
+    /// Decode `__cluster_metadata` records.
+    pub cluster_metadata_decoder: bool,
+    /// Omit record metadata in text lines.
+    pub skip_record_metadata: bool,
+}
+
+impl Default for DumpOptions {
+    /// Kafka's defaults: batch level, 5 MiB `--max-message-size`, no `--max-bytes` limit.
+    fn default() -> Self {
+        DumpOptions {
+            print_data_log: false,
+            verify_index_only: false,
+            index_sanity_check: false,
+            max_message_size: 5 * 1024 * 1024,
+            max_bytes: i64::from(i32::MAX),
+            deep_iteration: false,
+            key_decoder: None,
+            value_decoder: None,
+            offsets_decoder: false,
+            transaction_log_decoder: false,
+            cluster_metadata_decoder: false,
+            skip_record_metadata: false,
+        }
+    }
+}
+
+/// Which message parser prints record contents (Kafka's precedence: offsets > transaction log >
+/// cluster metadata > key/value decoders).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parser {
+    Offsets,
+    TransactionLog,
+    ClusterMetadata,
+    Bytes(BytesDecoder, BytesDecoder),
+}
+
+impl Parser {
+    fn of(args: &DumpOptions) -> Self {
+        if args.offsets_decoder {
+            Parser::Offsets
+        } else if args.transaction_log_decoder {
+            Parser::TransactionLog
+        } else if args.cluster_metadata_decoder {
+            Parser::ClusterMetadata
+        } else {
+            Parser::Bytes(
+                args.key_decoder.unwrap_or(BytesDecoder::String),
+                args.value_decoder.unwrap_or(BytesDecoder::String),
+            )
+        }
+    }
+}
+
+/// What a dump found, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Something could not be dumped where Kafka's tool fails too (exit 1).
+    pub failed: bool,
+    /// Something is wrong with the data (exit 3 with `--strict`).
+    pub wrong: bool,
+    /// Problems reported.
+    pub problems: u64,
+}
+
+/// Dumps `files` (paths as given on the command line) as Kafka's DumpLogSegments does: in text,
+/// Kafka's lines to `out` and diagnostics and summaries to `err`; in JSON, one object per event
+/// to `out` (`err` is not written). I/O errors of `out`/`err` (a closed pipe) end the dump.
+pub fn dump_files<W: Write, E: Write>(
+    args: &DumpOptions,
+    files: &[&str],
+    format: OutputFormat,
+    out: W,
+    err: E,
+    progress: Option<&mut dyn Progress>,
+) -> io::Result<Outcome> {
+    match format {
+        OutputFormat::Text => dump_with(
+            args,
+            files,
+            TextPrinter::new(out, err, args.skip_record_metadata),
+            progress,
+        ),
+        OutputFormat::Json => dump_with(args, files, JsonPrinter::new(out), progress),
+    }
+}
+
+fn dump_with<P: Printer>(
+    args: &DumpOptions,
+    files: &[&str],
+    printer: P,
+    progress: Option<&mut dyn Progress>,
+) -> io::Result<Outcome> {
+    let print_data = args.print_data_log
+        || args.offsets_decoder
+        || args.transaction_log_decoder
+        || args.cluster_metadata_decoder
+        || args.key_decoder.is_some()
+        || args.value_decoder.is_some();
+    let mut d = Dumper {
+        args,
+        print_data,
+        deep: args.deep_iteration || print_data,
+        parser: Parser::of(args),
+        printer,
+        cwd: std::env::current_dir().unwrap_or_default(),
+        display: String::new(),
+        absolute: String::new(),
+        summary: Summary::default(),
+        problems: 0,
+        failed: false,
+        wrong: false,
+        progress,
+        done: 0,
+    };
+    for &arg in files {
+        let done = d.done;
+        if let Some(p) = d.progress.as_deref_mut() {
+            p.item(arg);
+        }
+        d.dump_file(arg)?;
+        // Batches of a .log moved the progress as they went; any file is all done now.
+        if let Some(p) = d.progress.as_deref_mut() {
+            d.done = done + std::fs::metadata(arg).map_or(0, |m| m.len());
+            p.set_position(d.done);
+        }
+    }
+    d.summary.ok = !d.wrong;
+    d.printer
+        .print(&DumpEvent::Summary(std::mem::take(&mut d.summary)))?;
+    d.printer.finish()?;
+    Ok(Outcome {
+        failed: d.failed,
+        wrong: d.wrong,
+        problems: d.problems,
+    })
+}
 
 /// The order of a segment's files when a directory is dumped: the log, then its indexes, then
 /// the producer snapshot and the transaction index.
@@ -68,348 +265,169 @@ fn segment_files(dir: &str, entries: std::fs::ReadDir) -> Vec<String> {
         .collect()
 }
 
-/// Kafka's `OptionalLong.toString`.
-pub fn optional_long(v: Option<i64>) -> String {
-    match v {
-        Some(v) => format!("OptionalLong[{v}]"),
-        None => "OptionalLong.empty".to_string(),
-    }
+/// The walk over the files: what it read and found so far, and the printer it hands events to.
+struct Dumper<'a, 'p, P: Printer> {
+    args: &'a DumpOptions,
+    print_data: bool,
+    deep: bool,
+    parser: Parser,
+    printer: P,
+    cwd: PathBuf,
+    /// The file being dumped, as given (Java-normalised) and as an absolute path.
+    display: String,
+    absolute: String,
+    /// Counts so far; `ok` is filled in at the end.
+    summary: Summary,
+    /// Problems reported (the summary's count, kept for the outcome).
+    problems: u64,
+    /// Something could not be dumped (exit 1, as Kafka's tool).
+    failed: bool,
+    /// Something is wrong with the data (exit 3 with `--strict`).
+    wrong: bool,
+    progress: Option<&'p mut dyn Progress>,
+    /// Bytes done, as last reported to `progress`.
+    done: u64,
 }
 
-/// The compression name Kafka prints, or `unknown(<id>)` for ids 5–7 (where Kafka stops with
-/// `Unknown compression type id`).
-pub fn codec_name(b: &RawBatch<'_>) -> String {
-    match b.compression() {
-        Ok(c) => c.name().to_string(),
-        Err(_) => format!("unknown({})", b.attributes() & 0x07),
-    }
-}
-
-/// Appends the batch line (§16.1 / §16.2, no newline) of the entry at file `position`.
-/// `is_valid` is passed in so the caller computes the CRC once.
-pub fn batch_line(out: &mut String, position: u64, b: &RawBatch<'_>, is_valid: bool) {
-    if let Some(h) = b.header() {
-        let _ = write!(
-            out,
-            "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
-            h.base_offset,
-            h.last_offset(),
-            h.records_count,
-            h.base_sequence,
-            h.last_sequence(),
-            h.producer_id,
-            h.producer_epoch,
-            h.partition_leader_epoch,
-            h.is_transactional(),
-            h.is_control(),
-            optional_long(h.delete_horizon_ms()),
-        );
-    } else {
-        let _ = write!(out, "offset: {}", b.last_offset());
-    }
-    let _ = write!(
-        out,
-        " position: {position} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {is_valid}",
-        b.timestamp_type().name(),
-        b.max_timestamp(),
-        b.size_in_bytes(),
-        b.magic(),
-        codec_name(b),
-        b.checksum(),
-    );
-}
-
-/// The text DumpLogSegments prints for a control record after its metadata
-/// (` endTxnMarker: COMMIT coordinatorEpoch: 0`, ` SnapshotHeader {...}`, ...), and its JSON.
-pub fn control_record(r: &Record) -> Result<(String, Value), String> {
-    let control_type = ControlRecordType::of_record(r).map_err(|e| e.to_string())?;
-    match control_type {
-        ControlRecordType::Commit | ControlRecordType::Abort => {
-            let m = EndTransactionMarker::from_record(r).map_err(|e| e.to_string())?;
-            Ok((
-                format!(
-                    " endTxnMarker: {} coordinatorEpoch: {}",
-                    control_type.name(),
-                    m.coordinator_epoch
-                ),
-                json!({"type": control_type.name(), "coordinatorEpoch": m.coordinator_epoch}),
-            ))
-        }
-        other => match decode::kraft_control(other, r.value.as_deref()) {
-            Some(Ok((label, v))) => Ok((
-                format!(" {label} {}", v.to_kafka_string()),
-                json!({"type": other.name(), "data": v.to_json()}),
-            )),
-            Some(Err(e)) => Err(format!(
-                "cannot decode {} control record: {e}",
-                other.name()
-            )),
-            None => Ok((
-                format!(" controlType: {}({})", other.name(), other.id()),
-                json!({"type": other.name(), "id": other.id()}),
-            )),
-        },
-    }
-}
-
-/// Appends the decimal form of `v` (what `write!` does, without the formatting machinery:
-/// this runs several times per record).
-pub fn push_i64(out: &mut String, v: i64) {
-    const DIGITS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-        2021222324252627282930313233343536373839\
-        4041424344454647484950515253545556575859\
-        6061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899";
-    let mut buf = [0u8; 21];
-    let mut n = v.unsigned_abs();
-    let mut i = buf.len();
-    while n >= 100 {
-        let d = (n % 100) as usize * 2;
-        n /= 100;
-        i -= 2;
-        if let (Some(dst), Some(src)) = (buf.get_mut(i..i + 2), DIGITS.get(d..d + 2)) {
-            dst.copy_from_slice(src);
-        }
-    }
-    if n >= 10 {
-        let d = n as usize * 2;
-        i -= 2;
-        if let (Some(dst), Some(src)) = (buf.get_mut(i..i + 2), DIGITS.get(d..d + 2)) {
-            dst.copy_from_slice(src);
-        }
-    } else {
-        i -= 1;
-        if let Some(slot) = buf.get_mut(i) {
-            *slot = b'0' + n as u8;
-        }
-    }
-    if v < 0 {
-        i -= 1;
-        if let Some(slot) = buf.get_mut(i) {
-            *slot = b'-';
-        }
-    }
-    if let Some(Ok(text)) = buf.get(i..).map(std::str::from_utf8) {
-        out.push_str(text);
-    }
-}
-
-/// Appends `bytes` as Kafka's `StringDecoder` shows them: `new String(bytes, UTF_8)`, malformed
-/// sequences replaced by U+FFFD as Java replaces them (`java::utf8_string`).
-pub fn push_lossy(out: &mut String, bytes: &[u8]) {
-    out.push_str(&crate::java::utf8_string(bytes));
-}
-
-/// Appends a record's metadata part: `| offset: … headerKeys: [...]` (magic 2) or
-/// `| offset: … isValid: … crc: …` (legacy, without the 4.0 tool's stray `}`), then `control`.
-pub fn record_metadata(out: &mut String, b: &RawBatch<'_>, r: &Record, control: Option<&str>) {
-    out.push_str("| offset: ");
-    push_i64(out, r.offset);
-    out.push(' ');
-    out.push_str(b.timestamp_type().name());
-    out.push_str(": ");
-    push_i64(out, r.timestamp);
-    out.push_str(" keySize: ");
-    push_i64(out, i64::from(r.key_size()));
-    out.push_str(" valueSize: ");
-    push_i64(out, i64::from(r.value_size()));
-    if b.magic() >= 2 {
-        out.push_str(" sequence: ");
-        push_i64(out, i64::from(r.sequence));
-        out.push_str(" headerKeys: [");
-        for (i, h) in r.headers.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
+/// Java's `new File(path).toString()`: duplicate and trailing separators removed.
+fn java_path(arg: &str) -> String {
+    let mut out = String::with_capacity(arg.len());
+    let mut prev_slash = false;
+    for c in arg.chars() {
+        if c == '/' {
+            if prev_slash {
+                continue;
             }
-            out.push_str(&h.key);
-        }
-        out.push(']');
-    } else {
-        out.push_str(if r.is_valid {
-            " isValid: true crc: "
+            prev_slash = true;
         } else {
-            " isValid: false crc: "
-        });
-        push_i64(out, i64::from(r.crc.unwrap_or_default()));
+            prev_slash = false;
+        }
+        out.push(c);
     }
-    if let Some(control) = control {
-        out.push_str(control);
+    if out.len() > 1 && out.ends_with('/') {
+        out.pop();
     }
+    out
 }
 
-/// Appends the record contents: `key: K` and `payload: V`, each only when present, the first
-/// one after `| ` when the metadata was skipped and after a space otherwise (the Java port's
-/// rule; Kafka 4.0 put a bare space before a lone payload).
-pub fn record_contents(
-    out: &mut String,
-    key: Option<&str>,
-    payload: Option<&str>,
-    skip_metadata: bool,
-) {
-    let mut prefix = if skip_metadata { "| " } else { " " };
-    if let Some(k) = key {
-        out.push_str(prefix);
-        out.push_str("key: ");
-        out.push_str(k);
-        prefix = " ";
-    }
-    if let Some(v) = payload {
-        out.push_str(prefix);
-        out.push_str("payload: ");
-        out.push_str(v);
-    }
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
-/// [`record_contents`] for raw bytes under Kafka's `StringDecoder`, without intermediate
-/// strings.
-pub fn record_contents_lossy(
-    out: &mut String,
-    key: Option<&[u8]>,
-    payload: Option<&[u8]>,
-    skip_metadata: bool,
-) {
-    let mut prefix = if skip_metadata { "| " } else { " " };
-    if let Some(k) = key {
-        out.push_str(prefix);
-        out.push_str("key: ");
-        push_lossy(out, k);
-        prefix = " ";
-    }
-    if let Some(v) = payload {
-        out.push_str(prefix);
-        out.push_str("payload: ");
-        push_lossy(out, v);
-    }
+/// The file-name prefix before the first `.` (Kafka's `name.split("\\.")[0]`).
+fn prefix(name: &str) -> &str {
+    name.split('.').next().unwrap_or(name)
 }
 
-/// A `{"type":"batch"}` object (see `docs/json.md`).
-pub fn batch_json(file: &str, position: u64, b: &RawBatch<'_>, is_valid: bool) -> Value {
-    let h = b.header();
-    json!({
-        "type": "batch",
-        "file": file,
-        "baseOffset": h.map_or(b.base_offset(), |h| h.base_offset),
-        "lastOffset": b.last_offset(),
-        "count": b.records_count(),
-        "position": position,
-        "size": b.size_in_bytes(),
-        "magic": b.magic(),
-        "compression": codec_name(b),
-        "crc": b.checksum(),
-        "isValid": is_valid,
-        "producerId": h.map_or(-1, |h| h.producer_id),
-        "producerEpoch": h.map_or(-1, |h| h.producer_epoch),
-        "baseSequence": h.map_or(-1, |h| h.base_sequence),
-        "lastSequence": h.map_or(-1, |h| h.last_sequence()),
-        "partitionLeaderEpoch": b.partition_leader_epoch(),
-        "isTransactional": b.is_transactional(),
-        "isControl": b.is_control(),
-        "deleteHorizonMs": h.and_then(|h| h.delete_horizon_ms()),
-        "timestampType": b.timestamp_type().name(),
-        "maxTimestamp": b.max_timestamp(),
-    })
-}
+impl<P: Printer> Dumper<'_, '_, P> {
+    /// Prints an event about the file being dumped.
+    fn emit(&mut self, event: &DumpEvent<'_>) -> io::Result<()> {
+        self.printer.print(event)
+    }
 
-/// Bytes by the shared JSON rule (see [`bytes_value`](super::json::bytes_value)), serialized without building a `Value`.
-struct BytesJson<'a>(Option<&'a [u8]>);
+    /// Reports a problem with the file being dumped. `fatal` problems are those Kafka's tool
+    /// fails on.
+    fn problem(
+        &mut self,
+        position: Option<u64>,
+        kind: ProblemKind,
+        message: String,
+        fatal: bool,
+    ) -> io::Result<()> {
+        self.problems += 1;
+        self.summary.problems += 1;
+        self.wrong = true;
+        self.failed |= fatal;
+        self.report(position, kind, message, fatal)
+    }
 
-impl serde::Serialize for BytesJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use base64::Engine as _;
-        use serde::ser::SerializeMap as _;
-        match self.0 {
-            None => s.serialize_none(),
-            Some(bytes) => match std::str::from_utf8(bytes) {
-                Ok(text) => s.serialize_str(text),
-                Err(_) => {
-                    let mut m = s.serialize_map(Some(1))?;
-                    m.serialize_entry(
-                        "base64",
-                        &base64::engine::general_purpose::STANDARD.encode(bytes),
-                    )?;
-                    m.end()
-                }
-            },
+    /// Reports what Kafka's tool lists in its summaries (index mismatches, time-index errors,
+    /// offset gaps): counted apart, never fatal. Offset gaps are wrong only in a log that is
+    /// not compacted, which the caller decides.
+    fn finding(
+        &mut self,
+        position: Option<u64>,
+        kind: ProblemKind,
+        message: String,
+    ) -> io::Result<()> {
+        match kind {
+            ProblemKind::IndexMismatch { .. } => {
+                self.summary.index_mismatches += 1;
+                self.wrong = true;
+            }
+            ProblemKind::NonConsecutiveOffsets { .. } => self.summary.non_consecutive_offsets += 1,
+            _ => {
+                self.summary.time_index_errors += 1;
+                self.wrong = true;
+            }
+        }
+        self.report(position, kind, message, false)
+    }
+
+    fn report(
+        &mut self,
+        position: Option<u64>,
+        kind: ProblemKind,
+        message: String,
+        fatal: bool,
+    ) -> io::Result<()> {
+        self.printer.print(&DumpEvent::Problem(Problem {
+            file: &self.display,
+            kind,
+            position,
+            message,
+            fatal,
+        }))
+    }
+
+    /// Dumps one file, by its kind.
+    fn dump_file(&mut self, arg: &str) -> io::Result<()> {
+        self.display = java_path(arg);
+        self.absolute = if self.display.starts_with('/') {
+            self.display.clone()
+        } else {
+            java_path(&format!("{}/{}", self.cwd.display(), self.display))
+        };
+        self.summary.files += 1;
+        let name = file_name(&self.display).to_string();
+        let kind = FileKind::of(&name);
+        self.printer.print(&DumpEvent::File {
+            file: &self.display,
+            kind,
+            absolute: &self.absolute,
+        })?;
+        let path = PathBuf::from(&self.display);
+        match kind {
+            FileKind::Log | FileKind::Checkpoint => self.dump_log(&path, &name),
+            FileKind::Index => self.dump_index(&path, &name),
+            FileKind::TimeIndex => self.dump_time_index(&path, &name),
+            FileKind::Snapshot => self.dump_producer_snapshot(&path),
+            FileKind::TxnIndex => self.dump_txn_index(),
+            FileKind::Unknown => self.printer.print(&DumpEvent::Ignored {
+                file: &self.display,
+            }),
         }
     }
-}
 
-#[derive(serde::Serialize)]
-struct HeaderJson<'a> {
-    key: &'a str,
-    value: BytesJson<'a>,
-}
+    /// The base offset Kafka parses from the file name; a fatal problem when there is none.
+    fn base_offset(&mut self, name: &str) -> io::Result<Option<i64>> {
+        match prefix(name).parse::<i64>() {
+            Ok(v) => Ok(Some(v)),
+            Err(_) => {
+                let msg = format!(
+                    "the file name does not start with a base offset (For input string: \"{}\")",
+                    prefix(name)
+                );
+                self.problem(None, ProblemKind::BadFileName, msg, true)?;
+                Ok(None)
+            }
+        }
+    }
 
-/// A `{"type":"record"}` line; fields after `type` in name order, as every JSON line.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct RecordJson<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    control: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    crc: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    decoded: Option<&'a Value>,
-    file: &'a str,
-    headers: Vec<HeaderJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_valid: Option<bool>,
-    key: BytesJson<'a>,
-    key_size: i32,
-    offset: i64,
-    sequence: i32,
-    timestamp: i64,
-    timestamp_type: &'static str,
-    value: BytesJson<'a>,
-    value_size: i32,
-}
-
-/// Writes a `{"type":"record"}` line: offset, timestamp, key, value, headers and the rest of
-/// what the text line shows, plus the decoded control record and internal-topic record when
-/// given. Keys and values follow the shared byte rules ([`bytes_value`](super::json::bytes_value)).
-pub fn write_record_json(
-    out: &mut impl std::io::Write,
-    file: &str,
-    b: &RawBatch<'_>,
-    r: &Record,
-    control: Option<&Value>,
-    decoded: Option<&Value>,
-) -> std::io::Result<()> {
-    let legacy = b.magic() < 2;
-    let line = RecordJson {
-        kind: "record",
-        control,
-        crc: if legacy { r.crc } else { None },
-        decoded,
-        file,
-        headers: r
-            .headers
-            .iter()
-            .map(|h| HeaderJson {
-                key: &h.key,
-                value: BytesJson(h.value.as_deref()),
-            })
-            .collect(),
-        is_valid: legacy.then_some(r.is_valid),
-        key: BytesJson(r.key.as_deref()),
-        key_size: r.key_size(),
-        offset: r.offset,
-        sequence: r.sequence,
-        timestamp: r.timestamp,
-        timestamp_type: b.timestamp_type().name(),
-        value: BytesJson(r.value.as_deref()),
-        value_size: r.value_size(),
-    };
-    serde_json::to_writer(&mut *out, &line).map_err(std::io::Error::from)?;
-    out.write_all(b"\n")
-}
-
-/// Kafka's `StringDecoder`: `new String(bytes, UTF_8)`, malformed sequences replaced by U+FFFD
-/// as Java replaces them.
-pub fn string_decode(bytes: &[u8]) -> String {
-    crate::java::utf8_string(bytes).into_owned()
+    /// An I/O error on the file being dumped, after which it is not read further.
+    fn io_problem(&mut self, position: Option<u64>, message: String) -> io::Result<()> {
+        self.problem(position, ProblemKind::Io, message, true)
+    }
 }
 
 #[cfg(test)]
@@ -417,65 +435,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn contents_prefixes_follow_the_java_port() {
-        let mut s = String::new();
-        record_contents(&mut s, None, Some("v"), true);
-        assert_eq!(s, "| payload: v");
-        s.clear();
-        record_contents(&mut s, Some("k"), Some("v"), false);
-        assert_eq!(s, " key: k payload: v");
-        s.clear();
-        record_contents(&mut s, Some("k"), None, true);
-        assert_eq!(s, "| key: k");
+    fn java_paths() {
+        assert_eq!(java_path("a//b/"), "a/b");
+        assert_eq!(java_path("/"), "/");
+        assert_eq!(file_name("a/b.log"), "b.log");
+        assert_eq!(prefix("0001.log.deleted"), "0001");
     }
 
     #[test]
-    fn integers_and_lossy_text() {
-        for v in [0i64, 7, -1, 10, 1_700_000_000_000, i64::MIN, i64::MAX] {
-            let mut s = String::new();
-            push_i64(&mut s, v);
-            assert_eq!(s, v.to_string());
-        }
-        let mut s = String::new();
-        push_lossy(&mut s, &[b'a', 0xff, b'b']);
-        assert_eq!(s, "a\u{fffd}b");
-    }
-
-    fn control(key: [u8; 4], value: &[u8]) -> Result<(String, Value), String> {
-        let r = Record {
-            offset: 0,
-            timestamp: 0,
-            timestamp_type: crate::record::TimestampType::CreateTime,
-            key: Some(key.to_vec()),
-            value: Some(value.to_vec()),
-            headers: vec![],
-            sequence: -1,
-            attributes: 0,
-            magic: 2,
-            crc: None,
-            is_valid: true,
-            size_in_bytes: 0,
-        };
-        control_record(&r)
-    }
-
-    #[test]
-    fn control_record_texts() {
-        assert_eq!(
-            control([0, 0, 0, 0], &[0, 0, 0, 0, 0, 5]).unwrap().0,
-            " endTxnMarker: ABORT coordinatorEpoch: 5"
-        );
-        assert_eq!(
-            control([0, 0, 0, 7], b"").unwrap().0,
-            " controlType: UNKNOWN(7)"
-        );
-        assert!(control([0, 0, 0, 1], &[0]).is_err());
-        assert!(control([0, 0, 0, 3], &[9]).is_err());
-    }
-
-    #[test]
-    fn optional_longs() {
-        assert_eq!(optional_long(None), "OptionalLong.empty");
-        assert_eq!(optional_long(Some(5)), "OptionalLong[5]");
+    fn file_kinds_by_the_last_suffix() {
+        assert_eq!(FileKind::of("0.log"), FileKind::Log);
+        assert_eq!(FileKind::of("0.log.deleted"), FileKind::Unknown);
+        assert_eq!(FileKind::of("0.timeindex"), FileKind::TimeIndex);
+        assert_eq!(FileKind::of("leader-epoch-checkpoint"), FileKind::Unknown);
     }
 }
