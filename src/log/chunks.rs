@@ -76,7 +76,9 @@ impl Chunks {
 
     /// Reads the next chunk into `buf`; false at the end.
     fn fill(&mut self, file: &File) -> io::Result<bool> {
-        let want = self.end.saturating_sub(self.next).min(self.chunk as u64) as usize;
+        // At most `chunk`, a usize: the conversion cannot fail.
+        let want = usize::try_from(self.end.saturating_sub(self.next).min(self.chunk as u64))
+            .unwrap_or(self.chunk);
         self.buf.resize(want, 0);
         self.at = 0;
         let mut got = 0;
@@ -114,7 +116,8 @@ mod tests {
         let mut read = Vec::new();
         while let Some(entry) = chunks.next(&file, &path) {
             let (position, entry) = entry.unwrap();
-            assert_eq!(entry, &bytes[position as usize..position as usize + 10]);
+            let at = usize::try_from(position).unwrap();
+            assert_eq!(entry, &bytes[at..at + 10]);
             read.push(position);
         }
         assert_eq!(read, (0..25).map(|i| i * 10).collect::<Vec<u64>>());

@@ -106,13 +106,13 @@ impl IndexEntry for OffsetPosition {
             offset: base_offset.saturating_add(i64::from(be_i32(bytes, 0))),
             // A negative stored position is corrupt; it becomes a huge position that no `.log`
             // reaches, which readers report instead of trusting.
-            position: be_i32(bytes, 4) as u32,
+            position: be_i32(bytes, 4).cast_unsigned(),
         }
     }
 
     fn encode(&self, base_offset: i64, out: &mut [u8]) {
         // The relative offset, which marks the slot written, goes in last (see `stored_last`).
-        put(out, 4, &(self.position as i32).to_be_bytes());
+        put(out, 4, &self.position.cast_signed().to_be_bytes());
         stored_last();
         put(out, 0, &relative(self.offset, base_offset).to_be_bytes());
     }

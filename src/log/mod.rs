@@ -8,6 +8,13 @@
 //! are found by a binary search over segment base offsets, then over the segment's `.index`,
 //! then a short forward scan of the `.log`: O(log n) in the size of the log.
 #![deny(clippy::indexing_slicing)]
+// Bytes from disk become positions and offsets here: a cast that drops bits or a sign is spelled
+// out (`cast_unsigned`, `try_from`, a mask) or allowed where it is with the reason.
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 
 mod chunks;
 pub mod config;

@@ -168,15 +168,17 @@ pub fn parse_snapshot(bytes: &[u8]) -> Result<Vec<ProducerStateEntry>, CorruptSn
     if version != PRODUCER_SNAPSHOT_VERSION {
         return Err(CorruptSnapshot::UnknownVersion(version));
     }
-    let stored = be_i32(bytes, 2).ok_or(CorruptSnapshot::Truncated)? as u32;
-    let count = be_i32(bytes, COUNT_OFFSET).ok_or(CorruptSnapshot::Truncated)?;
-    let Ok(count) = usize::try_from(count) else {
+    let stored = be_i32(bytes, 2)
+        .ok_or(CorruptSnapshot::Truncated)?
+        .cast_unsigned();
+    let stored_count = be_i32(bytes, COUNT_OFFSET).ok_or(CorruptSnapshot::Truncated)?;
+    let Ok(count) = usize::try_from(stored_count) else {
         return Err(CorruptSnapshot::NullEntries);
     };
     let remaining = bytes.len().saturating_sub(ENTRIES_OFFSET);
     if count > remaining {
         return Err(CorruptSnapshot::TooManyEntries {
-            count: count as i32,
+            count: stored_count,
             remaining,
         });
     }
@@ -211,7 +213,7 @@ pub fn read_snapshot(path: &Path) -> Result<Vec<ProducerStateEntry>> {
             limit: MAX_PRODUCER_SNAPSHOT_BYTES,
         });
     }
-    let mut bytes = Vec::with_capacity(len as usize);
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.read_to_end(&mut bytes)
         .map_err(LogError::io("reading producer snapshot", path))?;
     parse_snapshot(&bytes).map_err(|source| LogError::CorruptSnapshot {
@@ -226,7 +228,8 @@ pub fn snapshot_bytes(entries: &[ProducerStateEntry]) -> Vec<u8> {
     let mut out = Vec::with_capacity(ENTRIES_OFFSET + entries.len() * ENTRY_SIZE);
     out.extend_from_slice(&PRODUCER_SNAPSHOT_VERSION.to_be_bytes());
     out.extend_from_slice(&[0; 4]);
-    out.extend_from_slice(&(entries.len() as i32).to_be_bytes());
+    let count = i32::try_from(entries.len()).unwrap_or(i32::MAX);
+    out.extend_from_slice(&count.to_be_bytes());
     for e in entries {
         let (last_seq, last_offset, offset_delta) = match &e.last_batch {
             Some(b) => (b.last_seq, b.last_offset, b.offset_delta),

@@ -169,7 +169,8 @@ impl SegmentReader {
                 Ok(found) => found.map(|batch| (batch.size_in_bytes(), Self::offsets(&batch))),
                 Err(source) => {
                     let position = self.position();
-                    let source = source.offset_by(self.buf_start as usize);
+                    let source =
+                        source.offset_by(usize::try_from(self.buf_start).unwrap_or(usize::MAX));
                     if self
                         .checks
                         .and_then(|checks| checks.torn_tail_from)
@@ -315,7 +316,9 @@ impl SegmentReader {
         if remaining <= have as u64 {
             return Ok(false);
         }
-        let want = (needed.max(self.window) as u64).min(remaining) as usize;
+        // At most `needed.max(window)`, a usize: the conversion cannot fail.
+        let wanted = needed.max(self.window);
+        let want = usize::try_from((wanted as u64).min(remaining)).unwrap_or(wanted);
         self.window = (self.window * 2).min(self.max_window);
         // cursor <= len <= buf.len() always holds; min() keeps copy_within from panicking even so.
         let len = self.len.min(self.buf.len());

@@ -55,9 +55,12 @@ fn frames_batch_at(log: &File, position: u64, size: u64) -> bool {
     }
     let length = i32::from_be_bytes([header[8], header[9], header[10], header[11]]);
     let magic = header[HEADER_SIZE_UP_TO_MAGIC - 1];
-    length >= RECORD_OVERHEAD_V0 as i32
-        && magic <= MAGIC_V2 as u8
-        && position + (LOG_OVERHEAD as u64) + length as u64 <= size
+    // A negative length fails the conversion.
+    u64::try_from(length).is_ok_and(|length| {
+        length >= RECORD_OVERHEAD_V0 as u64
+            && magic <= MAGIC_V2.cast_unsigned()
+            && position + (LOG_OVERHEAD as u64) + length <= size
+    })
 }
 
 /// Where a read starts: the batch holding the wanted offset.

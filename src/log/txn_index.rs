@@ -49,7 +49,7 @@ impl AbortedTxn {
     /// Decodes an entry.
     pub fn decode(bytes: &[u8; ABORTED_TXN_SIZE]) -> Self {
         AbortedTxn {
-            version: i16::from(bytes[0] as i8),
+            version: i16::from(bytes[0].cast_signed()),
             producer_id: be_i64(bytes, 2),
             first_offset: be_i64(bytes, 10),
             last_offset: be_i64(bytes, 18),
