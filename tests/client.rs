@@ -268,7 +268,8 @@ fn partitioners() {
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), [0, 1, 2, 3]);
 }
 
-fn topic(dir: &std::path::Path, name: &str, partitions: i32) -> DataDir {
+/// A new data directory at `dir` with a topic `name` of `partitions` partitions.
+pub fn topic(dir: &std::path::Path, name: &str, partitions: i32) -> DataDir {
     let datadir = DataDir::create(dir).expect("datadir");
     let lock = datadir.lock().expect("lock");
     datadir
