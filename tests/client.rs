@@ -1334,6 +1334,7 @@ fn the_console_producer_and_consumer_run_without_the_binary() {
         timeout: None,
         exit_at_end: true,
         skip_message_on_error: false,
+        group: None,
     };
     let mut consumer = ConsoleConsumer::open(datadir.clone(), config.clone()).expect("open");
     assert_eq!(consumer.expected_records(), 3);

@@ -130,8 +130,9 @@ fn settle(members: &[&Running], what: &str, check: impl Fn(&[Vec<Partition>]) ->
     }
 }
 
-fn one_each(owned: &[Vec<Partition>], busy: usize) -> bool {
-    let mut all: Vec<&Partition> = owned.iter().flatten().collect();
+/// Three partitions, each owned once, `busy` members with one each.
+fn one_each<T: Ord>(owned: &[Vec<T>], busy: usize) -> bool {
+    let mut all: Vec<&T> = owned.iter().flatten().collect();
     all.sort();
     all.dedup();
     all.len() == 3
@@ -270,4 +271,224 @@ fn the_hosts_death_moves_the_coordinator_and_the_group_rejoins() {
     a.finish(true);
     settle(&[&b], "b alone", |o| o[0].len() == 2);
     b.finish(false);
+}
+
+/// A `kafkit consume --group` process, its stdout and stderr in files.
+struct Process {
+    child: std::process::Child,
+    stdout: std::path::PathBuf,
+    stderr: std::path::PathBuf,
+}
+
+const GROUP_PROPS: [&str; 10] = [
+    "--consumer-property",
+    "group.initial.rebalance.delay.ms=0",
+    "--consumer-property",
+    "group.min.session.timeout.ms=500",
+    "--consumer-property",
+    "session.timeout.ms=1500",
+    "--consumer-property",
+    "heartbeat.interval.ms=100",
+    "--consumer-property",
+    "auto.commit.interval.ms=200",
+];
+
+impl Process {
+    fn start(data: &std::path::Path, logs: &std::path::Path, name: &str, args: &[&str]) -> Process {
+        let stdout = logs.join(format!("{name}.out"));
+        let stderr = logs.join(format!("{name}.err"));
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_kafkit"))
+            .args(args)
+            .args(GROUP_PROPS)
+            .env("KAFKIT_DATA_DIR", data)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&stdout).expect("stdout file"))
+            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+            .spawn()
+            .expect("spawn kafkit");
+        Process {
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// What the process owns now, replayed from its rebalance log lines.
+    fn owned(&self) -> Vec<String> {
+        let log = std::fs::read_to_string(&self.stderr).unwrap_or_default();
+        let mut owned: Vec<String> = Vec::new();
+        for line in log.lines() {
+            let list = |marker: &str| {
+                line.split_once(marker).map(|(_, rest)| {
+                    rest.split(" (org.apache")
+                        .next()
+                        .unwrap_or_default()
+                        .split(", ")
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+            };
+            if let Some(added) = list("Adding newly assigned partitions: ") {
+                owned.extend(added);
+            } else if let Some(gone) = list("Revoke previously assigned partitions ")
+                .or_else(|| list("Lost previously assigned partitions "))
+            {
+                owned.retain(|p| !gone.contains(p));
+            }
+        }
+        owned.sort();
+        owned
+    }
+
+    fn signal(&mut self, signal: i32) {
+        let pid = i32::try_from(self.child.id()).expect("pid");
+        // SAFETY: a signal to our own child, which has not been waited for yet.
+        unsafe { libc::kill(pid, signal) };
+    }
+
+    fn stop(mut self) -> (String, String) {
+        self.signal(libc::SIGTERM);
+        self.child.wait().expect("wait");
+        (
+            std::fs::read_to_string(&self.stdout).expect("stdout"),
+            std::fs::read_to_string(&self.stderr).expect("stderr"),
+        )
+    }
+}
+
+fn wait_for(processes: &[&Process], what: &str, check: impl Fn(&[Vec<String>]) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let owned: Vec<Vec<String>> = processes.iter().map(|p| p.owned()).collect();
+        if check(&owned) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what}: never; owned {owned:?}");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn processes_share_partitions_and_a_killed_ones_partition_moves() {
+    let dir = tempdir();
+    let logs = tempdir();
+    let data = dir.path();
+    topic(data, "t", 3);
+    for p in 0..3 {
+        let records: Vec<crate::groups::KeyValue> = (0..10)
+            .map(|i| (None, Some(format!("p{p}-{i}").into_bytes())))
+            .collect();
+        crate::groups::append(data, &format!("t-{p}"), &records, None);
+    }
+    let args = [
+        "consume",
+        "--topic",
+        "t",
+        "--group",
+        "g",
+        "--from-beginning",
+    ];
+    let a = Process::start(data, logs.path(), "a", &args);
+    wait_for(&[&a], "a alone", |o| o[0].len() == 3);
+    let b = Process::start(data, logs.path(), "b", &args);
+    let c = Process::start(data, logs.path(), "c", &args);
+    wait_for(&[&a, &b, &c], "three", |o| one_each(o, 3));
+    let d = Process::start(data, logs.path(), "d", &args);
+    wait_for(&[&a, &b, &c, &d], "four", |o| {
+        one_each(o, 3) && o.iter().any(Vec::is_empty)
+    });
+    // Eager (range): every rebalance revokes everything first, as the log shows.
+    let a_log = std::fs::read_to_string(&a.stderr).expect("a's log");
+    assert!(
+        a_log.contains("Revoke previously assigned partitions t-0, t-1, t-2"),
+        "{a_log}"
+    );
+    // kill -9 a busy member other than a (a hosts the coordinator).
+    let mut rest = vec![b, c, d];
+    let victim = rest
+        .iter()
+        .position(|p| p.owned().len() == 1)
+        .expect("a busy member");
+    let mut victim = rest.remove(victim);
+    let moved = victim.owned();
+    victim.signal(libc::SIGKILL);
+    victim.child.wait().expect("wait");
+    let victim_out = std::fs::read_to_string(&victim.stdout).expect("stdout");
+    {
+        let mut alive: Vec<&Process> = vec![&a];
+        alive.extend(rest.iter());
+        wait_for(&alive, "after kill -9", |o| {
+            one_each(o, 3) && o.iter().flatten().any(|p| moved.contains(p))
+        });
+    }
+    // Every record was printed at least once (at-least-once over the kill).
+    let mut printed = victim_out;
+    for p in rest.into_iter().chain([a]) {
+        printed.push_str(&p.stop().0);
+    }
+    for p in 0..3 {
+        for i in 0..10 {
+            let value = format!("p{p}-{i}");
+            assert!(printed.lines().any(|l| l == value), "{value} never printed");
+        }
+    }
+    // All stopped cleanly: everything is committed, nothing left to read.
+    let describe = crate::common::kafkit(data, &["consumer-groups", "--describe", "--group", "g"]);
+    for line in describe.ok().lines().filter(|l| l.starts_with("g ")) {
+        let columns: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(columns[3], "10", "{line}");
+        assert_eq!(columns[5], "0", "{line}");
+    }
+}
+
+#[test]
+fn a_group_resumes_from_its_committed_offsets() {
+    let dir = tempdir();
+    let data = dir.path();
+    topic(data, "r", 1);
+    let records: Vec<crate::groups::KeyValue> = (0..10)
+        .map(|i| (None, Some(format!("r{i}").into_bytes())))
+        .collect();
+    crate::groups::append(data, "r-0", &records, None);
+    let mut args = vec![
+        "consume",
+        "--topic",
+        "r",
+        "--group",
+        "resume",
+        "--from-beginning",
+    ];
+    args.extend(GROUP_PROPS);
+    let first = crate::common::kafkit(data, &[&args[..], &["--max-messages", "4"]].concat());
+    assert_eq!(first.ok(), "r0\nr1\nr2\nr3\n");
+    let second = crate::common::kafkit(data, &[&args[..], &["--timeout-ms", "1000"]].concat());
+    assert_eq!(
+        second.stdout, "r4\nr5\nr6\nr7\nr8\nr9\n",
+        "{}",
+        second.stderr
+    );
+    // Nothing committed and auto.offset.reset=none: Kafka's error.
+    let none = crate::common::kafkit(
+        data,
+        &[
+            "consume",
+            "--topic",
+            "r",
+            "--group",
+            "fresh",
+            "--consumer-property",
+            "auto.offset.reset=none",
+            "--consumer-property",
+            "group.initial.rebalance.delay.ms=0",
+            "--timeout-ms",
+            "1000",
+        ],
+    );
+    assert!(
+        none.fails()
+            .contains("NoOffsetForPartitionException: Undefined offset with no reset policy for partitions: [r-0]"),
+        "{}",
+        none.stderr
+    );
 }
