@@ -492,3 +492,35 @@ fn a_group_resumes_from_its_committed_offsets() {
         none.stderr
     );
 }
+
+#[test]
+fn a_static_member_that_comes_back_within_its_session_keeps_its_partitions() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 2);
+    let topics = ["t".to_string()];
+    let static_config = |client: &str, instance: &str| {
+        let mut c = config("s", client, vec![Strategy::Range]);
+        c.group_instance_id = Some(instance.to_string());
+        c.session_timeout_ms = 5_000;
+        c
+    };
+    let a = Running::start(&datadir, static_config("a", "host"));
+    settle(&[&a], "a alone", |o| o[0].len() == 2);
+    let mut b = GroupMember::new(&datadir, static_config("b", "i-b")).expect("b");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while b.owned().len() != 1 || a.owned().len() != 1 {
+        b.poll(&topics).expect("poll");
+        assert!(Instant::now() < deadline, "never split: {:?}", b.owned());
+        thread::sleep(Duration::from_millis(10));
+    }
+    let (generation, owned) = (b.generation(), b.owned().to_vec());
+    // A static member's close does not leave: it comes back under a new member id.
+    b.close().expect("close");
+    let mut again = GroupMember::new(&datadir, static_config("b", "i-b")).expect("b again");
+    let events = again.poll(&topics).expect("poll");
+    assert_eq!(events, [RebalanceEvent::Assigned(owned.clone())]);
+    assert_eq!(again.generation(), generation, "no rebalance");
+    assert_eq!(a.generation(), generation);
+    again.close().expect("close");
+    a.finish(false);
+}
