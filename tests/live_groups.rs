@@ -524,3 +524,40 @@ fn a_static_member_that_comes_back_within_its_session_keeps_its_partitions() {
     again.close().expect("close");
     a.finish(false);
 }
+
+#[test]
+fn cooperative_members_log_only_what_moves_and_a_pattern_subscribes_a_group() {
+    let dir = tempdir();
+    let logs = tempdir();
+    let data = dir.path();
+    topic(data, "t", 3);
+    let args = [
+        "consume",
+        "--include",
+        "t|u",
+        "--group",
+        "co",
+        "--consumer-property",
+        "partition.assignment.strategy=cooperative-sticky",
+    ];
+    let a = Process::start(data, logs.path(), "a", &args);
+    wait_for(&[&a], "a alone", |o| o[0].len() == 3);
+    let b = Process::start(data, logs.path(), "b", &args);
+    wait_for(&[&a, &b], "two", |o| {
+        o[0].len() + o[1].len() == 3 && !o[0].is_empty() && !o[1].is_empty()
+    });
+    let (_, a_log) = a.stop();
+    b.stop();
+    let revoked: Vec<&str> = a_log
+        .lines()
+        .filter(|l| l.contains("Revoke previously assigned partitions"))
+        .collect();
+    // One partition moves: a gives up that one alone, never all three.
+    assert_eq!(revoked.len(), 1, "{a_log}");
+    let list = revoked[0]
+        .split("partitions ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (").next())
+        .unwrap_or_default();
+    assert!(list.starts_with("t-") && !list.contains(", "), "{a_log}");
+}
