@@ -269,3 +269,25 @@ fn set_lock(file: &File, kind: Lock, byte: i64, wait: bool) -> io::Result<bool> 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_coordinator_lock_per_partition_until_it_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = lock_dir(dir.path(), Duration::ZERO).unwrap();
+        let held = lock.try_coordinator(3).unwrap();
+        assert!(held.is_some());
+        // Another open of `.lock` (another host, here in the same process) is refused...
+        assert!(lock.try_coordinator(3).unwrap().is_none());
+        // ...not another partition's, nor a partition lock or the metadata lock.
+        assert!(lock.try_coordinator(4).unwrap().is_some());
+        let partitions = lock.partition_locks().unwrap();
+        partitions.lock("__consumer_offsets-3").unwrap();
+        drop(lock.meta(Duration::ZERO).unwrap());
+        drop(held);
+        assert!(lock.try_coordinator(3).unwrap().is_some());
+    }
+}

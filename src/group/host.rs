@@ -912,3 +912,38 @@ pub fn coordinator_dir(datadir: &DataDir, group: &str) -> PathBuf {
         partition_i32(partition),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_directory_has_one_socket_name_per_partition_however_its_path_is_spelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = socket_name(dir.path(), 7).unwrap();
+        let dotted = socket_name(&dir.path().join(".").join("."), 7).unwrap();
+        assert_eq!(plain, dotted);
+        assert_ne!(plain, socket_name(dir.path(), 8).unwrap());
+        let other = tempfile::tempdir().unwrap();
+        assert_ne!(plain, socket_name(other.path(), 7).unwrap());
+        assert!(socket_name(&dir.path().join("missing"), 7).is_err());
+    }
+
+    #[test]
+    fn frames_round_trip_and_oversized_or_cut_ones_are_refused() {
+        let request = Request::OffsetFetch {
+            group: "g".into(),
+            partitions: vec![("t".into(), 0)],
+        };
+        let mut bytes = Vec::new();
+        write_frame(&mut bytes, &request).unwrap();
+        let back = read_frame(&mut bytes.as_slice()).unwrap().unwrap();
+        assert_eq!(serde_json::from_slice::<Request>(&back).unwrap(), request);
+        assert!(read_frame(&mut &[][..]).unwrap().is_none());
+        bytes.pop();
+        assert!(read_frame(&mut bytes.as_slice()).is_err());
+        let huge = u32::try_from(MAX_FRAME + 1).unwrap().to_be_bytes();
+        let error = read_frame(&mut &huge[..]).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
+    }
+}
