@@ -268,7 +268,8 @@ fn partitioners() {
     assert_eq!(seen.into_iter().collect::<Vec<_>>(), [0, 1, 2, 3]);
 }
 
-fn topic(dir: &std::path::Path, name: &str, partitions: i32) -> DataDir {
+/// A new data directory at `dir` with a topic `name` of `partitions` partitions.
+pub fn topic(dir: &std::path::Path, name: &str, partitions: i32) -> DataDir {
     let datadir = DataDir::create(dir).expect("datadir");
     let lock = datadir.lock().expect("lock");
     datadir
@@ -1333,6 +1334,7 @@ fn the_console_producer_and_consumer_run_without_the_binary() {
         timeout: None,
         exit_at_end: true,
         skip_message_on_error: false,
+        group: None,
     };
     let mut consumer = ConsoleConsumer::open(datadir.clone(), config.clone()).expect("open");
     assert_eq!(consumer.expected_records(), 3);

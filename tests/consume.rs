@@ -48,29 +48,35 @@ fn validation_messages_are_kafkas() {
         assert_eq!(run.code, 1, "{args:?}");
         assert_eq!(run.stderr.lines().next(), Some(message), "{args:?}: {}", run.stderr);
     }
-    let err = kafkit(dir.path(), &["consume", "--topic", "t", "--group", "g"])
-        .fails()
-        .to_string();
-    assert!(
-        err.contains("Consumer groups are not supported yet"),
-        "{err}"
-    );
-    let err = kafkit(
-        dir.path(),
+    // A group reads what it is assigned from its committed offsets: no --partition, --offset.
+    for args in [
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--group",
+            "g",
+            "--partition",
+            "0",
+        ][..],
         &[
             "consume",
             "--topic",
             "t",
             "--consumer-property",
             "group.id=g",
-        ],
-    )
-    .fails()
-    .to_string();
-    assert!(
-        err.contains("Consumer groups are not supported yet"),
-        "{err}"
-    );
+            "--partition",
+            "0",
+            "--offset",
+            "1",
+        ][..],
+    ] {
+        let err = kafkit(dir.path(), args).fails().to_string();
+        assert!(
+            err.contains("drop --partition and --offset"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]

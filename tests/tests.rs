@@ -19,6 +19,7 @@ mod groups;
 mod internal_formatters;
 mod json_schema;
 mod library;
+mod live_groups;
 mod log;
 mod man;
 mod memory;

@@ -14,6 +14,7 @@
 pub mod configs;
 pub mod console;
 pub mod consumer;
+pub mod group;
 pub mod line_reader;
 pub mod murmur2;
 pub mod offsets;

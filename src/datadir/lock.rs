@@ -12,6 +12,9 @@
 //!   directory a broker holds, and a broker cannot start on one kafkit is writing);
 //! - byte 1, a write lock held while the directory's metadata changes ([`MetaLock`]: topic
 //!   create, alter and delete, recovery of a crashed writer's leftovers, checkpoint merges);
+//! - one byte per `__consumer_offsets` partition from [`COORDINATOR_RANGE_START`], a write
+//!   lock taken without waiting by the member process that hosts that partition's group
+//!   coordinator ([`CoordinatorLock`], `group::host`);
 //! - one byte per partition above [`PARTITION_RANGE_START`], chosen by a hash of its name, a
 //!   write lock held while a writer appends to the partition ([`PartitionLocks`]): appends of
 //!   two writers never interleave. Two partitions may share a byte; they are then only appended
@@ -57,6 +60,17 @@ impl DirLock {
             })
     }
 
+    /// Tries to take the coordinator lock of `__consumer_offsets-<partition>` without waiting:
+    /// `Ok(None)` when another open of `.lock` (another process, or another host in this one)
+    /// holds it. Released on drop or when the process dies.
+    pub fn try_coordinator(&self, partition: u32) -> Result<Option<CoordinatorLock>, LockError> {
+        let (path, file) = open_lock_file(&self.dir)?;
+        let byte = COORDINATOR_RANGE_START + i64::from(partition % COORDINATOR_RANGE_LEN);
+        let taken =
+            set_lock(&file, Lock::Write, byte, false).map_err(|e| LockError::io(&path, e))?;
+        Ok(taken.then_some(CoordinatorLock { _file: file }))
+    }
+
     /// A fresh set of partition locks (its own open of `.lock`: its locks conflict with those
     /// of every other set, in this process too).
     pub fn partition_locks(&self) -> Result<PartitionLocks, LockError> {
@@ -68,6 +82,13 @@ impl DirLock {
 /// Held while the directory's metadata changes; released on drop.
 #[derive(Debug)]
 pub struct MetaLock {
+    _file: File,
+}
+
+/// Held while this process hosts the group coordinator of one `__consumer_offsets`
+/// partition; released on drop.
+#[derive(Debug)]
+pub struct CoordinatorLock {
     _file: File,
 }
 
@@ -95,6 +116,11 @@ impl PartitionLocks {
     }
 }
 
+/// Where the coordinator lock bytes start in `.lock` (one per `__consumer_offsets` partition).
+pub const COORDINATOR_RANGE_START: i64 = 1 << 10;
+/// How many coordinator lock bytes there are (Kafka allows at most this many partitions of
+/// `__consumer_offsets` well below it; the range ends before the partitions').
+const COORDINATOR_RANGE_LEN: u32 = (1 << 20) - (1 << 10);
 /// Where partition lock bytes start in `.lock`.
 pub const PARTITION_RANGE_START: i64 = 1 << 20;
 /// How many partition lock bytes there are.
@@ -241,5 +267,27 @@ fn set_lock(file: &File, kind: Lock, byte: i64, wait: bool) -> io::Result<bool> 
             }
             _ => return Err(err),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_coordinator_lock_per_partition_until_it_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = lock_dir(dir.path(), Duration::ZERO).unwrap();
+        let held = lock.try_coordinator(3).unwrap();
+        assert!(held.is_some());
+        // Another open of `.lock` (another host, here in the same process) is refused...
+        assert!(lock.try_coordinator(3).unwrap().is_none());
+        // ...not another partition's, nor a partition lock or the metadata lock.
+        assert!(lock.try_coordinator(4).unwrap().is_some());
+        let partitions = lock.partition_locks().unwrap();
+        partitions.lock("__consumer_offsets-3").unwrap();
+        drop(lock.meta(Duration::ZERO).unwrap());
+        drop(held);
+        assert!(lock.try_coordinator(3).unwrap().is_some());
     }
 }

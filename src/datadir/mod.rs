@@ -69,7 +69,7 @@ pub use atomic::{sync_dir, write_atomic, write_atomic_via};
 pub use crate::common::{TopicPartition, Uuid};
 pub use checkpoint::{CheckpointError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint};
 pub use config::{ConfigError, TopicConfigs};
-pub use lock::{DirLock, LockError, MetaLock, PartitionLocks, DEFAULT_LOCK_WAIT};
+pub use lock::{CoordinatorLock, DirLock, LockError, MetaLock, PartitionLocks, DEFAULT_LOCK_WAIT};
 pub use meta::{MetaError, MetaProperties};
 pub use names::{InvalidTopicFilter, InvalidTopicName, TopicFilter};
 pub use tails::UNFLUSHED_TAILS;

@@ -18,15 +18,19 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use super::state::GroupState;
 
 use ClassicGroupState as State;
 
 /// The errors of Kafka's (`Errors`) the classic protocol answers with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ProtocolError {
     /// `COORDINATOR_NOT_AVAILABLE` (15): the group is being removed.
     CoordinatorNotAvailable,
+    /// `NOT_COORDINATOR` (16): the group's coordinator is elsewhere.
+    NotCoordinator,
     /// `ILLEGAL_GENERATION` (22).
     IllegalGeneration,
     /// `INCONSISTENT_GROUP_PROTOCOL` (23): another protocol type, or no protocol every member
@@ -53,6 +57,7 @@ impl ProtocolError {
     pub fn code(self) -> i16 {
         match self {
             ProtocolError::CoordinatorNotAvailable => 15,
+            ProtocolError::NotCoordinator => 16,
             ProtocolError::IllegalGeneration => 22,
             ProtocolError::InconsistentGroupProtocol => 23,
             ProtocolError::InvalidGroupId => 24,
@@ -121,7 +126,7 @@ impl Default for CoordinatorConfig {
 }
 
 /// A JoinGroup request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JoinRequest {
     /// Empty for a member joining for the first time.
     pub member_id: String,
@@ -143,7 +148,7 @@ pub struct JoinRequest {
 }
 
 /// A member as the JoinGroup response lists it to the leader.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JoinedMember {
     /// Its member id.
     pub member_id: String,
@@ -154,7 +159,7 @@ pub struct JoinedMember {
 }
 
 /// A JoinGroup response.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JoinResponse {
     /// `None` on success.
     pub error: Option<ProtocolError>,
@@ -175,7 +180,7 @@ pub struct JoinResponse {
 }
 
 /// A SyncGroup response.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncResponse {
     /// `None` on success.
     pub error: Option<ProtocolError>,
@@ -285,6 +290,15 @@ impl ClassicGroup {
             sync_deadline: None,
             deliveries: Vec::new(),
         }
+    }
+
+    /// An empty group that goes on from `generation_id`, as a coordinator that loads a
+    /// group from `__consumer_offsets` takes it over: its members rejoin (a new coordinator
+    /// has none of their sessions), and the next generation follows the stored one.
+    pub fn resume(group_id: &str, config: CoordinatorConfig, generation_id: i32) -> Self {
+        let mut group = ClassicGroup::new(group_id, config);
+        group.generation_id = generation_id;
+        group
     }
 
     /// The group's id.

@@ -25,6 +25,7 @@
 
 pub mod classic;
 pub mod describe;
+pub mod host;
 pub mod protocol;
 pub mod records;
 pub mod state;

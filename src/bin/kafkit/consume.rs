@@ -15,11 +15,13 @@ use super::signals::StopSignals;
 use super::values::Suggest;
 use super::{properties, stderrln, usage_error, Example, Exit, GlobalArgs};
 use crate::progress;
+use kafkit::assign::Strategy;
 use kafkit::client::configs::{self, ClientConfigError};
 use kafkit::client::console::{
-    ConsoleConsumeError, ConsoleConsumer, ConsoleConsumerConfig, RecordOutput,
+    ConsoleConsumeError, ConsoleConsumer, ConsoleConsumerConfig, ConsumerGroup, RecordOutput,
     StartOffset as Start, Subscription, CONSOLE_CONSUMER,
 };
+use kafkit::client::group::GroupConfig;
 use kafkit::client::IsolationLevel;
 use kafkit::datadir::{DataDir, TopicFilter};
 use kafkit::output::deserializer::Deserializer;
@@ -93,7 +95,9 @@ pub struct Args {
     /// committed. Set to read_uncommitted to read all messages.
     #[arg(long, value_parser = crate::values::isolation_level(), default_value = "read_uncommitted")]
     pub isolation_level: IsolationLevel,
-    /// Consumer groups are not supported yet (a later version); rejected with a message.
+    /// The consumer group: the partitions of --topic or --include are shared with the
+    /// group's other members (other kafkit processes on this data directory), read from the
+    /// group's committed offsets, and what was printed is committed.
     #[arg(long, value_name = "GROUP", value_hint = ValueHint::Other)]
     pub group: Option<String>,
     /// A message formatter property, name=value; repeatable: print.timestamp, print.key,
@@ -103,7 +107,11 @@ pub struct Args {
     #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub property: Vec<String>,
     /// A consumer config, name=value; repeatable. Used: isolation.level, auto.offset.reset,
-    /// metadata.max.age.ms, exclude.internal.topics (group.id is refused).
+    /// metadata.max.age.ms, exclude.internal.topics, and with a group group.id, client.id,
+    /// group.instance.id, session.timeout.ms, heartbeat.interval.ms, max.poll.interval.ms,
+    /// partition.assignment.strategy, enable.auto.commit, auto.commit.interval.ms (and, for
+    /// tests, the coordinator's group.initial.rebalance.delay.ms and
+    /// group.min.session.timeout.ms).
     #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub consumer_property: Vec<String>,
     /// Print `shutdown_complete` on stdout when the consumer ends, as Kafka's does for its system
@@ -316,11 +324,13 @@ fn validate(args: &Args) -> Result<Start> {
     }
     let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
     let group_property = consumer_props.iter().any(|(k, _)| k == "group.id");
-    if args.group.is_some() || group_property {
-        return Err(Exit::failure(
-            "Consumer groups are not supported yet: kafkit consume reads without a group. Drop --group (or group.id) and use --partition N --offset ..., or --from-beginning.",
-        )
-        .into());
+    if (args.group.is_some() || group_property)
+        && (args.partition.is_some() || args.offset.is_some())
+    {
+        return Err(usage_error(
+            "consume",
+            "kafkit consume --group reads the partitions the group assigns, from its committed offsets: drop --partition and --offset.",
+        ));
     }
     if let Some(format) = &args.format {
         let kafkas = [
@@ -586,6 +596,7 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
         None | Some(-1) => None,
         Some(n) => Some(u64::try_from(n).unwrap_or(0)),
     };
+    let group = group_settings(args, &prop)?;
     Ok(Settings {
         consumer: ConsoleConsumerConfig {
             subscription,
@@ -599,9 +610,91 @@ fn settings(args: &Args, global: &GlobalArgs) -> Result<Settings> {
             timeout,
             exit_at_end: args.exit_at_end,
             skip_message_on_error: args.skip_message_on_error,
+            group,
         },
         output,
     })
+}
+
+/// `--group` (or `group.id`) and the group's consumer configs; the coordinator's
+/// `group.initial.rebalance.delay.ms` and `group.min.session.timeout.ms` (broker configs, used
+/// when this process hosts the group's coordinator) are taken as consumer configs too.
+fn group_settings<'a>(
+    args: &Args,
+    prop: &impl Fn(&str) -> Option<&'a str>,
+) -> Result<Option<ConsumerGroup>> {
+    let Some(group_id) = args.group.as_deref().or_else(|| prop("group.id")) else {
+        return Ok(None);
+    };
+    let number = |name: &str, default: i64| -> Result<i64> {
+        match prop(name) {
+            None => Ok(default),
+            Some(raw) => raw.trim().parse::<i64>().map_err(|_| {
+                Exit::failure(format!(
+                    "Invalid value {raw} for configuration {name}: Not a number of type INT"
+                ))
+                .into()
+            }),
+        }
+    };
+    let int = |name: &str, default: i64| -> Result<i32> {
+        let n = number(name, default)?;
+        i32::try_from(n).map_err(|_| {
+            Exit::failure(format!(
+                "Invalid value {n} for configuration {name}: Not a number of type INT"
+            ))
+            .into()
+        })
+    };
+    let mut member = GroupConfig::new(group_id);
+    member.client_id = prop("client.id").unwrap_or("console-consumer").to_string();
+    member.group_instance_id = prop("group.instance.id").map(str::to_string);
+    member.session_timeout_ms = int("session.timeout.ms", 45_000)?;
+    member.max_poll_interval_ms = int("max.poll.interval.ms", 300_000)?;
+    member.heartbeat_interval_ms =
+        u64::try_from(number("heartbeat.interval.ms", 3_000)?).unwrap_or(1);
+    if let Some(raw) = prop("partition.assignment.strategy") {
+        member.strategies = raw
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|name| {
+                Strategy::parse(name).ok_or_else(|| {
+                    Exit::failure(format!(
+                        "Invalid value {name} for configuration partition.assignment.strategy: Class {name} cannot be found"
+                    ))
+                    .into()
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+    }
+    member.coordinator.initial_rebalance_delay_ms = number(
+        "group.initial.rebalance.delay.ms",
+        member.coordinator.initial_rebalance_delay_ms,
+    )?;
+    member.coordinator.min_session_timeout_ms = int(
+        "group.min.session.timeout.ms",
+        i64::from(member.coordinator.min_session_timeout_ms),
+    )?;
+    let enable_auto_commit = match prop("enable.auto.commit") {
+        None => true,
+        Some(raw) => match raw.trim().to_ascii_lowercase().as_str() {
+            "true" => true,
+            "false" => false,
+            _ => {
+                return Err(Exit::failure(format!(
+                    "Invalid value {raw} for configuration enable.auto.commit: Expected value to be either true or false"
+                ))
+                .into())
+            }
+        },
+    };
+    let interval = number("auto.commit.interval.ms", 5_000)?;
+    Ok(Some(ConsumerGroup {
+        member,
+        enable_auto_commit,
+        auto_commit_interval: Duration::from_millis(u64::try_from(interval).unwrap_or(0)),
+    }))
 }
 
 #[cfg(test)]

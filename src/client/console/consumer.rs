@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use super::Diagnostics;
 use crate::client::consumer::{ConsumeError, IsolationLevel, PartitionConsumer};
+use crate::client::group::{GroupClientError, GroupConfig, GroupMember, RebalanceEvent};
 use crate::client::offsets::{list_offset, offset_range, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, DataDirError, OffsetCheckpoint, TopicFilter, TopicPartition};
@@ -109,7 +110,26 @@ pub struct ConsoleConsumerConfig {
     /// `--skip-message-on-error`: a record the formatter cannot print is logged and skipped
     /// instead of ending the run.
     pub skip_message_on_error: bool,
+    /// `--group`: the partitions of the subscription are shared with the group's other members
+    /// and read from the group's committed offsets.
+    pub group: Option<ConsumerGroup>,
 }
+
+/// How a console consumer takes part in a group.
+#[derive(Debug, Clone)]
+pub struct ConsumerGroup {
+    /// The member's settings.
+    pub member: GroupConfig,
+    /// `enable.auto.commit` (true): commit what was printed every `auto_commit_interval` and
+    /// before partitions are revoked; false: only at the end of the run.
+    pub enable_auto_commit: bool,
+    /// `auto.commit.interval.ms` (5 000).
+    pub auto_commit_interval: Duration,
+}
+
+/// The logger of the group's rebalance lines (Kafka's).
+pub const CONSUMER_COORDINATOR: &str =
+    "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator";
 
 /// Why a console consumer stopped before its end.
 #[derive(Debug, thiserror::Error)]
@@ -152,9 +172,18 @@ pub enum ConsoleConsumeError {
     /// `skip_message_on_error`): the exception's lines.
     #[error("{0}")]
     Deserialize(FormatError),
+    /// The group failed.
+    #[error(transparent)]
+    Group(Box<GroupClientError>),
     /// Writing the output failed (a closed pipe ends a consumer as Kafka's ends).
     #[error(transparent)]
     Output(#[from] io::Error),
+}
+
+impl From<GroupClientError> for ConsoleConsumeError {
+    fn from(error: GroupClientError) -> Self {
+        ConsoleConsumeError::Group(Box::new(error))
+    }
 }
 
 impl ConsoleConsumeError {
@@ -187,6 +216,11 @@ pub struct ConsoleConsumer {
     expected: u64,
     /// The records printed (or skipped), counted before each is written, as Kafka counts.
     consumed: u64,
+    /// The group membership (`--group`).
+    member: Option<GroupMember>,
+    /// The topics the group member subscribes to (refreshed with the metadata).
+    group_topics: Vec<String>,
+    last_commit: Instant,
 }
 
 impl ConsoleConsumer {
@@ -210,7 +244,20 @@ impl ConsoleConsumer {
         };
         let mut backlog = 0;
         let partitions = subscribed(&datadir, &config)?;
-        let consumers = open_partitions(partitions, &datadir, &config, start, &mut backlog)?;
+        let mut group_topics: Vec<String> =
+            partitions.iter().map(|tp| tp.topic.to_string()).collect();
+        group_topics.dedup();
+        let (consumers, member) = match &config.group {
+            // The group decides which partitions this member reads.
+            Some(group) => (
+                Vec::new(),
+                Some(GroupMember::new(&datadir, group.member.clone())?),
+            ),
+            None => (
+                open_partitions(partitions, &datadir, &config, start, &mut backlog)?,
+                None,
+            ),
+        };
         // The records to read up to the partitions' ends as they are now (an upper bound:
         // offsets of control records and compacted-away records count), or --max-messages if
         // fewer.
@@ -224,6 +271,9 @@ impl ConsoleConsumer {
             consumers,
             expected,
             consumed: 0,
+            member,
+            group_topics,
+            last_commit: Instant::now(),
         })
     }
 
@@ -256,6 +306,26 @@ impl ConsoleConsumer {
         let outcome = self
             .consume(output, out, &mut progress, stop, diagnostics)
             .and_then(|()| Ok(out.flush()?));
+        // Kafka's close(): what was printed is committed (when stdout took it), then the
+        // member leaves.
+        let outcome = match self.member.take() {
+            Some(mut member) => {
+                let committed = if outcome.is_ok() {
+                    let offsets = self.positions();
+                    member.commit(&offsets).or_else(|e| match e {
+                        GroupClientError::CommitFailed => Ok(()),
+                        e => Err(e),
+                    })
+                } else {
+                    Ok(())
+                };
+                let closed = member.close();
+                outcome
+                    .and(committed.map_err(Into::into))
+                    .and(closed.map_err(Into::into))
+            }
+            None => outcome,
+        };
         if let Some(progress) = progress {
             progress.finish();
         }
@@ -285,8 +355,20 @@ impl ConsoleConsumer {
                 return Ok(());
             }
             if !assigned && last_refresh.elapsed() >= self.config.metadata_max_age {
-                self.add_new_partitions()?;
+                if self.member.is_some() {
+                    let mut topics: Vec<String> = subscribed(&self.datadir, &self.config)?
+                        .into_iter()
+                        .map(|tp| tp.topic.to_string())
+                        .collect();
+                    topics.dedup();
+                    self.group_topics = topics;
+                } else {
+                    self.add_new_partitions()?;
+                }
                 last_refresh = Instant::now();
+            }
+            if self.member.is_some() {
+                self.group_round(out, diagnostics)?;
             }
             let mut got = 0u64;
             let mut gone: Vec<TopicPartition> = Vec::new();
@@ -408,6 +490,156 @@ impl ConsoleConsumer {
         }
     }
 
+    /// The next offset of every partition read, for a commit.
+    fn positions(&self) -> Vec<((String, i32), i64)> {
+        self.consumers
+            .iter()
+            .map(|(tp, c)| ((tp.topic.to_string(), tp.partition), c.position()))
+            .collect()
+    }
+
+    /// The group's part of a round: rejoin when the group rebalances (revoked partitions are
+    /// committed first with auto-commit, then dropped; assigned ones start at the group's
+    /// committed offset or where `auto.offset.reset` says), and the auto-commit. Nothing is
+    /// committed that was not first flushed to `out` (at-least-once, even under `kill -9`).
+    fn group_round<W: Write>(
+        &mut self,
+        out: &mut W,
+        diagnostics: &dyn Diagnostics,
+    ) -> Result<(), ConsoleConsumeError> {
+        let Some(group) = self.config.group.clone() else {
+            return Ok(());
+        };
+        let prefix = format!(
+            "[Consumer clientId={}, groupId={}] ",
+            group.member.client_id, group.member.group_id
+        );
+        let due =
+            group.enable_auto_commit && self.last_commit.elapsed() >= group.auto_commit_interval;
+        if due {
+            self.commit(out, diagnostics, &prefix, &self.positions())?;
+            self.last_commit = Instant::now();
+        }
+        let topics = self.group_topics.clone();
+        let events = match self.member.as_mut() {
+            Some(member) => member.poll(&topics)?,
+            None => return Ok(()),
+        };
+        for event in events {
+            match event {
+                RebalanceEvent::Revoked(partitions) | RebalanceEvent::Lost(partitions)
+                    if partitions.is_empty() => {}
+                RebalanceEvent::Revoked(partitions) => {
+                    let names = joined(&partitions);
+                    diagnostics.print(&log4j::line(
+                        "INFO",
+                        &format!("{prefix}Revoke previously assigned partitions {names}"),
+                        CONSUMER_COORDINATOR,
+                    ));
+                    if group.enable_auto_commit {
+                        let offsets: Vec<_> = self
+                            .positions()
+                            .into_iter()
+                            .filter(|(p, _)| partitions.contains(p))
+                            .collect();
+                        self.commit(out, diagnostics, &prefix, &offsets)?;
+                    }
+                    self.drop_partitions(&partitions);
+                }
+                RebalanceEvent::Lost(partitions) => {
+                    diagnostics.print(&log4j::line(
+                        "INFO",
+                        &format!(
+                            "{prefix}Lost previously assigned partitions {}",
+                            joined(&partitions)
+                        ),
+                        CONSUMER_COORDINATOR,
+                    ));
+                    self.drop_partitions(&partitions);
+                }
+                RebalanceEvent::Assigned(partitions) => {
+                    diagnostics.print(&log4j::line(
+                        "INFO",
+                        &format!(
+                            "{prefix}Adding newly assigned partitions: {}",
+                            joined(&partitions)
+                        ),
+                        CONSUMER_COORDINATOR,
+                    ));
+                    self.take_partitions(&partitions)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn drop_partitions(&mut self, partitions: &[(String, i32)]) {
+        self.consumers.retain(|(tp, _)| {
+            !partitions
+                .iter()
+                .any(|(t, p)| **t == *tp.topic && *p == tp.partition)
+        });
+    }
+
+    /// Positions newly assigned partitions at the group's committed offsets (the reset policy
+    /// where there is none or it is out of range).
+    fn take_partitions(&mut self, partitions: &[(String, i32)]) -> Result<(), ConsoleConsumeError> {
+        let Some(member) = self.member.as_mut() else {
+            return Ok(());
+        };
+        let committed = member.committed(partitions)?;
+        let mut undefined = Vec::new();
+        for ((topic, partition), offset) in committed {
+            let start = match offset {
+                Some(offset) => StartOffset::At(offset),
+                None => match self.config.reset {
+                    Some(reset) => reset,
+                    None => {
+                        undefined.push(TopicPartition::new(topic, partition));
+                        continue;
+                    }
+                },
+            };
+            let tp = TopicPartition::new(topic, partition);
+            let opened = open_partitions(vec![tp], &self.datadir, &self.config, start, &mut 0)?;
+            self.consumers.extend(opened);
+        }
+        if !undefined.is_empty() {
+            return Err(ConsoleConsumeError::NoOffset(undefined));
+        }
+        Ok(())
+    }
+
+    /// Flushes what was printed, then commits `offsets` (a commit the rebalance made stale is
+    /// logged and skipped: the next owner reads those records again).
+    fn commit<W: Write>(
+        &mut self,
+        out: &mut W,
+        diagnostics: &dyn Diagnostics,
+        prefix: &str,
+        offsets: &[((String, i32), i64)],
+    ) -> Result<(), ConsoleConsumeError> {
+        out.flush()?;
+        let Some(member) = self.member.as_mut() else {
+            return Ok(());
+        };
+        match member.commit(offsets) {
+            Ok(()) => Ok(()),
+            Err(GroupClientError::CommitFailed) => {
+                diagnostics.print(&log4j::line(
+                    "WARN",
+                    &format!(
+                        "{prefix}Asynchronous auto-commit of offsets failed: {}",
+                        GroupClientError::CommitFailed
+                    ),
+                    CONSUMER_COORDINATOR,
+                ));
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// A subscription's refresh (Kafka's metadata refresh, every metadata.max.age.ms):
     /// partitions added to its topics since, and by pattern topics created since that match,
     /// join it, positioned by auto.offset.reset as Kafka positions a newly assigned partition
@@ -426,6 +658,15 @@ impl ConsoleConsumer {
         }
         Ok(())
     }
+}
+
+/// Partitions as Kafka's logs list them: `t-0, t-1`.
+fn joined(partitions: &[(String, i32)]) -> String {
+    partitions
+        .iter()
+        .map(|(t, p)| format!("{t}-{p}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The partitions to read: one in assign mode, else every partition of the matching topics.

@@ -16,8 +16,8 @@ mod consumer;
 mod producer;
 
 pub use consumer::{
-    ConsoleConsumeError, ConsoleConsumer, ConsoleConsumerConfig, RecordOutput, StartOffset,
-    Subscription, CONSOLE_CONSUMER,
+    ConsoleConsumeError, ConsoleConsumer, ConsoleConsumerConfig, ConsumerGroup, RecordOutput,
+    StartOffset, Subscription, CONSOLE_CONSUMER,
 };
 pub use producer::{
     json_record, AlwaysReady, ConsoleProduceError, ConsoleProducer, ConsoleProducerOptions,

@@ -1,0 +1,563 @@
+//! Live consumer groups in one process: members on threads, the coordinator hosted by one of
+//! them over its socket (`group::host`, `client::group`).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use kafkit::assign::Strategy;
+use kafkit::client::group::{GroupConfig, GroupMember, Partition, RebalanceEvent};
+use kafkit::datadir::DataDir;
+use kafkit::group::classic::CoordinatorConfig;
+use kafkit::group::{GroupState, Groups};
+
+use crate::client::topic;
+use crate::common::tempdir;
+
+fn config(group: &str, client: &str, strategies: Vec<Strategy>) -> GroupConfig {
+    let mut config = GroupConfig::new(group);
+    config.client_id = client.to_string();
+    config.session_timeout_ms = 1_000;
+    config.heartbeat_interval_ms = 50;
+    config.max_poll_interval_ms = 10_000;
+    config.strategies = strategies;
+    config.coordinator = CoordinatorConfig {
+        initial_rebalance_delay_ms: 0,
+        min_session_timeout_ms: 100,
+        ..CoordinatorConfig::default()
+    };
+    config
+}
+
+#[derive(Default)]
+struct Seen {
+    owned: Vec<Partition>,
+    generation: i32,
+    events: Vec<RebalanceEvent>,
+    error: Option<String>,
+}
+
+/// A member polling on its own thread, as a consumer's loop does.
+struct Running {
+    stop: Arc<AtomicBool>,
+    /// Stop without leaving (what `kill -9` leaves behind).
+    crash: Arc<AtomicBool>,
+    seen: Arc<Mutex<Seen>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Running {
+    fn start(datadir: &DataDir, config: GroupConfig) -> Running {
+        let stop = Arc::new(AtomicBool::new(false));
+        let crash = Arc::new(AtomicBool::new(false));
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let (s, c, v, d) = (stop.clone(), crash.clone(), seen.clone(), datadir.clone());
+        let handle = thread::spawn(move || {
+            let mut member = GroupMember::new(&d, config).expect("member");
+            let topics = vec!["t".to_string()];
+            while !s.load(Ordering::Relaxed) {
+                let events = match member.poll(&topics) {
+                    Ok(events) => events,
+                    Err(e) => {
+                        v.lock().expect("seen").error = Some(e.to_string());
+                        return;
+                    }
+                };
+                let mut seen = v.lock().expect("seen");
+                seen.owned = member.owned().to_vec();
+                seen.generation = member.generation();
+                seen.events.extend(events);
+                drop(seen);
+                thread::sleep(Duration::from_millis(10));
+            }
+            if c.load(Ordering::Relaxed) {
+                member.abandon();
+            } else {
+                member.close().expect("close");
+            }
+        });
+        Running {
+            stop,
+            crash,
+            seen,
+            handle: Some(handle),
+        }
+    }
+
+    fn owned(&self) -> Vec<Partition> {
+        self.seen.lock().expect("seen").owned.clone()
+    }
+
+    fn generation(&self) -> i32 {
+        self.seen.lock().expect("seen").generation
+    }
+
+    fn events(&self) -> Vec<RebalanceEvent> {
+        self.seen.lock().expect("seen").events.clone()
+    }
+
+    fn finish(mut self, crash: bool) {
+        self.crash.store(crash, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(handle) = self.handle.take() {
+            handle.join().expect("member thread");
+        }
+    }
+}
+
+/// Waits until the members' views settle on one generation where `check` holds.
+fn settle(members: &[&Running], what: &str, check: impl Fn(&[Vec<Partition>]) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let owned: Vec<Vec<Partition>> = members.iter().map(|m| m.owned()).collect();
+        let generations: Vec<i32> = members.iter().map(|m| m.generation()).collect();
+        let errors: Vec<String> = members
+            .iter()
+            .filter_map(|m| m.seen.lock().expect("seen").error.clone())
+            .collect();
+        assert!(errors.is_empty(), "{what}: {errors:?}");
+        let same = generations.windows(2).all(|w| w[0] == w[1]) && generations[0] > 0;
+        if same && check(&owned) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: never settled; owned {owned:?}, generations {generations:?}"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Three partitions, each owned once, `busy` members with one each.
+fn one_each<T: Ord>(owned: &[Vec<T>], busy: usize) -> bool {
+    let mut all: Vec<&T> = owned.iter().flatten().collect();
+    all.sort();
+    all.dedup();
+    all.len() == 3
+        && owned.iter().flatten().count() == 3
+        && owned.iter().filter(|o| o.len() == 1).count() == busy
+}
+
+#[test]
+fn three_members_share_three_partitions_a_fourth_idles_and_a_dead_ones_partition_moves() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 3);
+    let strategies = vec![Strategy::Range, Strategy::CooperativeSticky];
+    let a = Running::start(&datadir, config("g", "a", strategies.clone()));
+    settle(&[&a], "a alone", |o| o[0].len() == 3);
+    let b = Running::start(&datadir, config("g", "b", strategies.clone()));
+    let c = Running::start(&datadir, config("g", "c", strategies.clone()));
+    settle(&[&a, &b, &c], "three members", |o| one_each(o, 3));
+    let d = Running::start(&datadir, config("g", "d", strategies.clone()));
+    settle(&[&a, &b, &c, &d], "a fourth", |o| {
+        one_each(o, 3) && o.iter().any(Vec::is_empty)
+    });
+    // Eager (range is first in Kafka's default list): a rebalance revokes everything first.
+    assert!(
+        a.events()
+            .iter()
+            .any(|e| matches!(e, RebalanceEvent::Revoked(p) if p.len() == 3)),
+        "{:?}",
+        a.events()
+    );
+    // A member dies without leaving (not the host, a): after its session its partition moves.
+    let (dead, alive): (Vec<Running>, Vec<Running>) = [b, c, d]
+        .into_iter()
+        .partition(|m| m.owned().len() == 1 && m.generation() > 0);
+    let mut dead = dead.into_iter();
+    let victim = dead.next().expect("a busy member");
+    let moved = victim.owned();
+    let crashed_at = Instant::now();
+    victim.finish(true);
+    let rest: Vec<Running> = dead.chain(alive).collect();
+    let mut everyone: Vec<&Running> = vec![&a];
+    everyone.extend(rest.iter());
+    settle(&everyone, "after the crash", |o| {
+        one_each(o, 3) && o.iter().flatten().any(|p| moved.contains(p))
+    });
+    assert!(
+        crashed_at.elapsed() >= Duration::from_millis(900),
+        "moved before the session timeout: {:?}",
+        crashed_at.elapsed()
+    );
+    for m in rest {
+        m.finish(false);
+    }
+    a.finish(false);
+    // What the coordinator wrote: the group, stable then empty, and its members.
+    let groups = Groups::load(&datadir).expect("groups");
+    let group = groups.get("g").expect("group g");
+    assert_eq!(group.state, GroupState::Empty);
+    assert!(group.generation >= 4, "{}", group.generation);
+}
+
+#[test]
+fn cooperative_sticky_revokes_only_what_moves_in_two_phases() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 4);
+    let coop = vec![Strategy::CooperativeSticky];
+    let a = Running::start(&datadir, config("coop", "a", coop.clone()));
+    settle(&[&a], "a alone", |o| o[0].len() == 4);
+    let b = Running::start(&datadir, config("coop", "b", coop.clone()));
+    settle(&[&a, &b], "two members", |o| {
+        o[0].len() == 2 && o[1].len() == 2
+    });
+    let events = a.events();
+    let revoked: Vec<&Vec<Partition>> = events
+        .iter()
+        .filter_map(|e| match e {
+            RebalanceEvent::Revoked(p) => Some(p),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(revoked.len(), 1, "{events:?}");
+    assert_eq!(revoked[0].len(), 2, "{events:?}");
+    // a kept the two it did not give up: they were never revoked.
+    for p in a.owned() {
+        assert!(!revoked[0].contains(&p));
+    }
+    b.finish(false);
+    a.finish(false);
+}
+
+#[test]
+fn commits_are_written_and_fetched_and_survive_the_coordinator() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 2);
+    let mut a = GroupMember::new(&datadir, config("c", "a", vec![Strategy::Range])).expect("a");
+    let events = a.poll(&["t".to_string()]).expect("poll");
+    assert_eq!(
+        events,
+        [RebalanceEvent::Assigned(vec![
+            ("t".into(), 0),
+            ("t".into(), 1)
+        ])]
+    );
+    assert!(a.hosts_coordinator());
+    a.commit(&[(("t".into(), 0), 5), (("t".into(), 1), 7)])
+        .expect("commit");
+    let fetched: BTreeMap<Partition, Option<i64>> = a
+        .committed(&[("t".into(), 0), ("t".into(), 1), ("u".into(), 0)])
+        .expect("fetch")
+        .into_iter()
+        .collect();
+    assert_eq!(fetched[&("t".into(), 0)], Some(5));
+    assert_eq!(fetched[&("t".into(), 1)], Some(7));
+    assert_eq!(fetched[&("u".into(), 0)], None);
+    a.close().expect("close");
+    // A new coordinator loads them from __consumer_offsets.
+    let mut b = GroupMember::new(&datadir, config("c", "b", vec![Strategy::Range])).expect("b");
+    let got = b.committed(&[("t".into(), 1)]).expect("fetch");
+    assert_eq!(got, [(("t".into(), 1), Some(7))]);
+    assert!(b.hosts_coordinator());
+    let groups = Groups::load(&datadir).expect("groups");
+    let group = groups.get("c").expect("group c");
+    assert_eq!(group.offsets.len(), 2);
+    b.close().expect("close");
+}
+
+#[test]
+fn the_hosts_death_moves_the_coordinator_and_the_group_rejoins() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 2);
+    let strategies = vec![Strategy::Range];
+    let a = Running::start(&datadir, config("f", "a", strategies.clone()));
+    settle(&[&a], "a alone", |o| o[0].len() == 2);
+    let b = Running::start(&datadir, config("f", "b", strategies.clone()));
+    settle(&[&a, &b], "two", |o| o[0].len() == 1 && o[1].len() == 1);
+    // a hosts the coordinator; it dies without a word.
+    a.finish(true);
+    settle(&[&b], "b alone", |o| o[0].len() == 2);
+    b.finish(false);
+}
+
+/// A `kafkit consume --group` process, its stdout and stderr in files.
+struct Process {
+    child: std::process::Child,
+    stdout: std::path::PathBuf,
+    stderr: std::path::PathBuf,
+}
+
+const GROUP_PROPS: [&str; 10] = [
+    "--consumer-property",
+    "group.initial.rebalance.delay.ms=0",
+    "--consumer-property",
+    "group.min.session.timeout.ms=500",
+    "--consumer-property",
+    "session.timeout.ms=1500",
+    "--consumer-property",
+    "heartbeat.interval.ms=100",
+    "--consumer-property",
+    "auto.commit.interval.ms=200",
+];
+
+impl Process {
+    fn start(data: &std::path::Path, logs: &std::path::Path, name: &str, args: &[&str]) -> Process {
+        let stdout = logs.join(format!("{name}.out"));
+        let stderr = logs.join(format!("{name}.err"));
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_kafkit"))
+            .args(args)
+            .args(GROUP_PROPS)
+            .env("KAFKIT_DATA_DIR", data)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::fs::File::create(&stdout).expect("stdout file"))
+            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+            .spawn()
+            .expect("spawn kafkit");
+        Process {
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// What the process owns now, replayed from its rebalance log lines.
+    fn owned(&self) -> Vec<String> {
+        let log = std::fs::read_to_string(&self.stderr).unwrap_or_default();
+        let mut owned: Vec<String> = Vec::new();
+        for line in log.lines() {
+            let list = |marker: &str| {
+                line.split_once(marker).map(|(_, rest)| {
+                    rest.split(" (org.apache")
+                        .next()
+                        .unwrap_or_default()
+                        .split(", ")
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+            };
+            if let Some(added) = list("Adding newly assigned partitions: ") {
+                owned.extend(added);
+            } else if let Some(gone) = list("Revoke previously assigned partitions ")
+                .or_else(|| list("Lost previously assigned partitions "))
+            {
+                owned.retain(|p| !gone.contains(p));
+            }
+        }
+        owned.sort();
+        owned
+    }
+
+    fn signal(&mut self, signal: i32) {
+        let pid = i32::try_from(self.child.id()).expect("pid");
+        // SAFETY: a signal to our own child, which has not been waited for yet.
+        unsafe { libc::kill(pid, signal) };
+    }
+
+    fn stop(mut self) -> (String, String) {
+        self.signal(libc::SIGTERM);
+        self.child.wait().expect("wait");
+        (
+            std::fs::read_to_string(&self.stdout).expect("stdout"),
+            std::fs::read_to_string(&self.stderr).expect("stderr"),
+        )
+    }
+}
+
+fn wait_for(processes: &[&Process], what: &str, check: impl Fn(&[Vec<String>]) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let owned: Vec<Vec<String>> = processes.iter().map(|p| p.owned()).collect();
+        if check(&owned) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what}: never; owned {owned:?}");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn processes_share_partitions_and_a_killed_ones_partition_moves() {
+    let dir = tempdir();
+    let logs = tempdir();
+    let data = dir.path();
+    topic(data, "t", 3);
+    for p in 0..3 {
+        let records: Vec<crate::groups::KeyValue> = (0..10)
+            .map(|i| (None, Some(format!("p{p}-{i}").into_bytes())))
+            .collect();
+        crate::groups::append(data, &format!("t-{p}"), &records, None);
+    }
+    let args = [
+        "consume",
+        "--topic",
+        "t",
+        "--group",
+        "g",
+        "--from-beginning",
+    ];
+    let a = Process::start(data, logs.path(), "a", &args);
+    wait_for(&[&a], "a alone", |o| o[0].len() == 3);
+    let b = Process::start(data, logs.path(), "b", &args);
+    let c = Process::start(data, logs.path(), "c", &args);
+    wait_for(&[&a, &b, &c], "three", |o| one_each(o, 3));
+    let d = Process::start(data, logs.path(), "d", &args);
+    wait_for(&[&a, &b, &c, &d], "four", |o| {
+        one_each(o, 3) && o.iter().any(Vec::is_empty)
+    });
+    // Eager (range): every rebalance revokes everything first, as the log shows.
+    let a_log = std::fs::read_to_string(&a.stderr).expect("a's log");
+    assert!(
+        a_log.contains("Revoke previously assigned partitions t-0, t-1, t-2"),
+        "{a_log}"
+    );
+    // kill -9 a busy member other than a (a hosts the coordinator).
+    let mut rest = vec![b, c, d];
+    let victim = rest
+        .iter()
+        .position(|p| p.owned().len() == 1)
+        .expect("a busy member");
+    let mut victim = rest.remove(victim);
+    let moved = victim.owned();
+    victim.signal(libc::SIGKILL);
+    victim.child.wait().expect("wait");
+    let victim_out = std::fs::read_to_string(&victim.stdout).expect("stdout");
+    {
+        let mut alive: Vec<&Process> = vec![&a];
+        alive.extend(rest.iter());
+        wait_for(&alive, "after kill -9", |o| {
+            one_each(o, 3) && o.iter().flatten().any(|p| moved.contains(p))
+        });
+    }
+    // Every record was printed at least once (at-least-once over the kill).
+    let mut printed = victim_out;
+    for p in rest.into_iter().chain([a]) {
+        printed.push_str(&p.stop().0);
+    }
+    for p in 0..3 {
+        for i in 0..10 {
+            let value = format!("p{p}-{i}");
+            assert!(printed.lines().any(|l| l == value), "{value} never printed");
+        }
+    }
+    // All stopped cleanly: everything is committed, nothing left to read.
+    let describe = crate::common::kafkit(data, &["consumer-groups", "--describe", "--group", "g"]);
+    for line in describe.ok().lines().filter(|l| l.starts_with("g ")) {
+        let columns: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(columns[3], "10", "{line}");
+        assert_eq!(columns[5], "0", "{line}");
+    }
+}
+
+#[test]
+fn a_group_resumes_from_its_committed_offsets() {
+    let dir = tempdir();
+    let data = dir.path();
+    topic(data, "r", 1);
+    let records: Vec<crate::groups::KeyValue> = (0..10)
+        .map(|i| (None, Some(format!("r{i}").into_bytes())))
+        .collect();
+    crate::groups::append(data, "r-0", &records, None);
+    let mut args = vec![
+        "consume",
+        "--topic",
+        "r",
+        "--group",
+        "resume",
+        "--from-beginning",
+    ];
+    args.extend(GROUP_PROPS);
+    let first = crate::common::kafkit(data, &[&args[..], &["--max-messages", "4"]].concat());
+    assert_eq!(first.ok(), "r0\nr1\nr2\nr3\n");
+    let second = crate::common::kafkit(data, &[&args[..], &["--timeout-ms", "1000"]].concat());
+    assert_eq!(
+        second.stdout, "r4\nr5\nr6\nr7\nr8\nr9\n",
+        "{}",
+        second.stderr
+    );
+    // Nothing committed and auto.offset.reset=none: Kafka's error.
+    let none = crate::common::kafkit(
+        data,
+        &[
+            "consume",
+            "--topic",
+            "r",
+            "--group",
+            "fresh",
+            "--consumer-property",
+            "auto.offset.reset=none",
+            "--consumer-property",
+            "group.initial.rebalance.delay.ms=0",
+            "--timeout-ms",
+            "1000",
+        ],
+    );
+    assert!(
+        none.fails()
+            .contains("NoOffsetForPartitionException: Undefined offset with no reset policy for partitions: [r-0]"),
+        "{}",
+        none.stderr
+    );
+}
+
+#[test]
+fn a_static_member_that_comes_back_within_its_session_keeps_its_partitions() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 2);
+    let topics = ["t".to_string()];
+    let static_config = |client: &str, instance: &str| {
+        let mut c = config("s", client, vec![Strategy::Range]);
+        c.group_instance_id = Some(instance.to_string());
+        c.session_timeout_ms = 5_000;
+        c
+    };
+    let a = Running::start(&datadir, static_config("a", "host"));
+    settle(&[&a], "a alone", |o| o[0].len() == 2);
+    let mut b = GroupMember::new(&datadir, static_config("b", "i-b")).expect("b");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while b.owned().len() != 1 || a.owned().len() != 1 {
+        b.poll(&topics).expect("poll");
+        assert!(Instant::now() < deadline, "never split: {:?}", b.owned());
+        thread::sleep(Duration::from_millis(10));
+    }
+    let (generation, owned) = (b.generation(), b.owned().to_vec());
+    // A static member's close does not leave: it comes back under a new member id.
+    b.close().expect("close");
+    let mut again = GroupMember::new(&datadir, static_config("b", "i-b")).expect("b again");
+    let events = again.poll(&topics).expect("poll");
+    assert_eq!(events, [RebalanceEvent::Assigned(owned.clone())]);
+    assert_eq!(again.generation(), generation, "no rebalance");
+    assert_eq!(a.generation(), generation);
+    again.close().expect("close");
+    a.finish(false);
+}
+
+#[test]
+fn cooperative_members_log_only_what_moves_and_a_pattern_subscribes_a_group() {
+    let dir = tempdir();
+    let logs = tempdir();
+    let data = dir.path();
+    topic(data, "t", 3);
+    let args = [
+        "consume",
+        "--include",
+        "t|u",
+        "--group",
+        "co",
+        "--consumer-property",
+        "partition.assignment.strategy=cooperative-sticky",
+    ];
+    let a = Process::start(data, logs.path(), "a", &args);
+    wait_for(&[&a], "a alone", |o| o[0].len() == 3);
+    let b = Process::start(data, logs.path(), "b", &args);
+    wait_for(&[&a, &b], "two", |o| {
+        o[0].len() + o[1].len() == 3 && !o[0].is_empty() && !o[1].is_empty()
+    });
+    let (_, a_log) = a.stop();
+    b.stop();
+    let revoked: Vec<&str> = a_log
+        .lines()
+        .filter(|l| l.contains("Revoke previously assigned partitions"))
+        .collect();
+    // One partition moves: a gives up that one alone, never all three.
+    assert_eq!(revoked.len(), 1, "{a_log}");
+    let list = revoked[0]
+        .split("partitions ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (").next())
+        .unwrap_or_default();
+    assert!(list.starts_with("t-") && !list.contains(", "), "{a_log}");
+}
