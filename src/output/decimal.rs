@@ -35,7 +35,10 @@ pub(crate) fn push(out: &mut Vec<u8>, v: i64) {
     let start = out.len();
     out.extend_from_slice(&[b'-'; 21]);
     out.truncate(start + sign + digits(v.unsigned_abs()));
-    fill(out.get_mut(start + sign..).unwrap_or_default(), v.unsigned_abs());
+    fill(
+        out.get_mut(start + sign..).unwrap_or_default(),
+        v.unsigned_abs(),
+    );
 }
 
 /// `v` in decimal, with its sign, in `buf`: the text is the returned slice.

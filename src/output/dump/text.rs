@@ -386,12 +386,7 @@ fn record_metadata(out: &mut Line, r: &RecordEvent<'_>) {
 /// Appends the record contents: `key: K` and `payload: V`, each only when present, the first
 /// one after `| ` when the metadata was skipped and after a space otherwise (the Java port's
 /// rule; Kafka 4.0 put a bare space before a lone payload).
-fn record_contents(
-    out: &mut Line,
-    key: Option<&str>,
-    payload: Option<&str>,
-    skip_metadata: bool,
-) {
+fn record_contents(out: &mut Line, key: Option<&str>, payload: Option<&str>, skip_metadata: bool) {
     let mut prefix = if skip_metadata { "| " } else { " " };
     if let Some(k) = key {
         out.push_str(prefix);
