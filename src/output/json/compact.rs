@@ -85,27 +85,14 @@ fn is_clean(bytes: &[u8]) -> bool {
         }
         return !needs_escape(word);
     }
-    // Long strings 32 bytes at a time, with a test per byte and no exit within the 32, which
-    // the compiler turns into vector compares.
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        let escapes = block.iter().fold(false, |found, &b| {
-            found | (b < 0x20) | (b == b'"') | (b == b'\\')
-        });
-        if escapes {
-            return false;
-        }
-    }
-    let rest = blocks.remainder();
-    let (len, start) = (rest.len(), bytes.len() - rest.len());
     let mut at = 0;
     while at + 8 <= len {
-        if needs_escape(word_at(rest, at)) {
+        if needs_escape(word_at(bytes, at)) {
             return false;
         }
         at += 8;
     }
-    at == len || !needs_escape(word_at(bytes, start + len - 8))
+    at == len || !needs_escape(word_at(bytes, len - 8))
 }
 
 /// Appends `s` as a JSON string, escaped as serde_json escapes it. Inlined: where `s` is a
@@ -315,8 +302,8 @@ impl<'a> ser::Serializer for &'a mut Compact {
         Ok(Seq::new(self, b'}', false))
     }
     #[inline]
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Seq<'a>> {
-        self.serialize_map(Some(len))
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Seq<'a>> {
+        Ok(Seq::fields(self))
     }
     fn serialize_struct_variant(
         self,
@@ -349,6 +336,10 @@ struct Seq<'a> {
     /// `]` or `}`, and `}` again for a variant's wrapper.
     close: u8,
     wrapped: bool,
+    /// A struct's fields each start with a comma, the first one's turned into the opening
+    /// brace at the end (it is at this position): a field's name and punctuation are then
+    /// one copy, with no test of whether it is the first.
+    opened_at: Option<usize>,
 }
 
 impl<'a> Seq<'a> {
@@ -358,6 +349,16 @@ impl<'a> Seq<'a> {
             first: true,
             close,
             wrapped,
+            opened_at: None,
+        }
+    }
+
+    /// A struct's fields, whose opening brace comes last (see `opened_at`).
+    fn fields(ser: &'a mut Compact) -> Self {
+        let at = ser.out.len();
+        Seq {
+            opened_at: Some(at),
+            ..Seq::new(ser, b'}', false)
         }
     }
 
@@ -375,28 +376,51 @@ impl<'a> Seq<'a> {
         value.serialize(&mut *self.ser)
     }
 
-    /// A field: `,"key":value`; the name, a constant where this is inlined, in one copy.
+    /// A field: `,"key":value`. Where this is inlined the name is a constant, and its
+    /// punctuated form too: one copy of constant size.
     #[inline(always)]
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result {
-        self.comma();
-        let out = &mut self.ser.out;
-        if is_clean(key.as_bytes()) {
-            out.reserve(key.len() + 3);
-            out.push(b'"');
-            out.extend_from_slice(key.as_bytes());
-            out.extend_from_slice(b"\":");
+        let name = key.as_bytes();
+        let len = name.len();
+        if self.opened_at.is_some() && len <= 28 && is_clean(name) {
+            let mut token = [b','; 32];
+            if let Some(quote) = token.get_mut(1) {
+                *quote = b'"';
+            }
+            if let Some(dst) = token.get_mut(2..2 + len) {
+                dst.copy_from_slice(name);
+            }
+            if let Some(end) = token.get_mut(2 + len..4 + len) {
+                end.copy_from_slice(b"\":");
+            }
+            let out = &mut self.ser.out;
+            let start = out.len();
+            out.extend_from_slice(&token);
+            out.truncate(start + len + 4);
         } else {
-            write_str(out, key);
-            out.push(b':');
+            if self.opened_at.is_some() {
+                self.ser.out.push(b',');
+            } else {
+                self.comma();
+            }
+            write_str(&mut self.ser.out, key);
+            self.ser.out.push(b':');
         }
         value.serialize(&mut *self.ser)
     }
 
     #[inline]
     fn close(self) -> Result {
-        self.ser.out.push(self.close);
+        let out = &mut self.ser.out;
+        if let Some(at) = self.opened_at {
+            match out.get_mut(at) {
+                Some(comma) => *comma = b'{',
+                None => out.push(b'{'),
+            }
+        }
+        out.push(self.close);
         if self.wrapped {
-            self.ser.out.push(b'}');
+            out.push(b'}');
         }
         Ok(())
     }
