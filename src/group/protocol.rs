@@ -1,7 +1,7 @@
 //! The consumer protocol: what a consumer sends when it joins a classic group
 //! ([`Subscription`], `ConsumerProtocolSubscription` versions 0–3) and what the leader's
 //! assignor gives each member ([`Assignment`], `ConsumerProtocolAssignment` versions 0–3). The
-//! coordinator keeps both as opaque bytes in [`MemberMetadata`](super::records::MemberMetadata);
+//! coordinator keeps both as opaque bytes in [`MemberMetadata`];
 //! for groups of protocol type `consumer` they are these messages, each prefixed with its int16
 //! version, never flexible.
 //!

@@ -4,7 +4,7 @@
 //! The dump reads each file through the storage library (`log::SegmentReader` for `.log` and
 //! `.checkpoint`, `log::index` for `.index`/`.timeindex`, `log::producer_state` for
 //! `.snapshot`, `log::txn_index` for `.txnindex`) and hands what it finds, entries and problems
-//! alike, to one [`Printer`](printer::Printer): the text printer writes Kafka's lines and, after
+//! alike, to one `Printer` (`printer.rs`): the text printer writes Kafka's lines and, after
 //! all files, Kafka's summaries; the JSON printer writes each event as one object
 //! (`docs/json.md`). The command (`kafkit dump-log-segments`) is a thin layer over
 //! [`dump_files`].
