@@ -329,8 +329,10 @@ fn dump_events_match_docs() {
         control.display()
     );
     let index_file = format!("{base}.index");
-    let runs: [&[&str]; 4] = [
-        &["--files", &all, "--deep-iteration", "--key-decoder", "hex"],
+    let log_file = format!("{base}.log");
+    let mut runs: Vec<Vec<String>> = [
+        &["--files", &all, "--deep-iteration", "--key-decoder", "hex"][..],
+        &["--files", &log_file, "--print-data-log"],
         &["--files", &index_file, "--index-sanity-check"],
         &["--files", "u-0", "--deep-iteration"],
         &[
@@ -338,10 +340,34 @@ fn dump_events_match_docs() {
             "g-0/00000000000000000000.log",
             "--deep-iteration",
         ],
-    ];
+    ]
+    .iter()
+    .map(|args| args.iter().map(|a| a.to_string()).collect())
+    .collect();
+    // The internal-topic decoders and KRaft control records, on a real broker's files.
+    match crate::common::fixtures() {
+        Some(fixtures) => {
+            for (file, decoder) in [
+                (
+                    "DonaldY__kafka-2.7.1/__consumer_offsets-39/00000000000000000000.log",
+                    "--offsets-decoder",
+                ),
+                (
+                    "8sylla__citypulse/__cluster_metadata-0/00000000000000014459-0000000001.checkpoint",
+                    "--cluster-metadata-decoder",
+                ),
+            ] {
+                let path = fixtures.join(file).display().to_string();
+                runs.push(vec!["--files".into(), path, decoder.into()]);
+            }
+        }
+        None => crate::common::skip(
+            "the decoders' part of dump_events_match_docs needs ../shared/kafka-fixtures",
+        ),
+    }
     let mut seen = Seen::default();
-    for args in runs {
-        let mut args = args.to_vec();
+    for args in &runs {
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
         args.extend(["--output", "json"]);
         let run = crate::dump::dump_in(root, &args);
         assert!(run.stderr.is_empty(), "{args:?}: {}", run.stderr);

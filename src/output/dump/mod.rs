@@ -183,7 +183,6 @@ fn dump_with<P: Printer>(
         display: String::new(),
         absolute: String::new(),
         summary: Summary::default(),
-        problems: 0,
         failed: false,
         wrong: false,
         progress,
@@ -202,13 +201,14 @@ fn dump_with<P: Printer>(
         }
     }
     d.summary.ok = !d.wrong;
+    let problems = d.summary.problems;
     d.printer
         .print(&DumpEvent::Summary(std::mem::take(&mut d.summary)))?;
     d.printer.finish()?;
     Ok(Outcome {
         failed: d.failed,
         wrong: d.wrong,
-        problems: d.problems,
+        problems,
     })
 }
 
@@ -278,8 +278,6 @@ struct Dumper<'a, 'p, P: Printer> {
     absolute: String,
     /// Counts so far; `ok` is filled in at the end.
     summary: Summary,
-    /// Problems reported (the summary's count, kept for the outcome).
-    problems: u64,
     /// Something could not be dumped (exit 1, as Kafka's tool).
     failed: bool,
     /// Something is wrong with the data (exit 3 with `--strict`).
@@ -334,7 +332,6 @@ impl<P: Printer> Dumper<'_, '_, P> {
         message: String,
         fatal: bool,
     ) -> io::Result<()> {
-        self.problems += 1;
         self.summary.problems += 1;
         self.wrong = true;
         self.failed |= fatal;
