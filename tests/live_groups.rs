@@ -468,6 +468,24 @@ fn a_group_resumes_from_its_committed_offsets() {
         "{}",
         second.stderr
     );
+    // The coordinator made __consumer_offsets as a broker makes it: 50 partitions, compacted.
+    let described = crate::common::kafkit(
+        data,
+        &["topics", "--describe", "--topic", "__consumer_offsets"],
+    );
+    let head = described
+        .ok()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        head.contains("PartitionCount: 50")
+            && head.contains(
+                "Configs: cleanup.policy=compact,compression.type=producer,segment.bytes=104857600"
+            ),
+        "{head}"
+    );
     // Nothing committed and auto.offset.reset=none: Kafka's error.
     let none = crate::common::kafkit(
         data,

@@ -42,7 +42,8 @@ use super::records::{
 use super::state::{GroupError, Groups, OFFSETS_TOPIC};
 use crate::datadir::now_ms;
 use crate::datadir::{
-    CoordinatorLock, DataDir, DataDirError, NewTopic, PartitionWriter, Topic, TopicPartition,
+    CoordinatorLock, DataDir, DataDirError, NewTopic, PartitionWriter, Topic, TopicConfigs,
+    TopicPartition,
 };
 use crate::log::LogError;
 use crate::record::{BatchBuilder, Compression, RecordError, TimestampType};
@@ -445,8 +446,16 @@ fn partition_i32(partition: u32) -> i32 {
     i32::try_from(partition).unwrap_or(i32::MAX)
 }
 
-/// The `__consumer_offsets` topic, made with Kafka's partition count when the directory has
-/// none yet (as a broker makes it on the first FindCoordinator).
+/// The configs a broker gives `__consumer_offsets` (`GroupCoordinator.offsetsTopicConfigs`):
+/// compacted, with `offsets.topic.segment.bytes`, keeping the producer's compression.
+pub const OFFSETS_TOPIC_CONFIGS: [(&str, &str); 3] = [
+    ("cleanup.policy", "compact"),
+    ("compression.type", "producer"),
+    ("segment.bytes", "104857600"),
+];
+
+/// The `__consumer_offsets` topic, made with Kafka's partition count and configs when the
+/// directory has none yet (as a broker makes it on the first FindCoordinator).
 fn offsets_topic(datadir: &DataDir) -> Result<Topic, HostError> {
     if let Some(topic) = datadir.topic(OFFSETS_TOPIC)? {
         return Ok(topic);
@@ -455,6 +464,7 @@ fn offsets_topic(datadir: &DataDir) -> Result<Topic, HostError> {
     let new = NewTopic {
         name: OFFSETS_TOPIC.to_string(),
         partitions: Some(partition_i32(OFFSETS_TOPIC_PARTITIONS)),
+        configs: TopicConfigs::new(OFFSETS_TOPIC_CONFIGS).map_err(DataDirError::from)?,
         ..NewTopic::default()
     };
     match datadir.create_topic(&lock, &new) {
