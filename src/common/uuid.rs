@@ -2,7 +2,7 @@
 //! ids, directory ids and cluster ids are all of this kind.
 
 use std::cmp::Ordering;
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -91,6 +91,19 @@ impl Uuid {
                 return id;
             }
         }
+    }
+
+    /// The id as `java.util.UUID.toString()` writes its 128 bits: five groups of lowercase hex,
+    /// `8-4-4-4-12` (Kafka's member ids end with one; Kafka's `Uuid` prints base64 instead).
+    pub fn to_java_uuid_string(&self) -> String {
+        let mut out = String::with_capacity(36);
+        for (i, b) in self.0.iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
+                out.push('-');
+            }
+            let _ = write!(out, "{b:02x}");
+        }
+        out
     }
 
     /// Whether this is the reserved zero id.
@@ -251,6 +264,18 @@ impl<'de> serde::Deserialize<'de> for Uuid {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn java_uuid_text_is_hex_in_8_4_4_4_12() {
+        let id = Uuid([
+            0x12, 0x3e, 0x45, 0x67, 0xe8, 0x9b, 0x12, 0xd3, 0xa4, 0x56, 0x42, 0x66, 0x14, 0x17,
+            0x40, 0x00,
+        ]);
+        assert_eq!(
+            id.to_java_uuid_string(),
+            "123e4567-e89b-12d3-a456-426614174000"
+        );
+    }
 
     // Random ids' shape: `tests/datadir.rs`, `topic_ids_are_kafka_shaped`.
     #[test]

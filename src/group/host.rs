@@ -40,6 +40,7 @@ use super::records::{
     WriteError,
 };
 use super::state::{GroupError, Groups, OFFSETS_TOPIC};
+use crate::common::Uuid;
 use crate::datadir::now_ms;
 use crate::datadir::{
     CoordinatorLock, DataDir, DataDirError, NewTopic, PartitionWriter, Topic, TopicConfigs,
@@ -48,8 +49,8 @@ use crate::datadir::{
 use crate::log::LogError;
 use crate::record::{BatchBuilder, Compression, RecordError, TimestampType};
 
-/// Kafka's `offsets.topic.num.partitions`.
-pub const OFFSETS_TOPIC_PARTITIONS: u32 = 50;
+/// Kafka's `offsets.topic.num.partitions` (the simulator's default, one number for both).
+pub const OFFSETS_TOPIC_PARTITIONS: u32 = crate::assign::simulate::DEFAULT_OFFSETS_TOPIC_PARTITIONS;
 
 /// A frame larger than this is refused (a JoinGroup of a thousand members' subscriptions is far
 /// below it).
@@ -656,7 +657,7 @@ impl Coordinator {
                     request.clone(),
                     true,
                     |client| {
-                        let id = format!("{client}-{}", random_uuid());
+                        let id = format!("{client}-{}", Uuid::random().to_java_uuid_string());
                         new_id = Some(id.clone());
                         id
                     },
@@ -894,24 +895,6 @@ fn metadata_of(group: &ClassicGroup, now: i64) -> GroupMetadataValue {
         members,
         unknown_tagged_fields: Vec::new(),
     }
-}
-
-/// A random UUID in Java's `UUID.randomUUID().toString()` form (a new member id's tail).
-fn random_uuid() -> String {
-    let bytes: [u8; 16] = rand::random();
-    let mut hex = String::with_capacity(36);
-    for (i, b) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            hex.push('-');
-        }
-        let b = match i {
-            6 => (b & 0x0f) | 0x40,
-            8 => (b & 0x3f) | 0x80,
-            _ => *b,
-        };
-        hex.push_str(&format!("{b:02x}"));
-    }
-    hex
 }
 
 /// The `__consumer_offsets` partition directory of `datadir` a group's records go to.

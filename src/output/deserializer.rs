@@ -3,6 +3,7 @@
 //! `value.deserializer` and `headers.deserializer` (`--key-deserializer`, `--value-deserializer`):
 //! the bytes become a Java object, and what is printed is its `toString()` in UTF-8.
 
+use crate::common::Uuid;
 use crate::java::{double_to_string, float_to_string};
 use std::io::Write as _;
 
@@ -212,18 +213,10 @@ impl Deserializer {
             Self::Uuid => {
                 let text = crate::java::utf8_string(data);
                 let (most, least) = java_uuid(&text).ok_or(DeserializeError::Uuid)?;
-                let hex = format!("{most:016x}{least:016x}");
-                write_text(
-                    out,
-                    format_args!(
-                        "{}-{}-{}-{}-{}",
-                        &hex[..8],
-                        &hex[8..12],
-                        &hex[12..16],
-                        &hex[16..20],
-                        &hex[20..]
-                    ),
-                );
+                let mut bits = [0u8; 16];
+                bits[..8].copy_from_slice(&most.to_be_bytes());
+                bits[8..].copy_from_slice(&least.to_be_bytes());
+                out.extend_from_slice(Uuid(bits).to_java_uuid_string().as_bytes());
             }
             Self::Bytes => {
                 for &b in data {
