@@ -579,3 +579,40 @@ fn cooperative_members_log_only_what_moves_and_a_pattern_subscribes_a_group() {
         .unwrap_or_default();
     assert!(list.starts_with("t-") && !list.contains(", "), "{a_log}");
 }
+
+/// The README's seed scene is what `scripts/seed-scene.sh` prints when it runs: three members
+/// share three partitions one each, a fourth idles, the killed member's partition moves once its
+/// session times out (member ids and log times compared as placeholders).
+#[test]
+fn the_readme_seed_scene_is_what_the_script_prints() {
+    let (line, shown) = crate::readme::scripted_block("scripts/seed-scene.sh");
+    let out = std::process::Command::new("timeout")
+        .args(["120", "bash"])
+        .arg(crate::common::repo_root().join("scripts/seed-scene.sh"))
+        .env("PATH", crate::readme::path_with_kafkit())
+        .env_remove("KAFKIT_DATA_DIR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the script");
+    let stdout: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(
+        out.status.success(),
+        "scripts/seed-scene.sh exited {:?}: {}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr),
+        stdout.join("\n")
+    );
+    let (shown, actual) = (
+        crate::readme::normalize(&shown),
+        crate::readme::normalize(&stdout),
+    );
+    assert!(
+        crate::readme::matches(&shown, &actual),
+        "scripts/seed-scene.sh printed\n{}\n\nwhere README.md line {line} shows\n{}",
+        actual.join("\n"),
+        shown.join("\n")
+    );
+}

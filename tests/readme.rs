@@ -50,10 +50,67 @@ fn examples(doc: &str) -> Vec<Example> {
     found
 }
 
+/// The fence that opens a block whose transcript a script prints (`scripts/NAME.sh`): such a
+/// block runs as a whole, with processes in the background, so its test runs the script and
+/// compares (see [`scripted_block`]), and the line-by-line runner leaves it out.
+const SCRIPTED_FENCE: &str = "```console scripts/";
+
+/// `doc` without its scripted blocks.
+fn without_scripted_blocks(doc: &str) -> String {
+    let mut kept = String::new();
+    let mut scripted = false;
+    for line in doc.lines() {
+        if line.starts_with(SCRIPTED_FENCE) {
+            scripted = true;
+        } else if scripted && line.starts_with("```") {
+            scripted = false;
+        } else if !scripted {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
+}
+
+/// The lines of the README block that `script` (a path such as `scripts/seed-scene.sh`)
+/// prints, and the README's line number of the fence.
+pub fn scripted_block(script: &str) -> (usize, Vec<String>) {
+    let readme = std::fs::read_to_string(common::repo_root().join("README.md")).expect("README");
+    let fence = format!("```console {script}");
+    let start = readme
+        .lines()
+        .position(|l| l == fence)
+        .unwrap_or_else(|| panic!("README.md has no block opened by {fence}"));
+    let lines = readme
+        .lines()
+        .skip(start + 1)
+        .take_while(|l| !l.starts_with("```"))
+        .map(str::to_string)
+        .collect();
+    (start + 1, lines)
+}
+
+/// `PATH` with the kafkit under test first, as the documents' commands run.
+pub fn path_with_kafkit() -> String {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kafkit"))
+        .parent()
+        .expect("binary directory");
+    format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
 /// Replaces what changes from run to run with placeholders.
-fn normalize(lines: &[String]) -> Vec<String> {
+pub fn normalize(lines: &[String]) -> Vec<String> {
     let rules = [
         (r"TopicId: [A-Za-z0-9_-]{22}", "TopicId: <id>"),
+        // A group member's id: its client id, then a random java.util.UUID.
+        (
+            r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+            "-<uuid>",
+        ),
         (r#""topic_id":"[A-Za-z0-9_-]{22}""#, r#""topic_id":"<id>""#),
         (r"crc: \d+", "crc: <crc>"),
         (r"crc = \d+", "crc = <crc>"),
@@ -75,7 +132,7 @@ fn normalize(lines: &[String]) -> Vec<String> {
 }
 
 /// `actual` is `shown`, where a `...` line of `shown` stands for any number of lines.
-fn matches(shown: &[String], actual: &[String]) -> bool {
+pub fn matches(shown: &[String], actual: &[String]) -> bool {
     match shown.split_first() {
         None => actual.is_empty(),
         Some((first, rest)) if first == "..." => {
@@ -90,7 +147,9 @@ fn matches(shown: &[String], actual: &[String]) -> bool {
 /// Runs the examples of `doc` (a path under the repository) in a scratch directory of their
 /// own, with `../shared` beside it as beside the repository; returns how many ran.
 fn check_examples(doc: &str) -> usize {
-    let text = std::fs::read_to_string(common::repo_root().join(doc)).expect("doc");
+    let text = without_scripted_blocks(
+        &std::fs::read_to_string(common::repo_root().join(doc)).expect("doc"),
+    );
     let examples = examples(&text);
     // Every command line of the file is in a block the parser saw (none indented or fenced
     // otherwise, where it would go unchecked).
@@ -123,14 +182,7 @@ fn check_examples(doc: &str) -> usize {
         let src = fixtures.join("DonaldY__kafka-2.7.1").join(OFFSETS_FIXTURE);
         common::copy_dir(&src, &dir.join(OFFSETS_FIXTURE));
     }
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kafkit"))
-        .parent()
-        .expect("binary directory");
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_kafkit();
     let mut ran = 0;
     for example in &examples {
         // Besides kafkit, only the two ways the damaged-data example breaks a segment.

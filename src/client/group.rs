@@ -491,22 +491,18 @@ impl GroupMember {
     /// `onJoinComplete`; again while the coordinator asks for it.
     fn join(&mut self, events: &mut Vec<RebalanceEvent>) -> Result<(), GroupClientError> {
         let cooperative = self.config.cooperative();
+        // Kafka's `needsJoinPrepare`: `onJoinPrepare` runs once per rebalance, not again when a
+        // join or sync is retried (REBALANCE_IN_PROGRESS, MEMBER_ID_REQUIRED...), and again
+        // after `onJoinComplete`.
+        let mut needs_join_prepare = true;
         loop {
             {
                 let mut shared = lock(&self.shared);
                 shared.active = false;
                 shared.rejoin = false;
             }
-            if !cooperative && !self.owned.is_empty() {
-                events.push(RebalanceEvent::Revoked(std::mem::take(&mut self.owned)));
-            } else if cooperative {
-                let (keep, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.owned)
-                    .into_iter()
-                    .partition(|(t, _)| self.topics.contains(t));
-                self.owned = keep;
-                if !gone.is_empty() {
-                    events.push(RebalanceEvent::Revoked(gone));
-                }
+            if std::mem::take(&mut needs_join_prepare) {
+                self.prepare_join(cooperative, events);
             }
             let (member_id, generation) = {
                 let shared = lock(&self.shared);
@@ -604,9 +600,8 @@ impl GroupMember {
                 events.push(RebalanceEvent::Revoked(revoked.clone()));
             }
             self.owned = assigned;
-            if !added.is_empty() || !cooperative {
-                events.push(RebalanceEvent::Assigned(added));
-            }
+            // `onJoinComplete` calls the listener with what was added, even nothing.
+            events.push(RebalanceEvent::Assigned(added));
             let mut shared = lock(&self.shared);
             shared.active = true;
             if cooperative && !revoked.is_empty() {
@@ -615,6 +610,30 @@ impl GroupMember {
             }
             if !shared.rejoin {
                 return Ok(());
+            }
+            needs_join_prepare = true;
+        }
+    }
+
+    /// `onJoinPrepare`: eager, a member of a generation revokes everything, even nothing (Kafka
+    /// logs the empty list too), while a new or reset member has nothing (what a reset member
+    /// held went as lost); cooperative, only the partitions of topics no longer subscribed.
+    fn prepare_join(&mut self, cooperative: bool, events: &mut Vec<RebalanceEvent>) {
+        if !cooperative {
+            let in_generation = {
+                let shared = lock(&self.shared);
+                shared.generation >= 0 || !shared.member_id.is_empty()
+            };
+            if in_generation {
+                events.push(RebalanceEvent::Revoked(std::mem::take(&mut self.owned)));
+            }
+        } else {
+            let (keep, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.owned)
+                .into_iter()
+                .partition(|(t, _)| self.topics.contains(t));
+            self.owned = keep;
+            if !gone.is_empty() {
+                events.push(RebalanceEvent::Revoked(gone));
             }
         }
     }

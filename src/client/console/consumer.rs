@@ -527,8 +527,8 @@ impl ConsoleConsumer {
         };
         for event in events {
             match event {
-                RebalanceEvent::Revoked(partitions) | RebalanceEvent::Lost(partitions)
-                    if partitions.is_empty() => {}
+                // Kafka invokes `onPartitionsLost` only with something lost.
+                RebalanceEvent::Lost(partitions) if partitions.is_empty() => {}
                 RebalanceEvent::Revoked(partitions) => {
                     let names = joined(&partitions);
                     diagnostics.print(&log4j::line(
