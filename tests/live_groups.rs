@@ -357,6 +357,17 @@ impl Process {
     }
 }
 
+/// Topic `t` with `partitions` partitions of `count` records each, valued `p<partition>-<i>`.
+fn topic_of_values(data: &std::path::Path, partitions: i32, count: usize) {
+    topic(data, "t", partitions);
+    for p in 0..partitions {
+        let records: Vec<crate::groups::KeyValue> = (0..count)
+            .map(|i| (None, Some(format!("p{p}-{i}").into_bytes())))
+            .collect();
+        crate::groups::append(data, &format!("t-{p}"), &records, None);
+    }
+}
+
 fn wait_for(processes: &[&Process], what: &str, check: impl Fn(&[Vec<String>]) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -374,13 +385,7 @@ fn processes_share_partitions_and_a_killed_ones_partition_moves() {
     let dir = tempdir();
     let logs = tempdir();
     let data = dir.path();
-    topic(data, "t", 3);
-    for p in 0..3 {
-        let records: Vec<crate::groups::KeyValue> = (0..10)
-            .map(|i| (None, Some(format!("p{p}-{i}").into_bytes())))
-            .collect();
-        crate::groups::append(data, &format!("t-{p}"), &records, None);
-    }
+    topic_of_values(data, 3, 10);
     let args = [
         "consume",
         "--topic",
@@ -760,4 +765,150 @@ fn a_live_group_settles_where_the_simulator_says() {
         serde_json::from_value(last_round["assignment"].clone()).expect("assignment");
     // (Under roundrobin, say, the simulator gives another answer, and this fails.)
     assert_eq!(live, simulated, "the live group vs the simulator");
+}
+
+/// A member that stops polling for longer than `max.poll.interval.ms` is left by its heartbeat
+/// thread (as Kafka's is, "consumer poll timeout has expired"), so its partitions move while it
+/// is still alive; its next poll finds them lost and rejoins.
+#[test]
+fn a_member_that_stops_polling_leaves_and_its_partitions_move() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 2);
+    let strategies = vec![Strategy::Range];
+    let a = Running::start(&datadir, config("mp", "a", strategies.clone()));
+    settle(&[&a], "a alone", |o| o[0].len() == 2);
+    let mut b_config = config("mp", "b", strategies);
+    b_config.max_poll_interval_ms = 1_000;
+    let (stalled_tx, stalled_rx) = std::sync::mpsc::channel();
+    let (resume_tx, resume_rx) = std::sync::mpsc::channel::<()>();
+    let d = datadir.clone();
+    let b = thread::spawn(move || {
+        let mut member = GroupMember::new(&d, b_config).expect("member");
+        let topics = vec!["t".to_string()];
+        let poll_until_owning = |member: &mut GroupMember| {
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let mut events = Vec::new();
+            loop {
+                events.extend(member.poll(&topics).expect("poll"));
+                if !member.owned().is_empty() {
+                    return events;
+                }
+                assert!(Instant::now() < deadline, "b never got a partition");
+                thread::sleep(Duration::from_millis(10));
+            }
+        };
+        poll_until_owning(&mut member);
+        stalled_tx
+            .send((member.owned().to_vec(), Instant::now()))
+            .expect("send");
+        // No poll until told: the heartbeat thread goes on alone.
+        resume_rx.recv().expect("resume");
+        let events = poll_until_owning(&mut member);
+        member.close().expect("close");
+        events
+    });
+    let (b_owned, stalled_at) = stalled_rx.recv().expect("b owns a partition");
+    assert_eq!(b_owned.len(), 1, "{b_owned:?}");
+    // a's view catches up with the generation b joined (within a few of its polls; b's
+    // max.poll.interval.ms is far longer)...
+    settle(&[&a], "a shares with b", |o| o[0].len() == 1);
+    // ...and later, b stalled, takes everything back.
+    settle(&[&a], "a takes over from the stalled b", |o| {
+        o[0].len() == 2
+    });
+    assert!(
+        stalled_at.elapsed() >= Duration::from_millis(900),
+        "moved before max.poll.interval.ms: {:?}",
+        stalled_at.elapsed()
+    );
+    resume_tx.send(()).expect("resume b");
+    let events = b.join().expect("b");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, RebalanceEvent::Lost(p) if *p == b_owned)),
+        "{events:?}"
+    );
+    a.finish(false);
+}
+
+/// What a live group writes, read back by `dump-log-segments --offsets-decoder` (Kafka's
+/// decoder's JSON): the stable generation with its member, subscription and assignment, the
+/// commits made on close, and the group left Empty.
+#[test]
+fn what_a_group_commits_is_read_by_the_offsets_decoder() {
+    let dir = tempdir();
+    let data = dir.path();
+    topic_of_values(data, 2, 3);
+    let consume = crate::common::kafkit(
+        data,
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--group",
+            "dec",
+            "--from-beginning",
+            "--max-messages",
+            "6",
+            "--consumer-property",
+            "group.initial.rebalance.delay.ms=0",
+        ],
+    );
+    assert_eq!(consume.ok().lines().count(), 6);
+    let n = kafkit::assign::java::coordinator_partition("dec", 50);
+    let log = data
+        .join(format!("__consumer_offsets-{n}"))
+        .join("00000000000000000000.log");
+    let dump = crate::common::kafkit(
+        data,
+        &[
+            "dump-log-segments",
+            "--offsets-decoder",
+            "--files",
+            log.to_str().expect("path"),
+        ],
+    );
+    let records: Vec<(serde_json::Value, serde_json::Value)> = dump
+        .ok()
+        .lines()
+        .filter_map(|l| {
+            let (_, rest) = l.split_once(" key: ")?;
+            let (key, payload) = rest.split_once(" payload: ")?;
+            Some((
+                serde_json::from_str(key).expect("key json"),
+                serde_json::from_str(payload).expect("payload json"),
+            ))
+        })
+        .collect();
+    let groups: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|(k, _)| k["type"] == "2" && k["data"]["group"] == "dec")
+        .map(|(_, v)| &v["data"])
+        .collect();
+    let stable = groups.first().expect("a GroupMetadata record");
+    assert_eq!(stable["protocolType"], "consumer");
+    assert_eq!(stable["protocol"], "range");
+    let member = &stable["members"][0];
+    assert_eq!(stable["leader"], member["memberId"]);
+    assert_eq!(member["clientId"], "console-consumer");
+    assert_eq!(member["subscription"]["topics"], serde_json::json!(["t"]));
+    assert_eq!(
+        member["assignment"]["assignedPartitions"],
+        serde_json::json!([{"topic": "t", "partitions": [0, 1]}])
+    );
+    let empty = groups.last().expect("the group left");
+    assert_eq!(empty["members"], serde_json::json!([]));
+    assert!(empty["generation"].as_i64() > stable["generation"].as_i64());
+    // The latest commit of each partition: all three records of each.
+    let mut committed = BTreeMap::new();
+    for (k, v) in records.iter().filter(|(k, _)| k["type"] == "1") {
+        assert_eq!(k["data"]["group"], "dec");
+        assert_eq!(k["data"]["topic"], "t");
+        committed.insert(
+            k["data"]["partition"].as_i64().expect("partition"),
+            v["data"]["offset"].as_i64().expect("offset"),
+        );
+    }
+    assert_eq!(committed, BTreeMap::from([(0, 3), (1, 3)]));
 }
