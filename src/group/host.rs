@@ -35,11 +35,13 @@ use super::classic::{
     ClassicGroup, ClassicGroupState, CoordinatorConfig, JoinRequest, JoinResponse, ProtocolError,
     Reply, SyncResponse,
 };
+use super::admin::{AdminError, GroupSummary};
+use super::protocol::{self, Subscription};
 use super::records::{
     CoordinatorRecord, GroupMetadataValue, MemberMetadata, OffsetCommitKey, OffsetCommitValue,
     WriteError,
 };
-use super::state::{GroupError, Groups, OFFSETS_TOPIC};
+use super::state::{GroupError, GroupState, Groups, OFFSETS_TOPIC};
 use crate::common::Uuid;
 use crate::datadir::now_ms;
 use crate::datadir::{
@@ -128,6 +130,23 @@ pub enum Request {
         /// `(topic, partition)`s.
         partitions: Vec<(String, i32)>,
     },
+    /// DescribeGroups of one group (the admin tools' view: state, members, subscriptions).
+    Describe {
+        /// The group.
+        group: String,
+    },
+    /// DeleteGroups of one group: only an Empty group is deleted.
+    DeleteGroup {
+        /// The group.
+        group: String,
+    },
+    /// OffsetDelete: some partitions' committed offsets.
+    OffsetDelete {
+        /// The group.
+        group: String,
+        /// `(topic, partition)`s.
+        partitions: Vec<(String, i32)>,
+    },
 }
 
 impl Request {
@@ -138,7 +157,10 @@ impl Request {
             | Request::Heartbeat { group, .. }
             | Request::Leave { group, .. }
             | Request::OffsetCommit { group, .. }
-            | Request::OffsetFetch { group, .. } => group,
+            | Request::OffsetFetch { group, .. }
+            | Request::Describe { group }
+            | Request::DeleteGroup { group }
+            | Request::OffsetDelete { group, .. } => group,
         }
     }
 }
@@ -158,6 +180,12 @@ pub enum Response {
     OffsetCommit(Option<ProtocolError>),
     /// To an OffsetFetch.
     OffsetFetch(Vec<PartitionOffset>),
+    /// To a Describe: the group, or `None` when it does not exist (Kafka's Dead).
+    Describe(Option<GroupSummary>),
+    /// To a DeleteGroup.
+    DeleteGroup(Option<AdminError>),
+    /// To an OffsetDelete: each partition's result, or the group's error.
+    OffsetDelete(Result<Vec<(String, i32, Option<AdminError>)>, AdminError>),
     /// Any request to a coordinator that does not serve the group.
     NotCoordinator,
     /// The coordinator could not write what it would have answered (the text of its error).
@@ -741,6 +769,11 @@ impl Coordinator {
                 };
                 Some(Response::OffsetFetch(fetched))
             }
+            Request::Describe { .. } => Some(Response::Describe(self.describe(&group_id))),
+            Request::DeleteGroup { .. } => Some(self.delete_group(&group_id, now)),
+            Request::OffsetDelete { partitions, .. } => {
+                Some(self.delete_offsets(&group_id, &partitions, now))
+            }
         };
         if let Some(response) = response {
             self.reply(conn, &response);
@@ -795,6 +828,125 @@ impl Coordinator {
             g.offsets.insert((o.topic.clone(), o.partition), o);
         }
         Response::OffsetCommit(None)
+    }
+
+    /// The admin tools' view of a group; `None` when it does not exist: never seen, deleted, or
+    /// an Empty group this host made for a request and that has neither offsets nor metadata.
+    fn describe(&self, group_id: &str) -> Option<GroupSummary> {
+        let g = self.groups.get(group_id)?;
+        let state = GroupState::from(g.group.state());
+        if state == GroupState::Dead
+            || (state == GroupState::Empty && g.offsets.is_empty() && g.written.is_none())
+        {
+            return None;
+        }
+        let protocol = g.group.protocol_name();
+        let subscribed = (g.group.protocol_type() == Some("consumer")
+            && !g.group.members().is_empty())
+        .then(|| {
+            let mut topics: Vec<String> = g
+                .group
+                .members()
+                .iter()
+                .filter_map(|m| protocol.and_then(|p| m.metadata(p)))
+                .filter_map(|bytes| protocol::decode::<Subscription>(bytes).ok())
+                .flat_map(|s| s.message.topics)
+                .collect();
+            topics.sort();
+            topics.dedup();
+            topics
+        });
+        Some(GroupSummary {
+            state: state.name().to_string(),
+            protocol_type: g.group.protocol_type().map(str::to_string),
+            members: g.group.members().len(),
+            subscribed,
+        })
+    }
+
+    /// Kafka's DeleteGroups of a classic group (`validateDeleteGroup`): a Dead or unknown group
+    /// is `GROUP_ID_NOT_FOUND`, one with members `NON_EMPTY_GROUP`; else a tombstone for every
+    /// committed offset and one for the group's metadata, written before the answer.
+    fn delete_group(&mut self, group_id: &str, now: i64) -> Response {
+        let Some(summary) = self.describe(group_id) else {
+            return Response::DeleteGroup(Some(AdminError::GroupIdNotFound));
+        };
+        if summary.members > 0 {
+            return Response::DeleteGroup(Some(AdminError::NonEmptyGroup));
+        }
+        let mut records: Vec<CoordinatorRecord> = self
+            .groups
+            .get(group_id)
+            .map(|g| {
+                g.offsets
+                    .keys()
+                    .map(|(topic, partition)| {
+                        CoordinatorRecord::offset_tombstone(OffsetCommitKey {
+                            group: group_id.to_string(),
+                            topic: topic.clone(),
+                            partition: *partition,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        records.push(CoordinatorRecord::group_tombstone(group_id));
+        if let Err(e) = self.write(&records, now) {
+            return Response::Failed(e.to_string());
+        }
+        self.groups.remove(group_id);
+        Response::DeleteGroup(None)
+    }
+
+    /// Kafka's OffsetDelete (`OffsetMetadataManager.deleteOffsets`): a Dead or unknown group is
+    /// `GROUP_ID_NOT_FOUND`; a group with members that is not a consumer group
+    /// `NON_EMPTY_GROUP`; the partitions of a topic its members subscribe to
+    /// `GROUP_SUBSCRIBED_TO_TOPIC`; every other partition succeeds, with a tombstone when it
+    /// has a committed offset.
+    fn delete_offsets(&mut self, group_id: &str, partitions: &[(String, i32)], now: i64) -> Response {
+        let Some(summary) = self.describe(group_id) else {
+            return Response::OffsetDelete(Err(AdminError::GroupIdNotFound));
+        };
+        if summary.members > 0 && summary.protocol_type.as_deref() != Some("consumer") {
+            return Response::OffsetDelete(Err(AdminError::NonEmptyGroup));
+        }
+        let subscribed = |topic: &str| {
+            summary
+                .subscribed
+                .as_ref()
+                .is_some_and(|topics| topics.iter().any(|t| t == topic))
+        };
+        let mut results = Vec::new();
+        let mut records = Vec::new();
+        let mut deleted = Vec::new();
+        let committed = self.groups.get(group_id).map(|g| &g.offsets);
+        for (topic, partition) in partitions {
+            if subscribed(topic) {
+                results.push((topic.clone(), *partition, Some(AdminError::GroupSubscribedToTopic)));
+                continue;
+            }
+            results.push((topic.clone(), *partition, None));
+            let key = (topic.clone(), *partition);
+            if committed.is_some_and(|c| c.contains_key(&key)) {
+                records.push(CoordinatorRecord::offset_tombstone(OffsetCommitKey {
+                    group: group_id.to_string(),
+                    topic: topic.clone(),
+                    partition: *partition,
+                }));
+                deleted.push(key);
+            }
+        }
+        if !records.is_empty() {
+            if let Err(e) = self.write(&records, now) {
+                return Response::Failed(e.to_string());
+            }
+        }
+        if let Some(g) = self.groups.get_mut(group_id) {
+            for key in &deleted {
+                g.offsets.remove(key);
+            }
+        }
+        Response::OffsetDelete(Ok(results))
     }
 
     /// Writes the group's metadata when a generation became stable or the group emptied, then
