@@ -353,7 +353,6 @@ pub fn parse_datetime(text: &str) -> Result<i64, TimeParseError> {
     if time_part.is_empty() {
         return Err(TimeParseError::NoT(text.to_string()));
     }
-    let unparseable = || TimeParseError::Date(text.to_string());
     let zoned = if time_part.contains(['+', '-', 'Z']) {
         text.to_string()
     } else {
@@ -387,7 +386,8 @@ pub fn parse_datetime(text: &str) -> Result<i64, TimeParseError> {
             ((days * 24 + hour) * 60 + minute - offset) * 60_000 + second * 1000 + millis
         })
     })();
-    parsed.ok_or_else(unparseable)
+    // SimpleDateFormat names the text it was given, the appended zone included.
+    parsed.ok_or_else(|| TimeParseError::Date(zoned.clone()))
 }
 
 /// Java's `Duration.parse` (`PnDTnHnMnS`, each part optional and signed, seconds with up to
