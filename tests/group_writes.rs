@@ -230,7 +230,7 @@ fn kafkas_messages_for_bad_input() {
         (&["--describe", "--group", "g", "--topic", "t"], "Option \"[topic]\" can't be used with option \"[describe]\""),
         (&["--describe", "--group", "g", "--execute"], "Option \"[execute]\" can't be used with option \"[describe]\""),
         (&["--delete", "--group", "g", "--to-earliest"], "Option \"[to-earliest]\" can't be used with option \"[delete]\""),
-        (&["--list", "--delete"], "Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets"),
+        (&["--list", "--describe", "--all-groups"], "Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets"),
     ] {
         let before = snapshot(root);
         let run = kafkit(root, &[&["consumer-groups"], args].concat());
