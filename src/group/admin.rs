@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 
 use super::classic::{CoordinatorConfig, ProtocolError};
 use super::host::{
-    ConnectionError, CoordinatorConnection, CoordinatorHost, HostError, PartitionOffset,
-    Request, Response, SocketConnection, OFFSETS_TOPIC_PARTITIONS,
+    ConnectionError, CoordinatorConnection, CoordinatorHost, HostError, PartitionOffset, Request,
+    Response, SocketConnection, OFFSETS_TOPIC_PARTITIONS,
 };
 use super::state::{GroupState, Groups};
 use crate::assign::java::coordinator_partition;
@@ -47,7 +47,9 @@ impl AdminError {
     /// The Java exception Kafka's admin client raises for it.
     pub fn exception(self) -> &'static str {
         match self {
-            AdminError::GroupIdNotFound => "org.apache.kafka.common.errors.GroupIdNotFoundException",
+            AdminError::GroupIdNotFound => {
+                "org.apache.kafka.common.errors.GroupIdNotFoundException"
+            }
             AdminError::NonEmptyGroup => "org.apache.kafka.common.errors.GroupNotEmptyException",
             AdminError::GroupSubscribedToTopic => {
                 "org.apache.kafka.common.errors.GroupSubscribedToTopicException"
@@ -185,11 +187,8 @@ impl<'a> GroupAdmin<'a> {
     fn coordinator(&mut self, partition: u32) -> Result<&mut SocketConnection, AdminCallError> {
         let deadline = Instant::now() + Duration::from_secs(30);
         while self.live(partition).is_none() {
-            let hosted = CoordinatorHost::try_start(
-                self.datadir,
-                partition,
-                CoordinatorConfig::default(),
-            )?;
+            let hosted =
+                CoordinatorHost::try_start(self.datadir, partition, CoordinatorConfig::default())?;
             match hosted {
                 Some(host) => self.hosts.push(host),
                 // Another process holds the lock and is about to listen.
@@ -306,8 +305,7 @@ impl<'a> GroupAdmin<'a> {
         &mut self,
         group: &str,
         partitions: &[TopicPartition],
-    ) -> Result<Result<Vec<(TopicPartition, Option<AdminError>)>, AdminError>, AdminCallError>
-    {
+    ) -> Result<Result<Vec<(TopicPartition, Option<AdminError>)>, AdminError>, AdminCallError> {
         let request = Request::OffsetDelete {
             group: group.to_string(),
             partitions: partitions

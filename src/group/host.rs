@@ -31,11 +31,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::admin::{AdminError, GroupSummary};
 use super::classic::{
     ClassicGroup, ClassicGroupState, CoordinatorConfig, JoinRequest, JoinResponse, ProtocolError,
     Reply, SyncResponse,
 };
-use super::admin::{AdminError, GroupSummary};
 use super::protocol::{self, Subscription};
 use super::records::{
     CoordinatorRecord, GroupMetadataValue, MemberMetadata, OffsetCommitKey, OffsetCommitValue,
@@ -903,7 +903,12 @@ impl Coordinator {
     /// `NON_EMPTY_GROUP`; the partitions of a topic its members subscribe to
     /// `GROUP_SUBSCRIBED_TO_TOPIC`; every other partition succeeds, with a tombstone when it
     /// has a committed offset.
-    fn delete_offsets(&mut self, group_id: &str, partitions: &[(String, i32)], now: i64) -> Response {
+    fn delete_offsets(
+        &mut self,
+        group_id: &str,
+        partitions: &[(String, i32)],
+        now: i64,
+    ) -> Response {
         let Some(summary) = self.describe(group_id) else {
             return Response::OffsetDelete(Err(AdminError::GroupIdNotFound));
         };
@@ -922,7 +927,11 @@ impl Coordinator {
         let committed = self.groups.get(group_id).map(|g| &g.offsets);
         for (topic, partition) in partitions {
             if subscribed(topic) {
-                results.push((topic.clone(), *partition, Some(AdminError::GroupSubscribedToTopic)));
+                results.push((
+                    topic.clone(),
+                    *partition,
+                    Some(AdminError::GroupSubscribedToTopic),
+                ));
                 continue;
             }
             results.push((topic.clone(), *partition, None));

@@ -149,9 +149,7 @@ impl<'a> Planner<'a> {
             .topic(&tp.topic)
             .ok()
             .flatten()
-            .is_some_and(|t| {
-                usize::try_from(tp.partition).is_ok_and(|p| p < t.partition_count())
-            })
+            .is_some_and(|t| usize::try_from(tp.partition).is_ok_and(|p| p < t.partition_count()))
     }
 
     fn list(
@@ -164,12 +162,13 @@ impl<'a> Planner<'a> {
             return Err(ResetError::UnknownPartition(tp.clone()));
         }
         let log_start = self.log_starts.get(tp).copied().unwrap_or(0);
-        let listed = list_offset(&self.datadir.partition_dir(tp), spec, log_start).map_err(
-            |error| ResetError::Log {
-                partition: tp.clone(),
-                error,
-            },
-        )?;
+        let listed =
+            list_offset(&self.datadir.partition_dir(tp), spec, log_start).map_err(|error| {
+                ResetError::Log {
+                    partition: tp.clone(),
+                    error,
+                }
+            })?;
         if let Some(tail) = listed.skipped {
             notices.push(Notice::Skipped(tail));
         }
@@ -444,7 +443,9 @@ pub fn parse_duration(text: &str) -> Result<i64, TimeParseError> {
         if let Some(n) = signed(&mut probe) {
             let mut fraction_ms = 0;
             if let Some(rest) = probe.strip_prefix(['.', ',']) {
-                let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+                let end = rest
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(rest.len());
                 if end == 0 || end > 9 {
                     return Err(err());
                 }
@@ -458,7 +459,11 @@ pub fn parse_duration(text: &str) -> Result<i64, TimeParseError> {
             }
             let rest = probe.strip_prefix('S').ok_or_else(err)?;
             add(&mut total, n, 1000).ok_or_else(err)?;
-            let fraction = if negative_seconds { -fraction_ms } else { fraction_ms };
+            let fraction = if negative_seconds {
+                -fraction_ms
+            } else {
+                fraction_ms
+            };
             total = total.checked_add(fraction).ok_or_else(err)?;
             in_time = true;
             s = rest;
@@ -497,7 +502,11 @@ pub fn export_csv<'g>(
                 out.push_str(&csv_field(group));
                 out.push(',');
             }
-            out.push_str(&format!("{},{},{offset}\n", csv_field(&tp.topic), tp.partition));
+            out.push_str(&format!(
+                "{},{},{offset}\n",
+                csv_field(&tp.topic),
+                tp.partition
+            ));
         }
     }
     out
@@ -616,7 +625,10 @@ mod tests {
         assert_eq!(parse_datetime("2024-01-01T01:00:00.000+01:00"), Ok(utc));
         assert_eq!(parse_datetime("2024-01-01T01:00:00.000+0100"), Ok(utc));
         assert_eq!(parse_datetime("2023-12-31T23:00:00.000-01"), Ok(utc));
-        assert_eq!(parse_datetime("2024-02-29T00:00:00.5"), Ok(1_709_164_800_005));
+        assert_eq!(
+            parse_datetime("2024-02-29T00:00:00.5"),
+            Ok(1_709_164_800_005)
+        );
         for bad in [
             "2024-02-30T00:00:00.000",
             "2024-01-01T24:00:00.000",
@@ -627,7 +639,9 @@ mod tests {
             assert_eq!(
                 parse_datetime(bad),
                 Err(TimeParseError::Date(
-                    if bad.contains(['+', 'Z']) || bad.split_once('T').is_some_and(|(_, t)| t.contains('-')) {
+                    if bad.contains(['+', 'Z'])
+                        || bad.split_once('T').is_some_and(|(_, t)| t.contains('-'))
+                    {
                         bad.to_string()
                     } else {
                         format!("{bad}Z")

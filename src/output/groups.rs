@@ -170,7 +170,10 @@ pub enum GroupWriteEvent<'a> {
 /// are in hash-map order).
 pub fn write_reset(
     out: &mut impl Write,
-    resets: &[(&str, &std::collections::BTreeMap<crate::datadir::TopicPartition, i64>)],
+    resets: &[(
+        &str,
+        &std::collections::BTreeMap<crate::datadir::TopicPartition, i64>,
+    )],
     executed: bool,
     format: OutputFormat,
 ) -> io::Result<()> {
@@ -206,7 +209,12 @@ pub fn write_reset(
     }
     for (group, offsets) in resets {
         for (tp, offset) in offsets.iter() {
-            line([group, &tp.topic, &tp.partition.to_string(), &offset.to_string()])?;
+            line([
+                group,
+                &tp.topic,
+                &tp.partition.to_string(),
+                &offset.to_string(),
+            ])?;
         }
     }
     out.write_all(b"\n")
@@ -218,7 +226,11 @@ pub fn write_reset(
 pub fn write_offset_deletions(
     out: &mut impl Write,
     group: &str,
-    rows: &[(crate::datadir::TopicPartition, Option<i32>, Option<crate::group::admin::AdminError>)],
+    rows: &[(
+        crate::datadir::TopicPartition,
+        Option<i32>,
+        Option<crate::group::admin::AdminError>,
+    )],
     format: OutputFormat,
 ) -> io::Result<()> {
     let mut rows: Vec<_> = rows.iter().collect();
@@ -255,10 +267,7 @@ pub fn write_offset_deletions(
     line(["TOPIC", "PARTITION", "STATUS"])?;
     for (tp, partition, error) in rows {
         let partition = partition.map_or_else(|| "Not Provided".to_string(), |p| p.to_string());
-        let status = error.map_or_else(
-            || "Successful".to_string(),
-            |e| format!("Error: :{e}"),
-        );
+        let status = error.map_or_else(|| "Successful".to_string(), |e| format!("Error: :{e}"));
         line([&tp.topic, &partition, &status])?;
     }
     out.write_all(b"\n")

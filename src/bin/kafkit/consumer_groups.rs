@@ -218,7 +218,9 @@ fn validate(args: &Args) -> Result<()> {
     let scopes = "[group], [all-groups]";
     if args.delete {
         if args.group.is_empty() && !args.all_groups {
-            return usage(&format!("Option [delete] takes one of these options: {scopes}"));
+            return usage(&format!(
+                "Option [delete] takes one of these options: {scopes}"
+            ));
         }
         if !args.topic.is_empty() {
             return usage(

@@ -49,7 +49,10 @@ fn sorted(ids: &[String]) -> Vec<&str> {
 /// `--topic t` (every partition of t) and `--topic t:0,1`, as Kafka's
 /// `parseTopicPartitionsToReset` reads them; a topic the data directory does not have is
 /// `Err(topic)`.
-fn topic_partitions(datadir: &DataDir, args: &[String]) -> Result<Vec<Result<TopicPartition, String>>> {
+fn topic_partitions(
+    datadir: &DataDir,
+    args: &[String],
+) -> Result<Vec<Result<TopicPartition, String>>> {
     let mut out = Vec::new();
     for arg in args {
         if arg.contains(':') {
@@ -79,9 +82,7 @@ fn topic_partitions(datadir: &DataDir, args: &[String]) -> Result<Vec<Result<Top
 
 /// The scenario of the arguments (validated: exactly one).
 fn scenario(args: &Args, single_group: Option<&str>) -> Result<Option<ScenarioArg>> {
-    let timestamp = |parsed: Result<i64, reset::TimeParseError>| {
-        parsed.map_err(|e| failed(e))
-    };
+    let timestamp = |parsed: Result<i64, reset::TimeParseError>| parsed.map_err(|e| failed(e));
     Ok(Some(if args.to_earliest {
         ScenarioArg::One(Scenario::Earliest)
     } else if args.to_latest {
@@ -98,9 +99,8 @@ fn scenario(args: &Args, single_group: Option<&str>) -> Result<Option<ScenarioAr
         let duration = timestamp(reset::parse_duration(text))?;
         ScenarioArg::One(Scenario::Timestamp(now()?.saturating_sub(duration)))
     } else if let Some(path) = &args.from_file {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            failed(format!("{}: {e}", path.display()))
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         let plans = reset::parse_plan(&text, single_group)
             .map_err(|e| failed(format!("{}: {e}", path.display())))?;
         ScenarioArg::Plans(plans)
@@ -160,7 +160,10 @@ fn report_notices(out: &mut impl Write, format: OutputFormat, notices: Vec<Notic
             Notice::NoTimestamp { .. } => stderrln!("{notice}"),
             Notice::AboveEnd { .. } | Notice::BelowStart { .. } => {
                 out.flush()?;
-                stderrln!("{}", log4j::line("WARN", &notice.to_string(), COMMAND_LOGGER));
+                stderrln!(
+                    "{}",
+                    log4j::line("WARN", &notice.to_string(), COMMAND_LOGGER)
+                );
             }
         }
     }
