@@ -40,6 +40,14 @@ pub const EXAMPLES: &[Example] = &[
         what: "The members of every group and the partitions each is assigned:",
         line: "kafkit consumer-groups --describe --all-groups --members --verbose",
     },
+    Example {
+        what: "Reset a group's offsets of a topic to its first offsets (without --execute: only the plan):",
+        line: "kafkit consumer-groups --reset-offsets --group my-group --topic demo --to-earliest --execute",
+    },
+    Example {
+        what: "Delete a group that has no live member, with its committed offsets:",
+        line: "kafkit consumer-groups --delete --group my-group",
+    },
 ];
 
 const STATE_NAMES: [&str; 7] = [
@@ -52,12 +60,15 @@ const STATE_NAMES: [&str; 7] = [
     "Reconciling",
 ];
 
-/// List, describe consumer groups (Kafka's kafka-consumer-groups.sh).
+/// List, describe, delete consumer groups and reset their offsets (Kafka's
+/// kafka-consumer-groups.sh).
 ///
-/// This tool helps to list all consumer groups and describe a consumer group: their state,
-/// members, committed offsets and lag, as the data directory's __consumer_offsets partitions
-/// hold them (a directory copied from a broker too). Groups are shown as a coordinator has them
-/// right after loading those partitions: members are not expired and offsets do not expire.
+/// This tool helps to list all consumer groups, describe a consumer group, delete consumer
+/// group info, or reset consumer group offsets, as the data directory's __consumer_offsets
+/// partitions hold them (a directory copied from a broker too). Groups are described as a
+/// coordinator has them right after loading those partitions: members are not expired and
+/// offsets do not expire. Changes go through the group's coordinator (a running member's, or
+/// one the command hosts), which refuses them while the group has live members.
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
     /// List all consumer groups.
