@@ -133,6 +133,10 @@ pub enum AdminCallError {
     Unexpected(&'static str),
 }
 
+/// Each partition's result of an OffsetDelete (`None`: deleted, or nothing to delete), or the
+/// group's error.
+pub type OffsetDeletion = Result<Vec<(TopicPartition, Option<AdminError>)>, AdminError>;
+
 /// The outcome of committing offsets from outside a group.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommitOutcome {
@@ -305,7 +309,7 @@ impl<'a> GroupAdmin<'a> {
         &mut self,
         group: &str,
         partitions: &[TopicPartition],
-    ) -> Result<Result<Vec<(TopicPartition, Option<AdminError>)>, AdminError>, AdminCallError> {
+    ) -> Result<OffsetDeletion, AdminCallError> {
         let request = Request::OffsetDelete {
             group: group.to_string(),
             partitions: partitions

@@ -304,7 +304,7 @@ fn days_in_month(year: i64, month: i64) -> i64 {
 }
 
 /// Takes a run of ASCII digits (at least one) from the front of `s`.
-fn digits<'s>(s: &mut &'s str) -> Option<i64> {
+fn digits(s: &mut &str) -> Option<i64> {
     let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     if end == 0 || end > 9 {
         return None;

@@ -82,7 +82,7 @@ fn topic_partitions(
 
 /// The scenario of the arguments (validated: exactly one).
 fn scenario(args: &Args, single_group: Option<&str>) -> Result<Option<ScenarioArg>> {
-    let timestamp = |parsed: Result<i64, reset::TimeParseError>| parsed.map_err(|e| failed(e));
+    let timestamp = |parsed: Result<i64, reset::TimeParseError>| parsed.map_err(failed);
     Ok(Some(if args.to_earliest {
         ScenarioArg::One(Scenario::Earliest)
     } else if args.to_latest {
