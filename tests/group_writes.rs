@@ -551,12 +551,11 @@ impl Member {
         Member(child)
     }
 
-    pub fn stop(mut self) {
-        let pid = i32::try_from(self.0.id()).expect("pid");
-        // SAFETY: a signal to our own child, not yet waited for.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-        self.0.wait().expect("wait");
+    /// Stops it as SIGTERM does (it leaves the group and closes).
+    pub fn stop(self) {
+        drop(self);
     }
+
     /// A member of `group` that has consumed all 15 records of `data()`'s topic.
     pub fn caught_up(root: &Path, group: &str) -> Member {
         let out = root.join(format!("{group}.out"));
@@ -572,6 +571,16 @@ impl Member {
             thread::sleep(Duration::from_millis(50));
         }
         member
+    }
+}
+
+impl Drop for Member {
+    /// A failing test still stops its member.
+    fn drop(&mut self) {
+        let pid = i32::try_from(self.0.id()).expect("pid");
+        // SAFETY: a signal to our own child, not yet waited for.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let _ = self.0.wait();
     }
 }
 
@@ -651,4 +660,56 @@ fn a_live_group_is_refused_and_a_member_started_after_a_reset_resumes_there() {
     thread::sleep(Duration::from_millis(300));
     member.stop();
     assert_eq!(std::fs::read_to_string(&out).expect("out"), "v8\nv9\n");
+}
+
+#[test]
+fn a_reset_of_an_idle_group_goes_through_the_live_host_of_its_partition() {
+    let dir = data();
+    let root = dir.path();
+    let partition = kafkit::assign::java::coordinator_partition("live", 50);
+    let idle = (0..)
+        .map(|i| format!("idle-{i}"))
+        .find(|g| kafkit::assign::java::coordinator_partition(g, 50) == partition)
+        .expect("a group of the same partition");
+    let member = Member::caught_up(root, "live");
+    // The live member hosts the partition: the reset is its host's to check and write.
+    let run = reset(
+        root,
+        &[
+            "--group",
+            &idle,
+            "--topic",
+            "t:1",
+            "--to-offset",
+            "3",
+            "--execute",
+        ],
+    );
+    assert_eq!(run.ok(), table(&[(&idle, "t", 1, 3)]));
+    assert_eq!(
+        described(root, &idle).get("t-1").map(String::as_str),
+        Some("3")
+    );
+    let run = kafkit(root, &["consumer-groups", "--delete", "--group", &idle]);
+    assert_eq!(
+        run.ok(),
+        format!("Deletion of requested consumer groups ('{idle}') was successful.\n")
+    );
+    // The live group is untouched.
+    let run = reset(
+        root,
+        &[
+            "--group",
+            "live",
+            "--all-topics",
+            "--to-earliest",
+            "--dry-run",
+        ],
+    );
+    assert!(
+        run.stdout.contains("the current state is Stable."),
+        "{}",
+        run.stdout
+    );
+    member.stop();
 }
