@@ -99,7 +99,8 @@ pub struct GroupSummary {
     pub protocol_type: Option<String>,
     /// How many members it has.
     pub members: usize,
-    /// The topics its members subscribe to, for a consumer group with members.
+    /// The topics its members subscribe to, when known: a consumer group with members, a
+    /// chosen protocol and subscriptions that parse.
     pub subscribed: Option<Vec<String>>,
 }
 

@@ -840,22 +840,30 @@ impl Coordinator {
         {
             return None;
         }
-        let protocol = g.group.protocol_name();
-        let subscribed = (g.group.protocol_type() == Some("consumer")
-            && !g.group.members().is_empty())
-        .then(|| {
-            let mut topics: Vec<String> = g
-                .group
-                .members()
-                .iter()
-                .filter_map(|m| protocol.and_then(|p| m.metadata(p)))
-                .filter_map(|bytes| protocol::decode::<Subscription>(bytes).ok())
-                .flat_map(|s| s.message.topics)
-                .collect();
-            topics.sort();
-            topics.dedup();
-            topics
-        });
+        // Kafka's `computeSubscribedTopics`: known only for a consumer group with members, a
+        // chosen protocol and subscriptions that parse.
+        let members = g.group.members();
+        let subscribed = match g.group.protocol_name() {
+            Some(protocol)
+                if g.group.protocol_type() == Some("consumer") && !members.is_empty() =>
+            {
+                members
+                    .iter()
+                    .map(|m| {
+                        m.metadata(protocol)
+                            .and_then(|bytes| protocol::decode::<Subscription>(bytes).ok())
+                            .map(|s| s.message.topics)
+                    })
+                    .collect::<Option<Vec<Vec<String>>>>()
+                    .map(|topics| {
+                        let mut topics: Vec<String> = topics.into_iter().flatten().collect();
+                        topics.sort();
+                        topics.dedup();
+                        topics
+                    })
+            }
+            _ => None,
+        };
         Some(GroupSummary {
             state: state.name().to_string(),
             protocol_type: g.group.protocol_type().map(str::to_string),
@@ -915,11 +923,13 @@ impl Coordinator {
         if summary.members > 0 && summary.protocol_type.as_deref() != Some("consumer") {
             return Response::OffsetDelete(Err(AdminError::NonEmptyGroup));
         }
-        let subscribed = |topic: &str| {
-            summary
-                .subscribed
-                .as_ref()
-                .is_some_and(|topics| topics.iter().any(|t| t == topic))
+        // Kafka's `isSubscribedToTopic`: a consumer group with members whose subscriptions are
+        // not known (no protocol chosen yet) counts as subscribed to every topic.
+        let consumer_with_members =
+            summary.members > 0 && summary.protocol_type.as_deref() == Some("consumer");
+        let subscribed = |topic: &str| match &summary.subscribed {
+            Some(topics) => topics.iter().any(|t| t == topic),
+            None => consumer_with_members,
         };
         let mut results = Vec::new();
         let mut records = Vec::new();
