@@ -11,9 +11,9 @@
 use std::collections::BTreeMap;
 
 use super::state::CommittedOffset;
-use crate::client::offsets::{list_offset, OffsetSpec};
+use crate::client::offsets::{list_offset, offset_range, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
-use crate::datadir::{DataDir, OffsetCheckpoint, TopicPartition};
+use crate::datadir::{DataDir, DataDirError, OffsetCheckpoint, TopicPartition};
 use crate::log::{LogError, SkippedTail};
 
 /// How the new offsets are chosen (one scenario of `--reset-offsets`).
@@ -130,26 +130,32 @@ pub struct Reset {
 pub struct Planner<'a> {
     datadir: &'a DataDir,
     log_starts: BTreeMap<TopicPartition, i64>,
+    /// Partition counts by topic, read once.
+    partition_counts: BTreeMap<String, usize>,
 }
 
 impl<'a> Planner<'a> {
-    /// A planner over `datadir` (its checkpointed log starts read once).
-    pub fn new(datadir: &'a DataDir) -> Self {
+    /// A planner over `datadir` (its topics and checkpointed log starts read once).
+    pub fn new(datadir: &'a DataDir) -> Result<Self, DataDirError> {
         let log_starts = OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))
             .unwrap_or_default();
-        Planner {
+        let partition_counts = datadir
+            .topics()?
+            .into_iter()
+            .map(|t| (t.name.clone(), t.partition_count()))
+            .collect();
+        Ok(Planner {
             datadir,
             log_starts,
-        }
+            partition_counts,
+        })
     }
 
     /// Whether the data directory has the partition (its topic, with that many partitions).
     pub fn exists(&self, tp: &TopicPartition) -> bool {
-        self.datadir
-            .topic(&tp.topic)
-            .ok()
-            .flatten()
-            .is_some_and(|t| usize::try_from(tp.partition).is_ok_and(|p| p < t.partition_count()))
+        self.partition_counts
+            .get(&*tp.topic)
+            .is_some_and(|&count| usize::try_from(tp.partition).is_ok_and(|p| p < count))
     }
 
     fn list(
@@ -186,15 +192,24 @@ impl<'a> Planner<'a> {
             .ok_or_else(|| ResetError::UnknownPartition(tp.clone()))
     }
 
-    /// Kafka's `checkOffsetsRange`: above the log end → the end, below the start → the start.
+    /// Kafka's `checkOffsetsRange`: above the log end → the end, below the start → the start
+    /// (both read with one open of the log).
     fn clamp(
         &self,
         tp: &TopicPartition,
         offset: i64,
         notices: &mut Vec<Notice>,
     ) -> Result<i64, ResetError> {
-        let start = self.bound(tp, OffsetSpec::Earliest, notices)?;
-        let end = self.bound(tp, OffsetSpec::Latest, notices)?;
+        if !self.exists(tp) {
+            return Err(ResetError::UnknownPartition(tp.clone()));
+        }
+        let log_error = |error| ResetError::Log {
+            partition: tp.clone(),
+            error,
+        };
+        let log_start = self.log_starts.get(tp).copied().unwrap_or(0);
+        let range = offset_range(&self.datadir.partition_dir(tp), log_start).map_err(log_error)?;
+        let (start, end) = (range.start, range.end.map_err(log_error)?);
         Ok(if offset > end {
             notices.push(Notice::AboveEnd {
                 partition: tp.clone(),

@@ -197,7 +197,7 @@ pub(super) fn reset_offsets(
         .into_iter()
         .collect::<Result<_, _>>()
         .map_err(|_| failed(UNKNOWN_TOPIC))?;
-    let planner = Planner::new(datadir);
+    let planner = Planner::new(datadir)?;
     let mut resets: Vec<(&str, BTreeMap<TopicPartition, i64>)> = Vec::new();
     let mut refused = false;
     for id in sorted(ids) {
