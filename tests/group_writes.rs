@@ -713,3 +713,45 @@ fn a_reset_of_an_idle_group_goes_through_the_live_host_of_its_partition() {
     );
     member.stop();
 }
+
+#[test]
+fn a_group_whose_members_all_died_can_be_reset_with_no_coordinator_running() {
+    let dir = data();
+    let root = dir.path();
+    let member = Member::caught_up(root, "dead");
+    let pid = i32::try_from(member.0.id()).expect("pid");
+    // SAFETY: a signal to our own child, not yet waited for.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    drop(member);
+    // Its last metadata says Stable with one member (what `--describe` shows), but no process
+    // hosts its coordinator, so no member is alive: it is reset as the Empty group a new
+    // coordinator loads (Kafka resets it once the member's session expires).
+    let state = kafkit(
+        root,
+        &[
+            "consumer-groups",
+            "--describe",
+            "--group",
+            "dead",
+            "--state",
+        ],
+    );
+    assert!(state.ok().contains("Stable"), "{}", state.stdout);
+    let run = reset(
+        root,
+        &[
+            "--group",
+            "dead",
+            "--topic",
+            "t:0",
+            "--to-offset",
+            "2",
+            "--execute",
+        ],
+    );
+    assert_eq!(run.ok(), table(&[("dead", "t", 0, 2)]));
+    assert_eq!(
+        described(root, "dead").get("t-0").map(String::as_str),
+        Some("2")
+    );
+}
