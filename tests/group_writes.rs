@@ -160,6 +160,12 @@ fn every_scenario_prints_its_table_and_a_dry_run_changes_nothing() {
         &["--group", "g", "--all-topics", "--to-earliest", "--dry-run"],
     );
     assert_eq!(run.ok(), g(&[(0, 0), (1, 0)]));
+    // --all-groups: every group of the data directory (here `g` alone).
+    let run = reset(
+        root,
+        &["--all-groups", "--topic", "t:0", "--to-latest", "--dry-run"],
+    );
+    assert_eq!(run.ok(), g(&[(0, 10)]));
     // --to-current without a commit: the log end; an unknown group is Dead, so it can be reset.
     let run = reset(
         root,
