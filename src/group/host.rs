@@ -1094,6 +1094,84 @@ mod tests {
     }
 
     #[test]
+    fn the_admin_requests_follow_kafkas_state_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let datadir = DataDir::create(dir.path().join("data")).unwrap();
+        let group = "admin-g";
+        let partition = crate::assign::java::coordinator_partition(group, OFFSETS_TOPIC_PARTITIONS);
+        let _host = CoordinatorHost::try_start(&datadir, partition, CoordinatorConfig::default())
+            .unwrap()
+            .unwrap();
+        let mut conn = SocketConnection::connect(datadir.path(), partition).unwrap();
+        let mut call = |request: Request| conn.call(&request).unwrap();
+        let g = || group.to_string();
+        assert_eq!(
+            call(Request::Describe { group: g() }),
+            Response::Describe(None)
+        );
+        assert_eq!(
+            call(Request::DeleteGroup { group: g() }),
+            Response::DeleteGroup(Some(AdminError::GroupIdNotFound))
+        );
+        assert_eq!(
+            call(Request::OffsetDelete {
+                group: g(),
+                partitions: vec![("t".into(), 0)]
+            }),
+            Response::OffsetDelete(Err(AdminError::GroupIdNotFound))
+        );
+        // A commit from outside the group makes it: Empty, with its offsets.
+        let offsets = [0, 1]
+            .map(|p| PartitionOffset {
+                topic: "t".into(),
+                partition: p,
+                offset: 5,
+                metadata: String::new(),
+            })
+            .to_vec();
+        assert_eq!(
+            call(Request::OffsetCommit {
+                group: g(),
+                member_id: String::new(),
+                generation_id: -1,
+                offsets,
+            }),
+            Response::OffsetCommit(None)
+        );
+        let Response::Describe(Some(summary)) = call(Request::Describe { group: g() }) else {
+            panic!("no group");
+        };
+        assert_eq!((summary.state.as_str(), summary.members), ("Empty", 0));
+        assert_eq!(
+            call(Request::OffsetDelete {
+                group: g(),
+                partitions: vec![("t".into(), 1), ("t".into(), 7)]
+            }),
+            Response::OffsetDelete(Ok(vec![("t".into(), 1, None), ("t".into(), 7, None)]))
+        );
+        let Response::OffsetFetch(left) = call(Request::OffsetFetch {
+            group: g(),
+            partitions: Vec::new(),
+        }) else {
+            panic!("no offsets");
+        };
+        assert_eq!(left.iter().map(|o| o.partition).collect::<Vec<_>>(), [0]);
+        assert_eq!(
+            call(Request::DeleteGroup { group: g() }),
+            Response::DeleteGroup(None)
+        );
+        assert_eq!(
+            call(Request::Describe { group: g() }),
+            Response::Describe(None)
+        );
+        // What was written, replayed as a new coordinator loads it: nothing left of the group.
+        let tp = TopicPartition::new(OFFSETS_TOPIC, partition_i32(partition));
+        let groups =
+            Groups::load_partitions(&[(tp.partition, datadir.partition_dir(&tp))]).unwrap();
+        assert!(groups.get(group).is_none());
+    }
+
+    #[test]
     fn frames_round_trip_and_oversized_or_cut_ones_are_refused() {
         let request = Request::OffsetFetch {
             group: "g".into(),
