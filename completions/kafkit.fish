@@ -321,6 +321,12 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l exclude-in
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -s V -l version -d 'Print version'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l topic -d 'The topic whose consumer group information should be deleted or topic whose should be included in the reset offset process. In `reset-offsets` case, partitions can be specified using this format: `topic1:0,1,2`, where 0,1,2 are the partition to be included in the process. Reset-offsets also supports multiple topic inputs' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l to-offset -d 'Reset offsets to a specific offset' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l from-file -d 'Reset offsets to values defined in CSV file (`topic,partition,offset` lines for one --group, else `group,topic,partition,offset`: what --export prints)' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l to-datetime -d 'Reset offsets to offset from datetime. Format: \'YYYY-MM-DDTHH:mm:SS.sss\' (a zone `Z`, `+hh`, `+hhmm` or `+hh:mm` may follow; none is UTC)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l by-duration -d 'Reset offsets to offset by duration from current timestamp. Format: \'PnDTnHnMnS\'. The current time is the clock\'s, or KAFKIT_NOW_MS (ms since the epoch) when it is set' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l shift-by -d 'Reset offsets shifting current offset by \'n\', where \'n\' can be positive or negative' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l group -d 'The consumer group we wish to act on (repeatable)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l state -d 'When specified with \'--describe\', includes the state of the group. When specified with \'--list\', it displays the state of all groups; it can also list groups with specific states (comma-separated, any case: stable,empty)' -r -f -a "PreparingRebalance\t''
 CompletingRebalance\t''
@@ -338,6 +344,16 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l data-d
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l list -d 'List all consumer groups'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l delete -d 'Pass in groups to delete topic partition offsets and ownership information over the entire consumer group. For instance --group g1 --group g2'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l reset-offsets -d 'Reset offsets of consumer group. Supports one consumer group at the time, and instances should be inactive. Has 2 execution options: --dry-run (the default) to plan which offsets to reset, and --execute to update the offsets. Additionally, the --export option is used to export the results to a CSV format. You must choose one of the following reset specifications: --to-datetime, --by-duration, --to-earliest, --to-latest, --shift-by, --from-file, --to-current, --to-offset. To define the scope use --all-topics or --topic. One scope must be specified unless you use \'--from-file\''
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l delete-offsets -d 'Delete offsets of consumer group. Supports one consumer group at the time, and multiple topics'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l all-topics -d 'Consider all topics assigned to a group in the `reset-offsets` process'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l dry-run -d 'Only show results without executing changes on Consumer Groups. Supported operations: reset-offsets'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l execute -d 'Execute operation. Supported operations: reset-offsets'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l export -d 'Export operation execution to a CSV format (on stdout). Supported operations: reset-offsets'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l to-earliest -d 'Reset offsets to earliest offset'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l to-latest -d 'Reset offsets to latest offset'
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l to-current -d 'Reset offsets to current offset'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l describe -d 'Describe consumer group and list offset lag (number of messages not yet processed) related to given group'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l all-groups -d 'Apply to all consumer groups'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l offsets -d 'Describe the group and list all topic partitions in the group along with their offset lag. This is the default sub-action of and may be used with \'--describe\' only'

@@ -881,8 +881,8 @@ fn usage_errors_in_kafkas_words() {
         (&["--list", "--group", "g"], "Option \"[group]\" can't be used with option \"[list]\""),
         (&["--list", "--members"], "Option(s) [members] are unavailable given other options on the command line"),
         (&["--describe", "--all-groups", "--type"], "Option(s) [type] are unavailable given other options on the command line"),
-        (&[], "Command must include exactly one action: --list, --describe"),
-        (&["--list", "--describe", "--all-groups"], "Command must include exactly one action: --list, --describe"),
+        (&[], "Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets"),
+        (&["--list", "--describe", "--all-groups"], "Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets"),
         (&["--list", "--state", "stable,bored"], "Invalid state list 'stable,bored'. Valid states are: PreparingRebalance, CompletingRebalance, Stable, Dead, Empty, Assigning, Reconciling"),
         (&["--list", "--type", "share"], "Invalid types list 'share'. Valid types are: Classic, Consumer"),
     ] {

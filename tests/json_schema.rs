@@ -375,3 +375,54 @@ fn dump_events_match_docs() {
     }
     doc.assert_covered("dump-log-segments", &seen);
 }
+
+#[test]
+fn consumer_group_writes_print_their_documented_objects() {
+    let dir = crate::group_writes::data();
+    let root = dir.path();
+    let json = |args: &[&str]| {
+        let run = kafkit(
+            root,
+            &[&["consumer-groups"], args, &["--output", "json"]].concat(),
+        );
+        assert!(!run.stdout.is_empty(), "{args:?}: {}", run.stderr);
+        run
+    };
+    let member = crate::group_writes::Member::caught_up(root, "live");
+    let mut runs = vec![
+        json(&[
+            "--reset-offsets",
+            "--group",
+            "live",
+            "--all-topics",
+            "--to-earliest",
+            "--execute",
+        ]),
+        json(&["--delete", "--group", "live"]),
+        json(&[
+            "--delete-offsets",
+            "--group",
+            "live",
+            "--topic",
+            "t:0",
+            "--topic",
+            "nope",
+        ]),
+    ];
+    member.stop();
+    runs.extend([
+        json(&[
+            "--reset-offsets",
+            "--group",
+            "g",
+            "--topic",
+            "t",
+            "--to-offset",
+            "3",
+            "--execute",
+        ]),
+        json(&["--delete-offsets", "--group", "g", "--topic", "t:1"]),
+        json(&["--delete", "--group", "g"]),
+    ]);
+    check_covered("consumer-groups writes", &runs);
+}

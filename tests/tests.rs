@@ -15,6 +15,7 @@ mod datadir;
 mod dump;
 mod generated;
 mod get_offsets;
+mod group_writes;
 mod groups;
 mod internal_formatters;
 mod json_schema;

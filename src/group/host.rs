@@ -31,15 +31,17 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::admin::{AdminError, GroupSummary};
 use super::classic::{
     ClassicGroup, ClassicGroupState, CoordinatorConfig, JoinRequest, JoinResponse, ProtocolError,
     Reply, SyncResponse,
 };
+use super::protocol::{self, Subscription};
 use super::records::{
     CoordinatorRecord, GroupMetadataValue, MemberMetadata, OffsetCommitKey, OffsetCommitValue,
     WriteError,
 };
-use super::state::{GroupError, Groups, OFFSETS_TOPIC};
+use super::state::{GroupError, GroupState, Groups, OFFSETS_TOPIC};
 use crate::common::Uuid;
 use crate::datadir::now_ms;
 use crate::datadir::{
@@ -128,6 +130,23 @@ pub enum Request {
         /// `(topic, partition)`s.
         partitions: Vec<(String, i32)>,
     },
+    /// DescribeGroups of one group (the admin tools' view: state, members, subscriptions).
+    Describe {
+        /// The group.
+        group: String,
+    },
+    /// DeleteGroups of one group: only an Empty group is deleted.
+    DeleteGroup {
+        /// The group.
+        group: String,
+    },
+    /// OffsetDelete: some partitions' committed offsets.
+    OffsetDelete {
+        /// The group.
+        group: String,
+        /// `(topic, partition)`s.
+        partitions: Vec<(String, i32)>,
+    },
 }
 
 impl Request {
@@ -138,7 +157,10 @@ impl Request {
             | Request::Heartbeat { group, .. }
             | Request::Leave { group, .. }
             | Request::OffsetCommit { group, .. }
-            | Request::OffsetFetch { group, .. } => group,
+            | Request::OffsetFetch { group, .. }
+            | Request::Describe { group }
+            | Request::DeleteGroup { group }
+            | Request::OffsetDelete { group, .. } => group,
         }
     }
 }
@@ -158,6 +180,12 @@ pub enum Response {
     OffsetCommit(Option<ProtocolError>),
     /// To an OffsetFetch.
     OffsetFetch(Vec<PartitionOffset>),
+    /// To a Describe: the group, or `None` when it does not exist (Kafka's Dead).
+    Describe(Option<GroupSummary>),
+    /// To a DeleteGroup.
+    DeleteGroup(Option<AdminError>),
+    /// To an OffsetDelete: each partition's result, or the group's error.
+    OffsetDelete(Result<Vec<(String, i32, Option<AdminError>)>, AdminError>),
     /// Any request to a coordinator that does not serve the group.
     NotCoordinator,
     /// The coordinator could not write what it would have answered (the text of its error).
@@ -741,6 +769,11 @@ impl Coordinator {
                 };
                 Some(Response::OffsetFetch(fetched))
             }
+            Request::Describe { .. } => Some(Response::Describe(self.describe(&group_id))),
+            Request::DeleteGroup { .. } => Some(self.delete_group(&group_id, now)),
+            Request::OffsetDelete { partitions, .. } => {
+                Some(self.delete_offsets(&group_id, &partitions, now))
+            }
         };
         if let Some(response) = response {
             self.reply(conn, &response);
@@ -795,6 +828,144 @@ impl Coordinator {
             g.offsets.insert((o.topic.clone(), o.partition), o);
         }
         Response::OffsetCommit(None)
+    }
+
+    /// The admin tools' view of a group; `None` when it does not exist: never seen, deleted, or
+    /// an Empty group this host made for a request and that has neither offsets nor metadata.
+    fn describe(&self, group_id: &str) -> Option<GroupSummary> {
+        let g = self.groups.get(group_id)?;
+        let state = GroupState::from(g.group.state());
+        if state == GroupState::Dead
+            || (state == GroupState::Empty && g.offsets.is_empty() && g.written.is_none())
+        {
+            return None;
+        }
+        // Kafka's `computeSubscribedTopics`: known only for a consumer group with members, a
+        // chosen protocol and subscriptions that parse.
+        let members = g.group.members();
+        let subscribed = match g.group.protocol_name() {
+            Some(protocol)
+                if g.group.protocol_type() == Some("consumer") && !members.is_empty() =>
+            {
+                members
+                    .iter()
+                    .map(|m| {
+                        m.metadata(protocol)
+                            .and_then(|bytes| protocol::decode::<Subscription>(bytes).ok())
+                            .map(|s| s.message.topics)
+                    })
+                    .collect::<Option<Vec<Vec<String>>>>()
+                    .map(|topics| {
+                        let mut topics: Vec<String> = topics.into_iter().flatten().collect();
+                        topics.sort();
+                        topics.dedup();
+                        topics
+                    })
+            }
+            _ => None,
+        };
+        Some(GroupSummary {
+            state: state.name().to_string(),
+            protocol_type: g.group.protocol_type().map(str::to_string),
+            members: g.group.members().len(),
+            subscribed,
+        })
+    }
+
+    /// Kafka's DeleteGroups of a classic group (`validateDeleteGroup`): a Dead or unknown group
+    /// is `GROUP_ID_NOT_FOUND`, one with members `NON_EMPTY_GROUP`; else a tombstone for every
+    /// committed offset and one for the group's metadata, written before the answer.
+    fn delete_group(&mut self, group_id: &str, now: i64) -> Response {
+        let Some(summary) = self.describe(group_id) else {
+            return Response::DeleteGroup(Some(AdminError::GroupIdNotFound));
+        };
+        if summary.members > 0 {
+            return Response::DeleteGroup(Some(AdminError::NonEmptyGroup));
+        }
+        let mut records: Vec<CoordinatorRecord> = self
+            .groups
+            .get(group_id)
+            .map(|g| {
+                g.offsets
+                    .keys()
+                    .map(|(topic, partition)| {
+                        CoordinatorRecord::offset_tombstone(OffsetCommitKey {
+                            group: group_id.to_string(),
+                            topic: topic.clone(),
+                            partition: *partition,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        records.push(CoordinatorRecord::group_tombstone(group_id));
+        if let Err(e) = self.write(&records, now) {
+            return Response::Failed(e.to_string());
+        }
+        self.groups.remove(group_id);
+        Response::DeleteGroup(None)
+    }
+
+    /// Kafka's OffsetDelete (`OffsetMetadataManager.deleteOffsets`): a Dead or unknown group is
+    /// `GROUP_ID_NOT_FOUND`; a group with members that is not a consumer group
+    /// `NON_EMPTY_GROUP`; the partitions of a topic its members subscribe to
+    /// `GROUP_SUBSCRIBED_TO_TOPIC`; every other partition succeeds, with a tombstone when it
+    /// has a committed offset.
+    fn delete_offsets(
+        &mut self,
+        group_id: &str,
+        partitions: &[(String, i32)],
+        now: i64,
+    ) -> Response {
+        let Some(summary) = self.describe(group_id) else {
+            return Response::OffsetDelete(Err(AdminError::GroupIdNotFound));
+        };
+        if summary.members > 0 && summary.protocol_type.as_deref() != Some("consumer") {
+            return Response::OffsetDelete(Err(AdminError::NonEmptyGroup));
+        }
+        // Kafka's `isSubscribedToTopic`: a consumer group with members whose subscriptions are
+        // not known (no protocol chosen yet) counts as subscribed to every topic.
+        let consumer_with_members =
+            summary.members > 0 && summary.protocol_type.as_deref() == Some("consumer");
+        let subscribed = |topic: &str| match &summary.subscribed {
+            Some(topics) => topics.iter().any(|t| t == topic),
+            None => consumer_with_members,
+        };
+        let mut results = Vec::new();
+        let mut records = Vec::new();
+        let mut deleted = Vec::new();
+        let committed = self.groups.get(group_id).map(|g| &g.offsets);
+        for (topic, partition) in partitions {
+            if subscribed(topic) {
+                results.push((
+                    topic.clone(),
+                    *partition,
+                    Some(AdminError::GroupSubscribedToTopic),
+                ));
+                continue;
+            }
+            results.push((topic.clone(), *partition, None));
+            let key = (topic.clone(), *partition);
+            if committed.is_some_and(|c| c.contains_key(&key)) {
+                records.push(CoordinatorRecord::offset_tombstone(OffsetCommitKey {
+                    group: group_id.to_string(),
+                    topic: topic.clone(),
+                    partition: *partition,
+                }));
+                deleted.push(key);
+            }
+        }
+        if !records.is_empty() {
+            if let Err(e) = self.write(&records, now) {
+                return Response::Failed(e.to_string());
+            }
+        }
+        if let Some(g) = self.groups.get_mut(group_id) {
+            for key in &deleted {
+                g.offsets.remove(key);
+            }
+        }
+        Response::OffsetDelete(Ok(results))
     }
 
     /// Writes the group's metadata when a generation became stable or the group emptied, then
@@ -920,6 +1091,84 @@ mod tests {
         let other = tempfile::tempdir().unwrap();
         assert_ne!(plain, socket_name(other.path(), 7).unwrap());
         assert!(socket_name(&dir.path().join("missing"), 7).is_err());
+    }
+
+    #[test]
+    fn the_admin_requests_follow_kafkas_state_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let datadir = DataDir::create(dir.path().join("data")).unwrap();
+        let group = "admin-g";
+        let partition = crate::assign::java::coordinator_partition(group, OFFSETS_TOPIC_PARTITIONS);
+        let _host = CoordinatorHost::try_start(&datadir, partition, CoordinatorConfig::default())
+            .unwrap()
+            .unwrap();
+        let mut conn = SocketConnection::connect(datadir.path(), partition).unwrap();
+        let mut call = |request: Request| conn.call(&request).unwrap();
+        let g = || group.to_string();
+        assert_eq!(
+            call(Request::Describe { group: g() }),
+            Response::Describe(None)
+        );
+        assert_eq!(
+            call(Request::DeleteGroup { group: g() }),
+            Response::DeleteGroup(Some(AdminError::GroupIdNotFound))
+        );
+        assert_eq!(
+            call(Request::OffsetDelete {
+                group: g(),
+                partitions: vec![("t".into(), 0)]
+            }),
+            Response::OffsetDelete(Err(AdminError::GroupIdNotFound))
+        );
+        // A commit from outside the group makes it: Empty, with its offsets.
+        let offsets = [0, 1]
+            .map(|p| PartitionOffset {
+                topic: "t".into(),
+                partition: p,
+                offset: 5,
+                metadata: String::new(),
+            })
+            .to_vec();
+        assert_eq!(
+            call(Request::OffsetCommit {
+                group: g(),
+                member_id: String::new(),
+                generation_id: -1,
+                offsets,
+            }),
+            Response::OffsetCommit(None)
+        );
+        let Response::Describe(Some(summary)) = call(Request::Describe { group: g() }) else {
+            panic!("no group");
+        };
+        assert_eq!((summary.state.as_str(), summary.members), ("Empty", 0));
+        assert_eq!(
+            call(Request::OffsetDelete {
+                group: g(),
+                partitions: vec![("t".into(), 1), ("t".into(), 7)]
+            }),
+            Response::OffsetDelete(Ok(vec![("t".into(), 1, None), ("t".into(), 7, None)]))
+        );
+        let Response::OffsetFetch(left) = call(Request::OffsetFetch {
+            group: g(),
+            partitions: Vec::new(),
+        }) else {
+            panic!("no offsets");
+        };
+        assert_eq!(left.iter().map(|o| o.partition).collect::<Vec<_>>(), [0]);
+        assert_eq!(
+            call(Request::DeleteGroup { group: g() }),
+            Response::DeleteGroup(None)
+        );
+        assert_eq!(
+            call(Request::Describe { group: g() }),
+            Response::Describe(None)
+        );
+        // What was written, replayed as a new coordinator loads it: nothing left of the group.
+        let tp = TopicPartition::new(OFFSETS_TOPIC, partition_i32(partition));
+        let groups =
+            Groups::load_partitions(&[(tp.partition, datadir.partition_dir(&tp))]).unwrap();
+        assert!(groups.get(group).is_none());
     }
 
     #[test]

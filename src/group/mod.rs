@@ -15,6 +15,11 @@
 //!   commits);
 //! * [`describe`]: what `kafka-consumer-groups.sh --describe` shows of a group (rows, log ends,
 //!   lag), as data; `output::groups` prints it;
+//! * [`admin`]: what the admin tools ask a group's coordinator (describe, commit from outside
+//!   the group, delete a group or some offsets), asked of the running one or of one hosted for
+//!   the command;
+//! * [`reset`]: the offsets `--reset-offsets` computes for a group (Kafka's scenarios, clamped
+//!   to the partitions' logs);
 //! * [`classic`]: the coordinator's side of the classic protocol (JoinGroup, SyncGroup,
 //!   Heartbeat, LeaveGroup) for one group, as a pure state machine over explicit time.
 //!
@@ -23,11 +28,13 @@
 
 #![deny(clippy::indexing_slicing)]
 
+pub mod admin;
 pub mod classic;
 pub mod describe;
 pub mod host;
 pub mod protocol;
 pub mod records;
+pub mod reset;
 pub mod state;
 mod wire;
 

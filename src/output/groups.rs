@@ -107,6 +107,172 @@ pub enum GroupEvent<'a> {
     },
 }
 
+/// One JSON Lines object of `kafkit consumer-groups --reset-offsets`, `--delete` and
+/// `--delete-offsets` with `--output json` (`docs/json.md`, "consumer-groups writes").
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum GroupWriteEvent<'a> {
+    /// `--reset-offsets`: one per partition, by group, topic and partition.
+    ResetOffset {
+        /// The group id.
+        group: &'a str,
+        /// The topic.
+        topic: &'a str,
+        /// The partition.
+        partition: i32,
+        /// The offset it is reset to.
+        new_offset: i64,
+        /// Whether it was committed (`--execute`) or only planned (`--dry-run`).
+        executed: bool,
+    },
+    /// `--reset-offsets` of a group that is not inactive: nothing is reset.
+    ResetRefused {
+        /// The group id.
+        group: &'a str,
+        /// Its state (Kafka's name).
+        state: &'a str,
+        /// Kafka's text.
+        message: String,
+    },
+    /// `--delete`: one per group deleted.
+    GroupDeleted {
+        /// The group id.
+        group: &'a str,
+    },
+    /// `--delete`: one per group not deleted.
+    GroupNotDeleted {
+        /// The group id.
+        group: &'a str,
+        /// Kafka's error name (`NON_EMPTY_GROUP`, `GROUP_ID_NOT_FOUND`).
+        error: &'static str,
+        /// Kafka's message.
+        message: &'static str,
+    },
+    /// `--delete-offsets`: one per partition, in the table's order.
+    OffsetDeleted {
+        /// The group id.
+        group: &'a str,
+        /// The topic.
+        topic: &'a str,
+        /// The partition (`null`: a topic the data directory does not have, Kafka's "Not
+        /// Provided").
+        partition: Option<i32>,
+        /// `null` when deleted, else Kafka's error name.
+        error: Option<&'static str>,
+        /// `null` when deleted, else Kafka's message.
+        message: Option<&'static str>,
+    },
+}
+
+/// `--reset-offsets`' table (Kafka 4.0's `printOffsetsToReset`, `%n%-30s %-30s %-10s %-15s`,
+/// padded to the last column): the header when some group was asked about, a row per
+/// partition, a final newline. Groups come in id order and rows by topic and partition (Kafka's
+/// are in hash-map order).
+pub fn write_reset(
+    out: &mut impl Write,
+    resets: &[(
+        &str,
+        &std::collections::BTreeMap<crate::datadir::TopicPartition, i64>,
+    )],
+    executed: bool,
+    format: OutputFormat,
+) -> io::Result<()> {
+    if format == OutputFormat::Json {
+        for (group, offsets) in resets {
+            for (tp, offset) in offsets.iter() {
+                write_event(
+                    out,
+                    &GroupWriteEvent::ResetOffset {
+                        group,
+                        topic: &tp.topic,
+                        partition: tp.partition,
+                        new_offset: *offset,
+                        executed,
+                    },
+                )?;
+            }
+        }
+        return Ok(());
+    }
+    let mut line = |cells: [&str; 4]| -> io::Result<()> {
+        out.write_all(b"\n")?;
+        for (i, (cell, w)) in cells.iter().zip([30, 30, 10, 15]).enumerate() {
+            if i > 0 {
+                out.write_all(b" ")?;
+            }
+            pad(out, cell, w)?;
+        }
+        Ok(())
+    };
+    if !resets.is_empty() {
+        line(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"])?;
+    }
+    for (group, offsets) in resets {
+        for (tp, offset) in offsets.iter() {
+            line([
+                group,
+                &tp.topic,
+                &tp.partition.to_string(),
+                &offset.to_string(),
+            ])?;
+        }
+    }
+    out.write_all(b"\n")
+}
+
+/// `--delete-offsets`' table (`%n%-30s %-15s %-15s`): `TOPIC PARTITION STATUS`, rows sorted by
+/// the text of topic and partition run together, as Kafka sorts them; a partition `None` is a
+/// topic the data directory does not have (`Not Provided`).
+pub fn write_offset_deletions(
+    out: &mut impl Write,
+    group: &str,
+    rows: &[(
+        crate::datadir::TopicPartition,
+        Option<i32>,
+        Option<crate::group::admin::AdminError>,
+    )],
+    format: OutputFormat,
+) -> io::Result<()> {
+    let mut rows: Vec<_> = rows.iter().collect();
+    rows.sort_by_key(|(tp, p, _)| {
+        format!(
+            "{}{}",
+            tp.topic,
+            p.map_or_else(|| "-1".to_string(), |p| p.to_string())
+        )
+    });
+    if format == OutputFormat::Json {
+        for (tp, partition, error) in rows {
+            write_event(
+                out,
+                &GroupWriteEvent::OffsetDeleted {
+                    group,
+                    topic: &tp.topic,
+                    partition: *partition,
+                    error: error.map(|e| e.name()),
+                    message: error.map(|e| e.message()),
+                },
+            )?;
+        }
+        return Ok(());
+    }
+    let mut line = |[topic, partition, status]: [&str; 3]| -> io::Result<()> {
+        out.write_all(b"\n")?;
+        pad(out, topic, 30)?;
+        out.write_all(b" ")?;
+        pad(out, partition, 15)?;
+        out.write_all(b" ")?;
+        pad(out, status, 15)
+    };
+    line(["TOPIC", "PARTITION", "STATUS"])?;
+    for (tp, partition, error) in rows {
+        let partition = partition.map_or_else(|| "Not Provided".to_string(), |p| p.to_string());
+        let status = error.map_or_else(|| "Successful".to_string(), |e| format!("Error: :{e}"));
+        line([&tp.topic, &partition, &status])?;
+    }
+    out.write_all(b"\n")
+}
+
 /// Writes `s` left-justified in `width` columns (Java's `%-Ns`, which counts UTF-16 units).
 fn pad(out: &mut impl Write, s: &str, width: usize) -> io::Result<()> {
     out.write_all(s.as_bytes())?;

@@ -1,7 +1,8 @@
 //! `kafkit consumer-groups`: Kafka's `kafka-consumer-groups.sh` (`ConsumerGroupCommand`) over
 //! the groups of the data directory's `__consumer_offsets` (`kafka-cli-surface.md` §6.2):
-//! `--list` and `--describe` (`--offsets`, `--members`, `--state`). Read-only: it takes no lock
-//! and changes no file.
+//! `--list` and `--describe` (`--offsets`, `--members`, `--state`) read the partitions and take
+//! no lock; `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
+//! group's coordinator (`kafkit::group::admin`), the running one or one hosted for the command.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use super::values::Suggest;
 use super::{stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use kafkit::assign::java::compare_strings;
 use kafkit::datadir::DataDir;
+use kafkit::group::admin::GroupAdmin;
 use kafkit::group::describe::{self, Coordinator, LogEnds};
 use kafkit::group::{Group, GroupState, GroupType, Groups};
 use kafkit::log::SkippedTail;
@@ -38,6 +40,14 @@ pub const EXAMPLES: &[Example] = &[
         what: "The members of every group and the partitions each is assigned:",
         line: "kafkit consumer-groups --describe --all-groups --members --verbose",
     },
+    Example {
+        what: "Reset a group's offsets of a topic to its first offsets (without --execute: only the plan):",
+        line: "kafkit consumer-groups --reset-offsets --group my-group --topic demo --to-earliest --execute",
+    },
+    Example {
+        what: "Delete a group that has no live member, with its committed offsets:",
+        line: "kafkit consumer-groups --delete --group my-group",
+    },
 ];
 
 const STATE_NAMES: [&str; 7] = [
@@ -50,17 +60,84 @@ const STATE_NAMES: [&str; 7] = [
     "Reconciling",
 ];
 
-/// List, describe consumer groups (Kafka's kafka-consumer-groups.sh).
+/// List, describe, delete consumer groups and reset their offsets (Kafka's
+/// kafka-consumer-groups.sh).
 ///
-/// This tool helps to list all consumer groups and describe a consumer group: their state,
-/// members, committed offsets and lag, as the data directory's __consumer_offsets partitions
-/// hold them (a directory copied from a broker too). Groups are shown as a coordinator has them
-/// right after loading those partitions: members are not expired and offsets do not expire.
+/// This tool helps to list all consumer groups, describe a consumer group, delete consumer
+/// group info, or reset consumer group offsets, as the data directory's __consumer_offsets
+/// partitions hold them (a directory copied from a broker too). Groups are described as a
+/// coordinator has them right after loading those partitions: members are not expired and
+/// offsets do not expire. Changes go through the group's coordinator (a running member's, or
+/// one the command hosts), which refuses them while the group has live members.
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
     /// List all consumer groups.
     #[arg(long)]
     pub list: bool,
+    /// Pass in groups to delete topic partition offsets and ownership information over the
+    /// entire consumer group. For instance --group g1 --group g2
+    #[arg(long)]
+    pub delete: bool,
+    /// Reset offsets of consumer group. Supports one consumer group at the time, and instances
+    /// should be inactive. Has 2 execution options: --dry-run (the default) to plan which
+    /// offsets to reset, and --execute to update the offsets. Additionally, the --export option
+    /// is used to export the results to a CSV format. You must choose one of the following
+    /// reset specifications: --to-datetime, --by-duration, --to-earliest, --to-latest,
+    /// --shift-by, --from-file, --to-current, --to-offset. To define the scope use --all-topics
+    /// or --topic. One scope must be specified unless you use '--from-file'.
+    #[arg(long)]
+    pub reset_offsets: bool,
+    /// Delete offsets of consumer group. Supports one consumer group at the time, and multiple
+    /// topics.
+    #[arg(long)]
+    pub delete_offsets: bool,
+    /// The topic whose consumer group information should be deleted or topic whose should be
+    /// included in the reset offset process. In `reset-offsets` case, partitions can be
+    /// specified using this format: `topic1:0,1,2`, where 0,1,2 are the partition to be
+    /// included in the process. Reset-offsets also supports multiple topic inputs.
+    #[arg(long, value_name = "TOPIC", value_hint = ValueHint::Other)]
+    pub topic: Vec<String>,
+    /// Consider all topics assigned to a group in the `reset-offsets` process.
+    #[arg(long)]
+    pub all_topics: bool,
+    /// Only show results without executing changes on Consumer Groups. Supported operations:
+    /// reset-offsets.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Execute operation. Supported operations: reset-offsets.
+    #[arg(long)]
+    pub execute: bool,
+    /// Export operation execution to a CSV format (on stdout). Supported operations:
+    /// reset-offsets.
+    #[arg(long)]
+    pub export: bool,
+    /// Reset offsets to a specific offset.
+    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true, value_hint = ValueHint::Other)]
+    pub to_offset: Option<i64>,
+    /// Reset offsets to values defined in CSV file (`topic,partition,offset` lines for one
+    /// --group, else `group,topic,partition,offset`: what --export prints).
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub from_file: Option<PathBuf>,
+    /// Reset offsets to offset from datetime. Format: 'YYYY-MM-DDTHH:mm:SS.sss' (a zone
+    /// `Z`, `+hh`, `+hhmm` or `+hh:mm` may follow; none is UTC).
+    #[arg(long, value_name = "DATETIME", value_hint = ValueHint::Other)]
+    pub to_datetime: Option<String>,
+    /// Reset offsets to offset by duration from current timestamp. Format: 'PnDTnHnMnS'. The
+    /// current time is the clock's, or KAFKIT_NOW_MS (ms since the epoch) when it is set.
+    #[arg(long, value_name = "DURATION", value_hint = ValueHint::Other)]
+    pub by_duration: Option<String>,
+    /// Reset offsets to earliest offset.
+    #[arg(long)]
+    pub to_earliest: bool,
+    /// Reset offsets to latest offset.
+    #[arg(long)]
+    pub to_latest: bool,
+    /// Reset offsets to current offset.
+    #[arg(long)]
+    pub to_current: bool,
+    /// Reset offsets shifting current offset by 'n', where 'n' can be positive or negative.
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_hint = ValueHint::Other)]
+    pub shift_by: Option<i64>,
     /// Describe consumer group and list offset lag (number of messages not yet processed)
     /// related to given group.
     #[arg(long)]
@@ -149,18 +226,105 @@ fn validate(args: &Args) -> Result<()> {
             return usage("Option [describe] does not take a value for [state]");
         }
     }
+    let scopes = "[group], [all-groups]";
+    if args.delete {
+        if args.group.is_empty() && !args.all_groups {
+            return usage(&format!(
+                "Option [delete] takes one of these options: {scopes}"
+            ));
+        }
+        if !args.topic.is_empty() {
+            return usage(
+                "The consumer does not support topic-specific offset deletion from a consumer group.",
+            );
+        }
+    }
+    if args.delete_offsets && (args.group.is_empty() || args.topic.is_empty()) {
+        return usage("Option [delete-offsets] takes the following options: [group], [topic]");
+    }
+    if args.reset_offsets {
+        if args.dry_run && args.execute {
+            return usage("Option [reset-offsets] only accepts one of [execute] and [dry-run]");
+        }
+        if !args.dry_run && !args.execute {
+            stderrln!("WARN: No action will be performed as the --execute option is missing.In a future major release, the default behavior of this command will be to prompt the user before executing the reset rather than doing a dry run. You should add the --dry-run option explicitly if you are scripting this command and want to keep the current default behavior without prompting.");
+        }
+        if args.group.is_empty() && !args.all_groups {
+            return usage(&format!(
+                "Option [reset-offsets] takes one of these options: {scopes}"
+            ));
+        }
+        let given: Vec<&str> = scenarios(args).map(|(name, _)| name).collect();
+        if let [first, second, ..] = given.as_slice() {
+            return usage(&format!(
+                "Option \"[{first}]\" can't be used with option \"[{second}]\""
+            ));
+        }
+    }
     if !args.group.is_empty() && args.all_groups {
         return usage("Option \"[group]\" can't be used with option \"[all-groups]\"");
     }
     if !args.group.is_empty() && args.list {
         return usage("Option \"[group]\" can't be used with option \"[list]\"");
     }
-    if usize::from(args.list) + usize::from(args.describe) != 1 {
-        // kafka-consumer-groups.sh's writing actions (--delete, --reset-offsets,
-        // --delete-offsets) are not in kafkit yet.
-        return usage("Command must include exactly one action: --list, --describe");
+    for (given, action) in [(args.list, "list"), (args.describe, "describe")] {
+        if given && !args.topic.is_empty() {
+            return usage(&format!(
+                "Option \"[topic]\" can't be used with option \"[{action}]\""
+            ));
+        }
+    }
+    let actions = [
+        args.list,
+        args.describe,
+        args.delete,
+        args.reset_offsets,
+        args.delete_offsets,
+    ];
+    if actions.iter().filter(|&&a| a).count() != 1 {
+        return usage("Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets");
+    }
+    // Kafka ignores the options of --reset-offsets given with another action; kafkit refuses
+    // them in the words of Kafka's other conflicts, so that an --execute is never a no-op.
+    if !args.reset_offsets {
+        let action = ["list", "describe", "delete", "", "delete-offsets"]
+            .into_iter()
+            .zip(actions)
+            .find_map(|(name, given)| given.then_some(name))
+            .unwrap_or_default();
+        let reset_only = [
+            (args.all_topics, "all-topics"),
+            (args.dry_run, "dry-run"),
+            (args.execute, "execute"),
+            (args.export, "export"),
+        ]
+        .into_iter()
+        .chain(scenarios(args).map(|(name, _)| (true, name)));
+        for (given, name) in reset_only {
+            if given {
+                return usage(&format!(
+                    "Option \"[{name}]\" can't be used with option \"[{action}]\""
+                ));
+            }
+        }
     }
     Ok(())
+}
+
+/// The reset scenarios given, in the order Kafka's `checkArgs` checks them.
+fn scenarios(args: &Args) -> impl Iterator<Item = (&'static str, ())> + '_ {
+    [
+        (args.to_offset.is_some(), "to-offset"),
+        (args.to_datetime.is_some(), "to-datetime"),
+        (args.by_duration.is_some(), "by-duration"),
+        (args.to_earliest, "to-earliest"),
+        (args.to_latest, "to-latest"),
+        (args.to_current, "to-current"),
+        (args.shift_by.is_some(), "shift-by"),
+        (args.from_file.is_some(), "from-file"),
+    ]
+    .into_iter()
+    .filter_map(|(given, name)| given.then_some((name, ())))
 }
 
 /// `--state` of `--list`: the states asked for (empty: every state).
@@ -208,15 +372,18 @@ fn types(text: &str) -> Result<Vec<GroupType>> {
         })
 }
 
+#[path = "consumer_groups_writes.rs"]
+mod writes;
+
 /// A failure Kafka's tool reports as `Error: Executing consumer group command failed due to ...`.
-fn failed(message: impl std::fmt::Display) -> anyhow::Error {
+pub(crate) fn failed(message: impl std::fmt::Display) -> anyhow::Error {
     Exit::failure(format!(
         "Error: Executing consumer group command failed due to {message}"
     ))
     .into()
 }
 
-fn warn_skipped(tails: &[SkippedTail]) {
+pub(crate) fn warn_skipped(tails: &[SkippedTail]) {
     for tail in tails {
         stderrln!(
             "{}",
@@ -242,6 +409,23 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     consumer_groups.sort_by(|a, b| compare_strings(&a.id, &b.id));
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
+    if args.reset_offsets || args.delete || args.delete_offsets {
+        let ids: Vec<String> = if args.all_groups {
+            consumer_groups.iter().map(|g| g.id.clone()).collect()
+        } else {
+            args.group.clone()
+        };
+        let mut admin = GroupAdmin::new(&datadir, &groups);
+        let done = if args.reset_offsets {
+            writes::reset_offsets(args, global, &datadir, &groups, &mut admin, &ids, &mut out)
+        } else if args.delete {
+            writes::delete_groups(global, &mut admin, &ids, &mut out)
+        } else {
+            writes::delete_offsets(args, global, &datadir, &mut admin, &mut out)
+        };
+        out.flush()?;
+        return done;
+    }
     if args.list {
         let wanted_states = states(args.state.as_deref().unwrap_or_default())?;
         let wanted_types = types(args.group_type.as_deref().unwrap_or_default())?;

@@ -51,6 +51,11 @@ pub const EXIT_CODES: &[ExitCode] = &[
     },
     ExitCode {
         code: "1",
+        commands: &["consumer-groups"],
+        meaning: "a reset refused for a group that is not inactive, a group or offsets not deleted: Kafka's `Error:` lines on stdout say which, after the rest was done (Kafka's tool exits 0)",
+    },
+    ExitCode {
+        code: "1",
         commands: &["consume"],
         meaning: "a corrupt batch was reached, or a record could not be deserialized (without `--skip-message-on-error`), after printing the records before it",
     },
