@@ -16,6 +16,7 @@ pub enum OutputFormat {
     Json,
 }
 
+pub mod configs;
 mod decimal;
 pub mod deserializer;
 pub mod dump;
