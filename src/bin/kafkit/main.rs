@@ -22,6 +22,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use kafkit::output::OutputFormat;
 
+pub mod configs;
 pub mod consume;
 pub mod consumer_groups;
 pub mod dump_log_segments;
@@ -131,6 +132,9 @@ pub enum Command {
     /// List and describe consumer groups: state, members, committed offsets and lag, read from
     /// the data directory's __consumer_offsets (kafka-consumer-groups.sh).
     ConsumerGroups(Box<consumer_groups::Args>),
+    /// Describe or change a topic's configs: its overrides, with Kafka's validation
+    /// (kafka-configs.sh).
+    Configs(Box<configs::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -179,6 +183,7 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("consumer-groups") => consumer_groups::EXAMPLES,
         Some("dump-log-segments") => dump_log_segments::EXAMPLES,
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
+        Some("configs") => configs::EXAMPLES,
         Some(_) => &[],
     }
 }
@@ -369,6 +374,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Consume(args) => consume::run(&args, &global),
         Command::GetOffsets(args) => get_offsets::run(&args, &global),
         Command::ConsumerGroups(args) => consumer_groups::run(&args, &global),
+        Command::Configs(args) => configs::run(&args, &global),
     }
 }
 
