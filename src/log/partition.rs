@@ -315,6 +315,29 @@ impl Log {
         self.log_start_offset
     }
 
+    /// Kafka's `UnifiedLog.maybeIncrementLogStartOffset` (what `DeleteRecords` does): the log
+    /// start offset moves up to `offset`, never down; past the high watermark (here, the log
+    /// end offset: one replica, every append acknowledged) it is refused. Segments wholly
+    /// below the new start stay on disk until retention removes them, as in Kafka; readers no
+    /// longer see their records. The caller checkpoints the new start
+    /// (`log-start-offset-checkpoint`, as `datadir::PartitionWriter` does on close). Returns the
+    /// log start offset now (the partition's low watermark).
+    pub fn maybe_increment_log_start_offset(&mut self, offset: i64) -> Result<i64> {
+        if offset > self.log_end_offset {
+            return Err(LogError::LogStartAboveHighWatermark {
+                offset,
+                partition: self
+                    .dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                high_watermark: self.log_end_offset,
+            });
+        }
+        self.log_start_offset = self.log_start_offset.max(offset);
+        Ok(self.log_start_offset)
+    }
+
     /// Offset up to which the log is flushed.
     pub fn recovery_point(&self) -> i64 {
         self.recovery_point

@@ -18,6 +18,7 @@ pub enum OutputFormat {
 
 pub mod configs;
 mod decimal;
+pub mod delete_records;
 pub mod deserializer;
 pub mod dump;
 pub mod format;

@@ -25,6 +25,7 @@ use kafkit::output::OutputFormat;
 pub mod configs;
 pub mod consume;
 pub mod consumer_groups;
+pub mod delete_records;
 pub mod dump_log_segments;
 pub mod exit_codes;
 pub mod generate;
@@ -135,6 +136,9 @@ pub enum Command {
     /// Describe or change a topic's configs: its overrides, with Kafka's validation
     /// (kafka-configs.sh).
     Configs(Box<configs::Args>),
+    /// Delete records of partitions below an offset: moves their log start offsets
+    /// (kafka-delete-records.sh).
+    DeleteRecords(Box<delete_records::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -184,6 +188,7 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("dump-log-segments") => dump_log_segments::EXAMPLES,
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
         Some("configs") => configs::EXAMPLES,
+        Some("delete-records") => delete_records::EXAMPLES,
         Some(_) => &[],
     }
 }
@@ -375,6 +380,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::GetOffsets(args) => get_offsets::run(&args, &global),
         Command::ConsumerGroups(args) => consumer_groups::run(&args, &global),
         Command::Configs(args) => configs::run(&args, &global),
+        Command::DeleteRecords(args) => delete_records::run(&args, &global),
     }
 }
 
