@@ -58,6 +58,7 @@ pub mod delete_records;
 // fcntl's open-file-description record locks have no safe wrapper in std.
 #[allow(unsafe_code)]
 pub mod lock;
+pub mod log_dirs;
 pub mod meta;
 pub mod names;
 pub mod placement;

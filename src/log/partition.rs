@@ -120,6 +120,22 @@ fn list_segments(dir: &Path) -> Result<Vec<i64>> {
     Ok(bases)
 }
 
+/// The bytes of a partition's log as Kafka counts them (`UnifiedLog.size`: the sum of its
+/// segments' `.log` sizes; indexes and other files not included).
+pub fn log_size(dir: &Path) -> Result<u64> {
+    let mut size = 0;
+    for base in list_segments(dir)? {
+        let path = dir.join(segment::file_name(base, ".log"));
+        match fs::metadata(&path) {
+            Ok(m) => size += m.len(),
+            // Removed meanwhile (retention, a delete): no longer part of the log.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(LogError::io("reading", &path)(e)),
+        }
+    }
+    Ok(size)
+}
+
 /// Kafka's clean-up before loading: files left by an interrupted delete or clean, and index
 /// files whose `.log` is gone.
 fn remove_leftovers(dir: &Path) -> Result<()> {

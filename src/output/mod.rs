@@ -25,6 +25,7 @@ pub mod format;
 pub mod groups;
 pub mod json;
 pub mod log4j;
+pub mod log_dirs;
 pub mod message;
 pub mod progress;
 pub mod simulate;

@@ -30,6 +30,7 @@ pub mod dump_log_segments;
 pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
+pub mod log_dirs;
 pub mod produce;
 mod progress;
 // poll(2) has no safe wrapper in std.
@@ -139,6 +140,9 @@ pub enum Command {
     /// Delete records of partitions below an offset: moves their log start offsets
     /// (kafka-delete-records.sh).
     DeleteRecords(Box<delete_records::Args>),
+    /// Describe the data directory's partitions and their sizes, as Kafka's JSON
+    /// (kafka-log-dirs.sh).
+    LogDirs(Box<log_dirs::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -189,6 +193,7 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
         Some("configs") => configs::EXAMPLES,
         Some("delete-records") => delete_records::EXAMPLES,
+        Some("log-dirs") => log_dirs::EXAMPLES,
         Some(_) => &[],
     }
 }
@@ -381,6 +386,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ConsumerGroups(args) => consumer_groups::run(&args, &global),
         Command::Configs(args) => configs::run(&args, &global),
         Command::DeleteRecords(args) => delete_records::run(&args, &global),
+        Command::LogDirs(args) => log_dirs::run(&args, &global),
     }
 }
 
