@@ -62,7 +62,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             "Missing required argument \"[offset-json-file]\"",
         ));
     };
-    let text = std::fs::read_to_string(&path)
+    let text = std::fs::read_to_string(path)
         .map_err(|e| Exit::failure(format!("Could not read {}: {e}", path.display())))?;
     let offsets = parse_offset_json(&text).map_err(|e| Exit::failure(e.to_string()))?;
     let stdout = io::stdout();
