@@ -281,3 +281,47 @@ fn log_dirs_as_kafka() {
         .fails()
         .starts_with("Missing required argument \"[describe]\""));
 }
+
+#[test]
+fn a_groups_committed_offset_below_the_log_start_is_out_of_range() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    kafkit(&dir, &["topics", "--create", "--topic", "one"]).ok();
+    let lines: String = (0..10).map(|i| format!("r{i}\n")).collect();
+    kafkit_stdin(&dir, &["produce", "--topic", "one"], lines.as_bytes()).ok();
+    let group = |extra: &[&str]| {
+        let mut args = vec![
+            "consume",
+            "--topic",
+            "one",
+            "--group",
+            "g",
+            "--max-messages",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        kafkit(&dir, &args)
+    };
+    // The group commits offset 2.
+    assert_eq!(group(&["--from-beginning"]).ok(), "r0\nr1\n");
+    delete(
+        &dir,
+        r#"{"partitions":[{"topic":"one","partition":0,"offset":7}]}"#,
+    )
+    .ok();
+    let run = group(&["--consumer-property", "auto.offset.reset=none"]);
+    assert!(
+        run.fails().contains("org.apache.kafka.clients.consumer.OffsetOutOfRangeException: Fetch position FetchPosition{offset=2, "),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "");
+    let run = group(&["--from-beginning"]);
+    assert_eq!(run.ok(), "r7\nr8\n");
+    assert!(
+        run.stderr.contains("INFO [Consumer clientId=console-consumer, groupId=g] Resetting offset for partition one-0 to position FetchPosition{offset=7, "),
+        "{}",
+        run.stderr
+    );
+}
