@@ -325,3 +325,33 @@ fn a_groups_committed_offset_below_the_log_start_is_out_of_range() {
         run.stderr
     );
 }
+
+#[test]
+fn a_writer_open_across_a_delete_records_keeps_the_new_log_start() {
+    use kafkit::datadir::delete_records::delete_records;
+    use kafkit::datadir::{DataDir, PartitionWriter, TopicPartition};
+    let tmp = tempdir();
+    let dir = tmp.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    records(&dir);
+    let datadir = DataDir::open(&dir).unwrap();
+    let topic = datadir.topic("t").unwrap().unwrap();
+    // A writer opens partition 0 (log start 0) and keeps it open...
+    let mut writer = PartitionWriter::new(&datadir).unwrap();
+    assert_eq!(writer.log(&topic, 0).unwrap().log_start_offset(), 0);
+    writer.release().unwrap();
+    // ...while delete-records moves the log start to 6...
+    let offsets = [(TopicPartition::new("t", 0), 6)].into_iter().collect();
+    let results = delete_records(&datadir, &offsets).unwrap();
+    assert_eq!(results[0].1.as_ref().unwrap(), &6);
+    // ...and closes after it: its older view does not move the start back.
+    writer.close().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("log-start-offset-checkpoint")).unwrap(),
+        "0\n1\nt 0 6\n"
+    );
+    assert_eq!(
+        kafkit(&dir, &["get-offsets", "--time", "-2"]).ok(),
+        "t:0:6\nt:1:0\n"
+    );
+}
