@@ -305,14 +305,19 @@ pub fn check_keys(entries: &[(String, String)]) -> Result<(), ConfigError> {
 }
 
 /// Where a described config value comes from (Kafka's `ConfigEntry.ConfigSource`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfigSource {
     /// Set on the topic.
-    #[serde(rename = "DYNAMIC_TOPIC_CONFIG")]
     DynamicTopicConfig,
     /// Kafka's default.
-    #[serde(rename = "DEFAULT_CONFIG")]
     DefaultConfig,
+}
+
+/// Serialized as Kafka's name ([`ConfigSource::name`]).
+impl serde::Serialize for ConfigSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
 }
 
 impl ConfigSource {

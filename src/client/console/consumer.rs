@@ -251,19 +251,26 @@ fn fetch_position(offset: i64, node: i32) -> String {
     format!("FetchPosition{{offset={offset}, offsetEpoch=Optional.empty, currentLeader=LeaderAndEpoch{{leader=Optional[localhost:9092 (id: {node} rack: null isFenced: false)], epoch=0}}}}")
 }
 
+/// The consumer's log prefix (Kafka's `LogContext`): `[Consumer clientId=C, groupId=G] `, or
+/// without a group `[Consumer clientId=console-consumer] ` (Kafka's console consumer makes up
+/// a random group id there; kafkit has none).
+fn log_prefix(config: &ConsoleConsumerConfig) -> String {
+    match &config.group {
+        Some(group) => format!(
+            "[Consumer clientId={}, groupId={}] ",
+            group.member.client_id, group.member.group_id
+        ),
+        None => "[Consumer clientId=console-consumer] ".to_string(),
+    }
+}
+
 const FETCH_COLLECTOR: &str = "org.apache.kafka.clients.consumer.internals.FetchCollector";
 const SUBSCRIPTION_STATE: &str = "org.apache.kafka.clients.consumer.internals.SubscriptionState";
 
 impl ConsoleConsumer {
     /// Logs the positions reset since the last call, as Kafka's consumer logs them.
     fn log_resets(&mut self, diagnostics: &dyn Diagnostics) {
-        let prefix = match &self.config.group {
-            Some(group) => format!(
-                "[Consumer clientId={}, groupId={}] ",
-                group.member.client_id, group.member.group_id
-            ),
-            None => "[Consumer clientId=console-consumer] ".to_string(),
-        };
+        let prefix = log_prefix(&self.config);
         let node = self.datadir.node_id();
         for reset in std::mem::take(&mut self.resets) {
             diagnostics.print(&log4j::line(
@@ -586,10 +593,7 @@ impl ConsoleConsumer {
         let Some(group) = self.config.group.clone() else {
             return Ok(());
         };
-        let prefix = format!(
-            "[Consumer clientId={}, groupId={}] ",
-            group.member.client_id, group.member.group_id
-        );
+        let prefix = log_prefix(&self.config);
         let due =
             group.enable_auto_commit && self.last_commit.elapsed() >= group.auto_commit_interval;
         if due {
