@@ -16,6 +16,9 @@ _kafkit() {
             ",$1")
                 cmd="kafkit"
                 ;;
+            kafkit,configs)
+                cmd="kafkit__subcmd__configs"
+                ;;
             kafkit,console-consumer)
                 cmd="kafkit__subcmd__consume"
                 ;;
@@ -27,6 +30,9 @@ _kafkit() {
                 ;;
             kafkit,consumer-groups)
                 cmd="kafkit__subcmd__consumer__subcmd__groups"
+                ;;
+            kafkit,delete-records)
+                cmd="kafkit__subcmd__delete__subcmd__records"
                 ;;
             kafkit,dump-log)
                 cmd="kafkit__subcmd__dump__subcmd__log__subcmd__segments"
@@ -40,6 +46,9 @@ _kafkit() {
             kafkit,help)
                 cmd="kafkit__subcmd__help"
                 ;;
+            kafkit,log-dirs)
+                cmd="kafkit__subcmd__log__subcmd__dirs"
+                ;;
             kafkit,produce)
                 cmd="kafkit__subcmd__produce"
                 ;;
@@ -49,11 +58,17 @@ _kafkit() {
             kafkit,topics)
                 cmd="kafkit__subcmd__topics"
                 ;;
+            kafkit__subcmd__help,configs)
+                cmd="kafkit__subcmd__help__subcmd__configs"
+                ;;
             kafkit__subcmd__help,consume)
                 cmd="kafkit__subcmd__help__subcmd__consume"
                 ;;
             kafkit__subcmd__help,consumer-groups)
                 cmd="kafkit__subcmd__help__subcmd__consumer__subcmd__groups"
+                ;;
+            kafkit__subcmd__help,delete-records)
+                cmd="kafkit__subcmd__help__subcmd__delete__subcmd__records"
                 ;;
             kafkit__subcmd__help,dump-log-segments)
                 cmd="kafkit__subcmd__help__subcmd__dump__subcmd__log__subcmd__segments"
@@ -63,6 +78,9 @@ _kafkit() {
                 ;;
             kafkit__subcmd__help,help)
                 cmd="kafkit__subcmd__help__subcmd__help"
+                ;;
+            kafkit__subcmd__help,log-dirs)
+                cmd="kafkit__subcmd__help__subcmd__log__subcmd__dirs"
                 ;;
             kafkit__subcmd__help,produce)
                 cmd="kafkit__subcmd__help__subcmd__produce"
@@ -80,12 +98,113 @@ _kafkit() {
 
     case "${cmd}" in
         kafkit)
-            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets consumer-groups simulate-assignment help"
+            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets consumer-groups configs delete-records log-dirs simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__configs)
+            opts="-q -h -V --alter --describe --all --entity-type --entity-name --entity-default --topic --add-config --add-config-file --delete-config --bootstrap-server --bootstrap-controller --command-config --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --entity-type)
+                    COMPREPLY=($(compgen -W "topics" -- "${cur}"))
+                    return 0
+                    ;;
+                --entity-name)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --add-config)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --add-config-file)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --delete-config)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --bootstrap-server)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --bootstrap-controller)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --command-config)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -372,6 +491,68 @@ _kafkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kafkit__subcmd__delete__subcmd__records)
+            opts="-q -h -V --offset-json-file --bootstrap-server --command-config --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --offset-json-file)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --bootstrap-server)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --command-config)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kafkit__subcmd__dump__subcmd__log__subcmd__segments)
             opts="-q -h -V --files --print-data-log --verify-index-only --index-sanity-check --max-message-size --max-bytes --deep-iteration --key-decoder --value-decoder --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --skip-record-metadata --strict --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -507,8 +688,22 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help)
-            opts="topics dump-log-segments produce consume get-offsets consumer-groups simulate-assignment help"
+            opts="topics dump-log-segments produce consume get-offsets consumer-groups configs delete-records log-dirs simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__configs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -535,6 +730,20 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help__subcmd__consumer__subcmd__groups)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__delete__subcmd__records)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -590,6 +799,20 @@ _kafkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kafkit__subcmd__help__subcmd__log__subcmd__dirs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kafkit__subcmd__help__subcmd__produce)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -625,6 +848,67 @@ _kafkit() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__log__subcmd__dirs)
+            opts="-q -h -V --describe --topic-list --broker-list --bootstrap-server --command-config --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --topic-list)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --broker-list)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --bootstrap-server)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --command-config)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

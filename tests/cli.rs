@@ -601,6 +601,21 @@ fn with_output_json_every_command_ends_an_error_with_one_error_object_on_stdout(
             b"",
             "simulate-assignment: ",
         ),
+        (
+            &["configs", "--alter", "--topic", "t", "--delete-config", "retention.ms"],
+            b"",
+            "Invalid config(s): retention.ms",
+        ),
+        (
+            &["delete-records", "--offset-json-file", "/dev/stdin"],
+            b"{\"partitions\":[{\"topic\":\"t\",\"partition\":0,\"offset\":5}]}",
+            "Could not delete records of 1 of 1 partitions",
+        ),
+        (
+            &["log-dirs", "--describe", "--broker-list", "7"],
+            b"",
+            "ERROR: The given brokers do not exist from --broker-list: 7. Current existent brokers: 0",
+        ),
         // A usage error clap finds, before any command runs.
         (&["consume", "--no-such-option"], b"", "--no-such-option"),
     ];

@@ -251,6 +251,9 @@ fn commands_and_aliases_are_offered_hidden_ones_are_not() {
         "get-offsets",
         "consumer-groups",
         "simulate-assignment",
+        "configs",
+        "delete-records",
+        "log-dirs",
     ] {
         assert!(got[0].reply.contains(name), "{name}: {:?}", got[0]);
     }
@@ -260,6 +263,7 @@ fn commands_and_aliases_are_offered_hidden_ones_are_not() {
     assert_eq!(
         got[2].reply,
         set(&[
+            "configs",
             "consume",
             "console-consumer",
             "console-producer",

@@ -426,3 +426,92 @@ fn consumer_group_writes_print_their_documented_objects() {
     ]);
     check_covered("consumer-groups writes", &runs);
 }
+
+#[test]
+fn configs_prints_its_documented_objects() {
+    let dir = tempdir();
+    kafkit(dir.path(), &["topics", "--create", "--topic", "t"]).ok();
+    let runs = [
+        &[
+            "configs",
+            "--alter",
+            "--topic",
+            "t",
+            "--add-config",
+            "retention.ms=1,cleanup.policy=compact",
+            "--output",
+            "json",
+        ][..],
+        &[
+            "configs",
+            "--alter",
+            "--topic",
+            "t",
+            "--delete-config",
+            "cleanup.policy",
+            "--output",
+            "json",
+        ],
+        &["configs", "--describe", "--topic", "t", "--output", "json"],
+        &[
+            "configs",
+            "--describe",
+            "--topic",
+            "absent",
+            "--output",
+            "json",
+        ],
+    ]
+    .map(|args| {
+        let run = kafkit(dir.path(), args);
+        run.ok();
+        run
+    });
+    check_covered("configs", &runs);
+}
+
+#[test]
+fn delete_records_prints_its_documented_objects() {
+    let dir = tempdir();
+    produced(dir.path()).ok();
+    let file = dir.path().join("offsets.json");
+    std::fs::write(
+        &file,
+        r#"{"partitions":[{"topic":"t","partition":0,"offset":1},{"topic":"t","partition":7,"offset":1}]}"#,
+    )
+    .unwrap();
+    let run = kafkit(
+        dir.path(),
+        &[
+            "delete-records",
+            "--offset-json-file",
+            file.to_str().unwrap(),
+            "--output",
+            "json",
+        ],
+    );
+    run.fails();
+    assert_eq!(run.stdout.lines().count(), 3, "{}", run.stdout);
+    let doc = JsonDoc::load();
+    let mut seen = Seen::default();
+    let (results, error) = run
+        .stdout
+        .rsplit_once('\n')
+        .map_or(("", ""), |(a, _)| a.rsplit_once('\n').unwrap_or(("", a)));
+    doc.check("delete-records", &format!("{results}\n"), &mut seen);
+    doc.check("errors", &format!("{error}\n"), &mut Seen::default());
+    doc.assert_covered("delete-records", &seen);
+}
+
+#[test]
+fn log_dirs_prints_its_documented_objects() {
+    let dir = tempdir();
+    produced(dir.path()).ok();
+    let future = dir
+        .path()
+        .join("t-1.0123456789abcdef0123456789abcdef-future");
+    crate::common::copy_dir(&dir.path().join("t-1"), &future);
+    let run = kafkit(dir.path(), &["log-dirs", "--describe", "--output", "json"]);
+    assert_eq!(run.ok().lines().count(), 4, "{}", run.stdout);
+    check_covered("log-dirs", &[run]);
+}

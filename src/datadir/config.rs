@@ -195,6 +195,167 @@ pub const TOPIC_CONFIGS: &[ConfigKey] = &[
     ),
 ];
 
+/// The broker config a topic config falls back to, when the broker defines a default for it
+/// (Kafka's `LogConfig.TOPIC_CONFIG_SYNONYMS`, whose first broker name `DescribeConfigs` reports
+/// as the `DEFAULT_CONFIG` synonym; that default is the topic config's own). `None` where the
+/// first broker name has no default of its own (`log.retention.ms`, `log.roll.ms`,
+/// `log.roll.jitter.ms`, `log.flush.interval.ms`: Kafka then reports no default synonym) or
+/// where there is no broker config at all.
+pub fn default_synonym(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "cleanup.policy" => "log.cleanup.policy",
+        "compression.type" => "compression.type",
+        "compression.gzip.level" => "compression.gzip.level",
+        "compression.lz4.level" => "compression.lz4.level",
+        "compression.zstd.level" => "compression.zstd.level",
+        "delete.retention.ms" => "log.cleaner.delete.retention.ms",
+        "file.delete.delay.ms" => "log.segment.delete.delay.ms",
+        "flush.messages" => "log.flush.interval.messages",
+        "index.interval.bytes" => "log.index.interval.bytes",
+        "local.retention.bytes" => "log.local.retention.bytes",
+        "local.retention.ms" => "log.local.retention.ms",
+        "max.compaction.lag.ms" => "log.cleaner.max.compaction.lag.ms",
+        "max.message.bytes" => "message.max.bytes",
+        "message.downconversion.enable" => "log.message.downconversion.enable",
+        "message.format.version" => "log.message.format.version",
+        "message.timestamp.after.max.ms" => "log.message.timestamp.after.max.ms",
+        "message.timestamp.before.max.ms" => "log.message.timestamp.before.max.ms",
+        "message.timestamp.difference.max.ms" => "log.message.timestamp.difference.max.ms",
+        "message.timestamp.type" => "log.message.timestamp.type",
+        "min.cleanable.dirty.ratio" => "log.cleaner.min.cleanable.ratio",
+        "min.compaction.lag.ms" => "log.cleaner.min.compaction.lag.ms",
+        "min.insync.replicas" => "min.insync.replicas",
+        "preallocate" => "log.preallocate",
+        "retention.bytes" => "log.retention.bytes",
+        "segment.bytes" => "log.segment.bytes",
+        "segment.index.bytes" => "log.index.size.max.bytes",
+        "unclean.leader.election.enable" => "unclean.leader.election.enable",
+        _ => return None,
+    })
+}
+
+/// Whether the text after byte `at` of `s` is outside square brackets: Kafka's lookahead
+/// `(?=[^\]]*(?:\[|$))`, no `]` before the next `[` or the end.
+fn outside_brackets(s: &str, at: usize) -> bool {
+    let rest = s.get(at..).unwrap_or("");
+    match rest.find([']', '[']) {
+        Some(i) => rest.as_bytes().get(i) == Some(&b'['),
+        None => true,
+    }
+}
+
+/// `kafka-configs --add-config`'s parser (`ConfigCommand.parseConfigsToBeAdded`): entries split
+/// at commas outside square brackets (trailing empty entries dropped, as Java's `split`), each
+/// split at `\s*=\s*` outside brackets into exactly a key and a value; the key trimmed, the value
+/// without any `[` or `]` and trimmed; a later key wins. Keys must be `[a-zA-Z0-9._-]*`.
+pub fn parse_add_config(text: &str) -> Result<Vec<(String, String)>, ConfigError> {
+    let mut entries: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if c == ',' && outside_brackets(text, i + 1) {
+            entries.push(text.get(start..i).unwrap_or(""));
+            start = i + 1;
+        }
+    }
+    entries.push(text.get(start..).unwrap_or(""));
+    while entries.len() > 1 && entries.last() == Some(&"") {
+        entries.pop();
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    for entry in entries {
+        let mut parts = Vec::new();
+        let mut from = 0;
+        for (i, c) in entry.char_indices() {
+            if c != '=' || i < from {
+                continue;
+            }
+            let after = i
+                + 1
+                + entry
+                    .get(i + 1..)
+                    .map_or(0, |r| r.len() - r.trim_start().len());
+            if outside_brackets(entry, after) {
+                let before = entry.get(from..i).unwrap_or("");
+                parts.push(before.trim_end_matches(char::is_whitespace));
+                from = after;
+            }
+        }
+        parts.push(entry.get(from..).unwrap_or(""));
+        let [key, value] = parts.as_slice() else {
+            return Err(ConfigError::NotKeyValue);
+        };
+        let key = key.trim().to_string();
+        let value: String = value.chars().filter(|c| *c != '[' && *c != ']').collect();
+        out.retain(|(k, _)| *k != key);
+        out.push((key, value.trim().to_string()));
+    }
+    check_keys(&out)?;
+    Ok(out)
+}
+
+/// Kafka's `validatePropsKey`: every key `[a-zA-Z0-9._-]*`.
+pub fn check_keys(entries: &[(String, String)]) -> Result<(), ConfigError> {
+    match entries.iter().find(|(k, _)| {
+        !k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-')
+    }) {
+        Some((k, _)) => Err(ConfigError::InvalidKey(k.clone())),
+        None => Ok(()),
+    }
+}
+
+/// Where a described config value comes from (Kafka's `ConfigEntry.ConfigSource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// Set on the topic.
+    DynamicTopicConfig,
+    /// Kafka's default.
+    DefaultConfig,
+}
+
+/// Serialized as Kafka's name ([`ConfigSource::name`]).
+impl serde::Serialize for ConfigSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl ConfigSource {
+    /// Kafka's name, e.g. `DYNAMIC_TOPIC_CONFIG`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConfigSource::DynamicTopicConfig => "DYNAMIC_TOPIC_CONFIG",
+            ConfigSource::DefaultConfig => "DEFAULT_CONFIG",
+        }
+    }
+}
+
+/// One synonym of a described config: a name, its value and where that comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigSynonym {
+    /// The topic config's or the broker config's name.
+    pub name: String,
+    /// Its value.
+    pub value: String,
+    /// Where it comes from.
+    pub source: ConfigSource,
+}
+
+/// A topic config as Kafka's `DescribeConfigs` answers it (`ConfigHelper.createTopicConfigEntry`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigEntry {
+    /// The config name.
+    pub name: String,
+    /// The effective value.
+    pub value: String,
+    /// Where the effective value comes from.
+    pub source: ConfigSource,
+    /// No topic config is sensitive (a password); always `false`.
+    pub sensitive: bool,
+    /// The topic's own value first (when set), then the broker default it falls back to.
+    pub synonyms: Vec<ConfigSynonym>,
+}
+
 /// Looks a topic config up by name.
 pub fn config_key(name: &str) -> Option<&'static ConfigKey> {
     TOPIC_CONFIGS.iter().find(|k| k.name == name)
@@ -219,6 +380,15 @@ pub enum ConfigError {
     /// A rule across several configs.
     #[error("{0}")]
     Conflict(String),
+    /// An `--add-config` entry that is not `key=value`.
+    #[error("Invalid entity config: all configs to be added must be in the format \"key=val\" or  \"key=[val1,val2]\" to group values which contain commas.")]
+    NotKeyValue,
+    /// A config name with a character outside `[a-zA-Z0-9._-]`.
+    #[error("Invalid character found for config key: {0}")]
+    InvalidKey(String),
+    /// Configs to delete that the topic does not set (`kafka-configs --delete-config`).
+    #[error("Invalid config(s): {}", .0.join(","))]
+    NotSet(Vec<String>),
 }
 
 /// A parsed config value.
@@ -248,6 +418,15 @@ impl ConfigValue {
             ConfigValue::Boolean(v) => v.to_string(),
             ConfigValue::String(v) => v.clone(),
             ConfigValue::List(v) => format!("[{}]", v.join(", ")),
+        }
+    }
+
+    /// The value as Kafka shows it in `DescribeConfigs` (`ConfigDef.convertToString`): a list
+    /// joined by `,`, anything else as Java prints it.
+    pub fn kafka_string(&self) -> String {
+        match self {
+            ConfigValue::List(v) => v.join(","),
+            other => other.java_string(),
         }
     }
 
@@ -471,6 +650,80 @@ impl TopicConfigs {
         Ok(configs)
     }
 
+    /// These overrides after Kafka's `IncrementalAlterConfigs` on a topic: every name of
+    /// `delete` must be set now (else [`ConfigError::NotSet`], as `kafka-configs` checks before
+    /// asking), deletes go first, then the values of `set` replace or add; the result is
+    /// validated whole as [`TopicConfigs::new`] validates.
+    pub fn altered(
+        &self,
+        set: &[(String, String)],
+        delete: &[String],
+    ) -> Result<TopicConfigs, ConfigError> {
+        let not_set: Vec<String> = delete
+            .iter()
+            .filter(|name| !self.overrides.contains_key(name.as_str()))
+            .cloned()
+            .collect();
+        if !not_set.is_empty() {
+            return Err(ConfigError::NotSet(not_set));
+        }
+        let mut entries = self.overrides.clone();
+        for name in delete {
+            entries.remove(name);
+        }
+        // Unknown names are reported in the order given, before any value.
+        if let Some((name, _)) = set.iter().find(|(name, _)| config_key(name).is_none()) {
+            return Err(ConfigError::Unknown(name.clone()));
+        }
+        for (name, value) in set {
+            entries.insert(name.clone(), value.clone());
+        }
+        TopicConfigs::new(entries.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    }
+
+    /// Kafka's `DescribeConfigs` of the topic: its overrides (the `DYNAMIC_TOPIC_CONFIG`
+    /// entries `kafka-configs --describe` shows), or with `all` every topic config, by name.
+    pub fn describe(&self, all: bool) -> Vec<ConfigEntry> {
+        let mut entries = Vec::new();
+        for key in TOPIC_CONFIGS {
+            let set = self.overrides.contains_key(key.name);
+            if !set && !all {
+                continue;
+            }
+            let value = self
+                .value(key.name)
+                .map(|v| v.kafka_string())
+                .unwrap_or_default();
+            let mut synonyms = Vec::new();
+            if set {
+                synonyms.push(ConfigSynonym {
+                    name: key.name.to_string(),
+                    value: value.clone(),
+                    source: ConfigSource::DynamicTopicConfig,
+                });
+            }
+            if let Some(broker) = default_synonym(key.name) {
+                synonyms.push(ConfigSynonym {
+                    name: broker.to_string(),
+                    value: parse_value(key, key.default)
+                        .map(|v| v.kafka_string())
+                        .unwrap_or_else(|_| key.default.to_string()),
+                    source: ConfigSource::DefaultConfig,
+                });
+            }
+            entries.push(ConfigEntry {
+                name: key.name.to_string(),
+                value,
+                source: synonyms
+                    .first()
+                    .map_or(ConfigSource::DefaultConfig, |s| s.source),
+                sensitive: false,
+                synonyms,
+            });
+        }
+        entries
+    }
+
     fn validate_together(&self) -> Result<(), ConfigError> {
         let min_lag = self.long("min.compaction.lag.ms");
         let max_lag = self.long("max.compaction.lag.ms");
@@ -618,6 +871,60 @@ mod tests {
         assert!(TopicConfigs::new([("leader.replication.throttled.replicas", "*")]).is_ok());
         assert!(TopicConfigs::new([("leader.replication.throttled.replicas", "0:1,1:2")]).is_ok());
         assert!(TopicConfigs::new([("leader.replication.throttled.replicas", "0-1")]).is_err());
+    }
+
+    #[test]
+    fn add_config_parser() {
+        let parsed = parse_add_config("a=1, b = [x,y] ,c=,d=[e=f]").unwrap();
+        let pairs: Vec<(&str, &str)> = parsed
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(pairs, [("a", "1"), ("b", "x,y"), ("c", ""), ("d", "e=f")]);
+        assert_eq!(parse_add_config("a=1,").unwrap().len(), 1);
+        assert_eq!(
+            parse_add_config("a=1,a=2").unwrap(),
+            [("a".to_string(), "2".to_string())]
+        );
+        for bad in ["", "a", "a=1=2", "a=1,,b=2", ",a=1"] {
+            assert_eq!(
+                parse_add_config(bad),
+                Err(ConfigError::NotKeyValue),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            parse_add_config("a b=1").unwrap_err().to_string(),
+            "Invalid character found for config key: a b"
+        );
+    }
+
+    #[test]
+    fn alter_as_kafka() {
+        let c = TopicConfigs::new([("retention.ms", "100")]).unwrap();
+        let set = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
+        assert_eq!(
+            c.altered(&[], &["segment.ms".into(), "x".into()])
+                .unwrap_err()
+                .to_string(),
+            "Invalid config(s): segment.ms,x"
+        );
+        assert_eq!(
+            c.altered(&set("nope", "1"), &[]).unwrap_err().to_string(),
+            "Unknown topic config name: nope"
+        );
+        let altered = c
+            .altered(&set("cleanup.policy", "compact"), &["retention.ms".into()])
+            .unwrap();
+        assert_eq!(altered.overrides().len(), 1);
+        assert_eq!(altered.overrides()["cleanup.policy"], "compact");
+        assert!(c
+            .altered(&set("min.compaction.lag.ms", "10"), &[])
+            .unwrap()
+            .altered(&set("max.compaction.lag.ms", "5"), &[])
+            .unwrap_err()
+            .to_string()
+            .starts_with("conflict topic config setting"));
     }
 
     #[test]

@@ -54,9 +54,11 @@ use checkpoint::{LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT};
 mod atomic;
 pub mod checkpoint;
 pub mod config;
+pub mod delete_records;
 // fcntl's open-file-description record locks have no safe wrapper in std.
 #[allow(unsafe_code)]
 pub mod lock;
+pub mod log_dirs;
 pub mod meta;
 pub mod names;
 pub mod placement;
@@ -1035,6 +1037,50 @@ impl DataDir {
         }
         topic.id = Some(id);
         sync_dir(&self.path).map_err(io_err(&self.path))?;
+        let mut file = self.read_topics_file()?;
+        file.topics
+            .insert(name.to_string(), TopicEntry::from_topic(&topic, id));
+        self.write_topics_file(&file)?;
+        topic.source = TopicSource::Kafkit;
+        Ok(topic)
+    }
+
+    /// Changes a topic's config overrides as Kafka's `IncrementalAlterConfigs` does
+    /// ([`TopicConfigs::altered`]: deletes, then sets, validated whole), and stores them where
+    /// this layout keeps them: the topic's `configs` in [`TOPICS_FILE`], replaced atomically
+    /// under the metadata lock. A topic only a broker's partition directories describe gets an
+    /// entry there (and, when its partitions carry no id, a new one in `partition.metadata`).
+    /// Logs opened from then on follow the new configs.
+    pub fn alter_topic_configs(
+        &self,
+        lock: &DirLock,
+        name: &str,
+        set: &[(String, String)],
+        delete: &[String],
+    ) -> Result<Topic> {
+        debug_assert_eq!(lock.dir(), self.path.as_path());
+        let _meta = lock.meta(DEFAULT_LOCK_WAIT)?;
+        let mut topic = self
+            .topic(name)?
+            .ok_or_else(|| DataDirError::UnknownTopic(name.to_string()))?;
+        topic.configs = topic.configs.altered(set, delete)?;
+        let id = match topic.id {
+            Some(id) => id,
+            None => {
+                let count = topic.partition_count();
+                if topic.partitions.iter().zip(0..).any(|(p, i)| p.id != i) {
+                    return Err(DataDirError::InvalidPartitions(format!(
+                        "The partitions of topic {name} in this directory are not numbered 0..{count}; cannot store its configs."
+                    )));
+                }
+                let id = Uuid::random();
+                for tp in topic.topic_partitions() {
+                    meta::write_partition_metadata(&self.partition_dir(&tp), id)?;
+                }
+                id
+            }
+        };
+        topic.id = Some(id);
         let mut file = self.read_topics_file()?;
         file.topics
             .insert(name.to_string(), TopicEntry::from_topic(&topic, id));

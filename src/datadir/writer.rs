@@ -64,6 +64,9 @@ pub struct PartitionWriter {
     opened: BTreeSet<TopicPartition>,
     recovery_points: BTreeMap<TopicPartition, i64>,
     log_start_offsets: BTreeMap<TopicPartition, i64>,
+    /// The first segment's base offset of each log closed here: a checkpointed log start at or
+    /// below it says nothing and is dropped, as Kafka drops it.
+    first_bases: BTreeMap<TopicPartition, i64>,
     tails: UnflushedTails,
 }
 
@@ -95,6 +98,7 @@ impl PartitionWriter {
             opened: BTreeSet::new(),
             recovery_points,
             log_start_offsets,
+            first_bases: BTreeMap::new(),
             tails,
         })
     }
@@ -203,6 +207,7 @@ impl PartitionWriter {
         self.last_used.remove(tp);
         self.recovery_points.remove(tp);
         self.log_start_offsets.remove(tp);
+        self.first_bases.remove(tp);
         self.tails.forget(tp);
     }
 
@@ -279,10 +284,20 @@ impl PartitionWriter {
             let path = self.datadir.root_file(LOG_START_OFFSET_CHECKPOINT);
             let mut on_disk = OffsetCheckpoint::read(&path)?;
             for tp in &self.opened {
-                match self.log_start_offsets.get(tp) {
-                    Some(&start) => on_disk.insert(tp.clone(), start),
-                    None => on_disk.remove(tp),
+                // A log start only rises: another writer (`delete-records`) may have moved it
+                // since this one opened the log.
+                let start = match (self.log_start_offsets.get(tp), on_disk.get(tp)) {
+                    (Some(&mine), Some(&theirs)) => mine.max(theirs),
+                    (Some(&mine), None) => mine,
+                    (None, Some(&theirs)) => theirs,
+                    (None, None) => continue,
                 };
+                let first_base = self.first_bases.get(tp).copied().unwrap_or(0);
+                if start > first_base {
+                    on_disk.insert(tp.clone(), start);
+                } else {
+                    on_disk.remove(tp);
+                }
             }
             OffsetCheckpoint::write(&path, &on_disk)?;
             // A cache: failing to write it only costs the next writer a longer recovery.
@@ -338,6 +353,7 @@ impl PartitionWriter {
         // Kafka checkpoints a log start offset only when it is above the first segment's
         // base offset (records deleted inside a segment).
         let first_base = log.segment_base_offsets().first().copied().unwrap_or(0);
+        self.first_bases.insert(tp.clone(), first_base);
         if log.log_start_offset() > first_base {
             self.log_start_offsets
                 .insert(tp.clone(), log.log_start_offset());

@@ -86,6 +86,18 @@ pub enum LogError {
         /// The partition directory.
         dir: PathBuf,
     },
+    /// A log start offset past the high watermark (Kafka's `OffsetOutOfRangeException` from
+    /// `UnifiedLog.maybeIncrementLogStartOffset`); with one replica the high watermark is the
+    /// log end offset.
+    #[error("Cannot increment the log start offset to {offset} of partition {partition} since it is larger than the high watermark {high_watermark}")]
+    LogStartAboveHighWatermark {
+        /// The log start offset asked for.
+        offset: i64,
+        /// The partition, `topic-partition` (its directory's name).
+        partition: String,
+        /// The high watermark.
+        high_watermark: i64,
+    },
     /// A batch larger than `max.message.bytes` (Kafka's `RecordTooLargeException` text).
     #[error(
         "The request included a message larger than the max message size the server will accept."

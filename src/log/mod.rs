@@ -33,7 +33,8 @@ pub use config::{CompressionPolicy, LogConfig};
 pub use error::{InvalidAppend, LogError, OffsetDisorder};
 pub use index::{OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset};
 pub use partition::{
-    AppendInfo, Freshness, Log, LogCheckpoints, LogEnd, LogReader, RecoveryReport, SkippedTail,
+    log_size, AppendInfo, Freshness, Log, LogCheckpoints, LogEnd, LogReader, RecoveryReport,
+    SkippedTail,
 };
 pub use producer_state::{
     parse_snapshot, read_snapshot, snapshot_bytes, BatchMetadata, CorruptSnapshot,

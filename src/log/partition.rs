@@ -120,6 +120,22 @@ fn list_segments(dir: &Path) -> Result<Vec<i64>> {
     Ok(bases)
 }
 
+/// The bytes of a partition's log as Kafka counts them (`UnifiedLog.size`: the sum of its
+/// segments' `.log` sizes; indexes and other files not included).
+pub fn log_size(dir: &Path) -> Result<u64> {
+    let mut size = 0;
+    for base in list_segments(dir)? {
+        let path = dir.join(segment::file_name(base, ".log"));
+        match fs::metadata(&path) {
+            Ok(m) => size += m.len(),
+            // Removed meanwhile (retention, a delete): no longer part of the log.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(LogError::io("reading", &path)(e)),
+        }
+    }
+    Ok(size)
+}
+
 /// Kafka's clean-up before loading: files left by an interrupted delete or clean, and index
 /// files whose `.log` is gone.
 fn remove_leftovers(dir: &Path) -> Result<()> {
@@ -313,6 +329,29 @@ impl Log {
     /// First offset still in the log.
     pub fn log_start_offset(&self) -> i64 {
         self.log_start_offset
+    }
+
+    /// Kafka's `UnifiedLog.maybeIncrementLogStartOffset` (what `DeleteRecords` does): the log
+    /// start offset moves up to `offset`, never down; past the high watermark (here, the log
+    /// end offset: one replica, every append acknowledged) it is refused. Segments wholly
+    /// below the new start stay on disk until retention removes them, as in Kafka; readers no
+    /// longer see their records. The caller checkpoints the new start
+    /// (`log-start-offset-checkpoint`, as `datadir::PartitionWriter` does on close). Returns the
+    /// log start offset now (the partition's low watermark).
+    pub fn maybe_increment_log_start_offset(&mut self, offset: i64) -> Result<i64> {
+        if offset > self.log_end_offset {
+            return Err(LogError::LogStartAboveHighWatermark {
+                offset,
+                partition: self
+                    .dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                high_watermark: self.log_end_offset,
+            });
+        }
+        self.log_start_offset = self.log_start_offset.max(offset);
+        Ok(self.log_start_offset)
     }
 
     /// Offset up to which the log is flushed.

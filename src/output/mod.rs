@@ -16,13 +16,16 @@ pub enum OutputFormat {
     Json,
 }
 
+pub mod configs;
 mod decimal;
+pub mod delete_records;
 pub mod deserializer;
 pub mod dump;
 pub mod format;
 pub mod groups;
 pub mod json;
 pub mod log4j;
+pub mod log_dirs;
 pub mod message;
 pub mod progress;
 pub mod simulate;

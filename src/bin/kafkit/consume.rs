@@ -452,6 +452,7 @@ fn failure(e: ConsoleConsumeError) -> anyhow::Error {
         }
         ConsoleConsumeError::UnknownTopic { .. }
         | ConsoleConsumeError::UnknownPartition { .. }
+        | ConsoleConsumeError::OffsetOutOfRange { .. }
         | ConsoleConsumeError::NoOffset(_) => Exit::failure(e.to_string()).into(),
         e => e.into(),
     }

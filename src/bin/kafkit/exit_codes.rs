@@ -66,6 +66,11 @@ pub const EXIT_CODES: &[ExitCode] = &[
     },
     ExitCode {
         code: "1",
+        commands: &["delete-records"],
+        meaning: "a partition's records could not be deleted (unknown partition, a `cleanup.policy` without `delete`, an offset past the end or negative): every partition's line is printed, Kafka's error in it, then `Could not delete records of N of M partitions` (Kafka's tool exits 0 then)",
+    },
+    ExitCode {
+        code: "1",
         commands: &["dump-log-segments"],
         meaning: "a file could not be dumped (after dumping the others)",
     },

@@ -22,12 +22,15 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use kafkit::output::OutputFormat;
 
+pub mod configs;
 pub mod consume;
 pub mod consumer_groups;
+pub mod delete_records;
 pub mod dump_log_segments;
 pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
+pub mod log_dirs;
 pub mod produce;
 mod progress;
 // poll(2) has no safe wrapper in std.
@@ -131,6 +134,15 @@ pub enum Command {
     /// List and describe consumer groups: state, members, committed offsets and lag, read from
     /// the data directory's __consumer_offsets (kafka-consumer-groups.sh).
     ConsumerGroups(Box<consumer_groups::Args>),
+    /// Describe or change a topic's configs: its overrides, with Kafka's validation
+    /// (kafka-configs.sh).
+    Configs(Box<configs::Args>),
+    /// Delete records of partitions below an offset: moves their log start offsets
+    /// (kafka-delete-records.sh).
+    DeleteRecords(Box<delete_records::Args>),
+    /// Describe the data directory's partitions and their sizes, as Kafka's JSON
+    /// (kafka-log-dirs.sh).
+    LogDirs(Box<log_dirs::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -179,6 +191,9 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("consumer-groups") => consumer_groups::EXAMPLES,
         Some("dump-log-segments") => dump_log_segments::EXAMPLES,
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
+        Some("configs") => configs::EXAMPLES,
+        Some("delete-records") => delete_records::EXAMPLES,
+        Some("log-dirs") => log_dirs::EXAMPLES,
         Some(_) => &[],
     }
 }
@@ -369,6 +384,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Consume(args) => consume::run(&args, &global),
         Command::GetOffsets(args) => get_offsets::run(&args, &global),
         Command::ConsumerGroups(args) => consumer_groups::run(&args, &global),
+        Command::Configs(args) => configs::run(&args, &global),
+        Command::DeleteRecords(args) => delete_records::run(&args, &global),
+        Command::LogDirs(args) => log_dirs::run(&args, &global),
     }
 }
 

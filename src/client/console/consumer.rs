@@ -152,6 +152,17 @@ pub enum ConsoleConsumeError {
         /// The topic's partition count.
         partitions: usize,
     },
+    /// A position outside the partition's log (below its log start or past its end) with
+    /// `auto.offset.reset=none`: Kafka's fetcher raises it to the application.
+    #[error("org.apache.kafka.clients.consumer.OffsetOutOfRangeException: Fetch position {} is out of range for partition {tp}", fetch_position(*.offset, *.node))]
+    OffsetOutOfRange {
+        /// The partition.
+        tp: TopicPartition,
+        /// The position asked.
+        offset: i64,
+        /// The partition's leader: the data directory's node.
+        node: i32,
+    },
     /// Partitions whose start is out of range with `auto.offset.reset=none`.
     #[error("org.apache.kafka.clients.consumer.NoOffsetForPartitionException: Undefined offset with no reset policy for partitions: [{}]", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))]
     NoOffset(Vec<TopicPartition>),
@@ -221,9 +232,68 @@ pub struct ConsoleConsumer {
     /// The topics the group member subscribes to (refreshed with the metadata).
     group_topics: Vec<String>,
     last_commit: Instant,
+    /// Positions found out of range and reset, to log before the next records.
+    resets: Vec<Reset>,
 }
 
+/// A position outside its partition's log that `auto.offset.reset` moved (Kafka's fetcher
+/// logs both steps at INFO).
+#[derive(Debug, Clone)]
+struct Reset {
+    tp: TopicPartition,
+    from: i64,
+    to: i64,
+}
+
+/// Kafka's `FetchPosition.toString()` of a position on the data directory's node (the leader
+/// of every partition, at epoch 0, at Kafka's default listener).
+fn fetch_position(offset: i64, node: i32) -> String {
+    format!("FetchPosition{{offset={offset}, offsetEpoch=Optional.empty, currentLeader=LeaderAndEpoch{{leader=Optional[localhost:9092 (id: {node} rack: null isFenced: false)], epoch=0}}}}")
+}
+
+/// The consumer's log prefix (Kafka's `LogContext`): `[Consumer clientId=C, groupId=G] `, or
+/// without a group `[Consumer clientId=console-consumer] ` (Kafka's console consumer makes up
+/// a random group id there; kafkit has none).
+fn log_prefix(config: &ConsoleConsumerConfig) -> String {
+    match &config.group {
+        Some(group) => format!(
+            "[Consumer clientId={}, groupId={}] ",
+            group.member.client_id, group.member.group_id
+        ),
+        None => "[Consumer clientId=console-consumer] ".to_string(),
+    }
+}
+
+const FETCH_COLLECTOR: &str = "org.apache.kafka.clients.consumer.internals.FetchCollector";
+const SUBSCRIPTION_STATE: &str = "org.apache.kafka.clients.consumer.internals.SubscriptionState";
+
 impl ConsoleConsumer {
+    /// Logs the positions reset since the last call, as Kafka's consumer logs them.
+    fn log_resets(&mut self, diagnostics: &dyn Diagnostics) {
+        let prefix = log_prefix(&self.config);
+        let node = self.datadir.node_id();
+        for reset in std::mem::take(&mut self.resets) {
+            diagnostics.print(&log4j::line(
+                "INFO",
+                &format!(
+                    "{prefix}Fetch position {} is out of range for partition {}, resetting offset",
+                    fetch_position(reset.from, node),
+                    reset.tp
+                ),
+                FETCH_COLLECTOR,
+            ));
+            diagnostics.print(&log4j::line(
+                "INFO",
+                &format!(
+                    "{prefix}Resetting offset for partition {} to position {}.",
+                    reset.tp,
+                    fetch_position(reset.to, node)
+                ),
+                SUBSCRIPTION_STATE,
+            ));
+        }
+    }
+
     /// Finds the subscription's partitions in `datadir` and positions a consumer on each.
     pub fn open(
         datadir: DataDir,
@@ -243,6 +313,7 @@ impl ConsoleConsumer {
             _ => config.reset.unwrap_or(StartOffset::At(-1)),
         };
         let mut backlog = 0;
+        let mut resets = Vec::new();
         let partitions = subscribed(&datadir, &config)?;
         let mut group_topics: Vec<String> =
             partitions.iter().map(|tp| tp.topic.to_string()).collect();
@@ -254,7 +325,14 @@ impl ConsoleConsumer {
                 Some(GroupMember::new(&datadir, group.member.clone())?),
             ),
             None => (
-                open_partitions(partitions, &datadir, &config, start, &mut backlog)?,
+                open_partitions(
+                    partitions,
+                    &datadir,
+                    &config,
+                    start,
+                    &mut backlog,
+                    &mut resets,
+                )?,
                 None,
             ),
         };
@@ -274,6 +352,7 @@ impl ConsoleConsumer {
             member,
             group_topics,
             last_commit: Instant::now(),
+            resets,
         })
     }
 
@@ -369,6 +448,10 @@ impl ConsoleConsumer {
             }
             if self.member.is_some() {
                 self.group_round(out, diagnostics)?;
+            }
+            if !self.resets.is_empty() {
+                out.flush()?;
+                self.log_resets(diagnostics);
             }
             let mut got = 0u64;
             let mut gone: Vec<TopicPartition> = Vec::new();
@@ -510,10 +593,7 @@ impl ConsoleConsumer {
         let Some(group) = self.config.group.clone() else {
             return Ok(());
         };
-        let prefix = format!(
-            "[Consumer clientId={}, groupId={}] ",
-            group.member.client_id, group.member.group_id
-        );
+        let prefix = log_prefix(&self.config);
         let due =
             group.enable_auto_commit && self.last_commit.elapsed() >= group.auto_commit_interval;
         if due {
@@ -601,7 +681,14 @@ impl ConsoleConsumer {
                 },
             };
             let tp = TopicPartition::new(topic, partition);
-            let opened = open_partitions(vec![tp], &self.datadir, &self.config, start, &mut 0)?;
+            let opened = open_partitions(
+                vec![tp],
+                &self.datadir,
+                &self.config,
+                start,
+                &mut 0,
+                &mut self.resets,
+            )?;
             self.consumers.extend(opened);
         }
         if !undefined.is_empty() {
@@ -653,7 +740,14 @@ impl ConsoleConsumer {
             // Positioned by auto.offset.reset, as Kafka positions a partition assigned later
             // (a time named where the partitions known at the start begin).
             let start = self.config.reset.unwrap_or(StartOffset::At(-1));
-            let opened = open_partitions(new, &self.datadir, &self.config, start, &mut 0)?;
+            let opened = open_partitions(
+                new,
+                &self.datadir,
+                &self.config,
+                start,
+                &mut 0,
+                &mut self.resets,
+            )?;
             self.consumers.extend(opened);
         }
         Ok(())
@@ -709,14 +803,16 @@ fn subscribed(
 }
 
 /// A consumer for each of `partitions`, positioned at `start` (the reset policy where that is
-/// out of range). `backlog` grows by the records from each consumer's start to its partition's
-/// end.
+/// out of range: below the log start offset or past the end, each such reset noted in
+/// `resets`; without a policy, Kafka's `OffsetOutOfRangeException`). `backlog` grows by the
+/// records from each consumer's start to its partition's end.
 fn open_partitions(
     partitions: Vec<TopicPartition>,
     datadir: &DataDir,
     config: &ConsoleConsumerConfig,
     start: StartOffset,
     backlog: &mut u64,
+    resets: &mut Vec<Reset>,
 ) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
@@ -742,8 +838,28 @@ fn open_partitions(
                 }
             }
             (StartOffset::At(n), _) if in_range(n) => n,
+            (StartOffset::At(n), reset) if n >= 0 => {
+                // A position outside the log: the fetcher's OFFSET_OUT_OF_RANGE.
+                let to = match reset {
+                    Some(StartOffset::Earliest) => earliest,
+                    Some(_) => range.end?,
+                    None => {
+                        return Err(ConsoleConsumeError::OffsetOutOfRange {
+                            tp,
+                            offset: n,
+                            node: datadir.node_id(),
+                        })
+                    }
+                };
+                resets.push(Reset {
+                    tp: tp.clone(),
+                    from: n,
+                    to,
+                });
+                to
+            }
             (StartOffset::At(_), Some(StartOffset::Earliest)) => earliest,
-            // Latest, or out of range with auto.offset.reset latest.
+            // Latest, or no position with auto.offset.reset latest.
             (StartOffset::Latest, _) | (StartOffset::At(_), Some(_)) => range.end?,
             (StartOffset::At(_), None) => {
                 undefined.push(tp);
