@@ -8,7 +8,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use kafkit::assign::Strategy;
-use kafkit::client::group::{GroupConfig, GroupMember, Partition, RebalanceEvent};
+use kafkit::client::group::{GroupConfig, GroupMember, RebalanceEvent};
+use kafkit::common::TopicPartition;
 use kafkit::datadir::DataDir;
 use kafkit::group::classic::CoordinatorConfig;
 use kafkit::group::{GroupState, Groups};
@@ -33,7 +34,7 @@ fn config(group: &str, client: &str, strategies: Vec<Strategy>) -> GroupConfig {
 
 #[derive(Default)]
 struct Seen {
-    owned: Vec<Partition>,
+    owned: Vec<TopicPartition>,
     generation: i32,
     events: Vec<RebalanceEvent>,
     error: Option<String>,
@@ -86,7 +87,7 @@ impl Running {
         }
     }
 
-    fn owned(&self) -> Vec<Partition> {
+    fn owned(&self) -> Vec<TopicPartition> {
         self.seen.lock().expect("seen").owned.clone()
     }
 
@@ -108,10 +109,10 @@ impl Running {
 }
 
 /// Waits until the members' views settle on one generation where `check` holds.
-fn settle(members: &[&Running], what: &str, check: impl Fn(&[Vec<Partition>]) -> bool) {
+fn settle(members: &[&Running], what: &str, check: impl Fn(&[Vec<TopicPartition>]) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let owned: Vec<Vec<Partition>> = members.iter().map(|m| m.owned()).collect();
+        let owned: Vec<Vec<TopicPartition>> = members.iter().map(|m| m.owned()).collect();
         let generations: Vec<i32> = members.iter().map(|m| m.generation()).collect();
         let errors: Vec<String> = members
             .iter()
@@ -205,7 +206,7 @@ fn cooperative_sticky_revokes_only_what_moves_in_two_phases() {
         o[0].len() == 2 && o[1].len() == 2
     });
     let events = a.events();
-    let revoked: Vec<&Vec<Partition>> = events
+    let revoked: Vec<&Vec<TopicPartition>> = events
         .iter()
         .filter_map(|e| match e {
             RebalanceEvent::Revoked(p) => Some(p),
@@ -231,26 +232,33 @@ fn commits_are_written_and_fetched_and_survive_the_coordinator() {
     assert_eq!(
         events,
         [RebalanceEvent::Assigned(vec![
-            ("t".into(), 0),
-            ("t".into(), 1)
+            TopicPartition::new("t", 0),
+            TopicPartition::new("t", 1)
         ])]
     );
     assert!(a.hosts_coordinator());
-    a.commit(&[(("t".into(), 0), 5), (("t".into(), 1), 7)])
-        .expect("commit");
-    let fetched: BTreeMap<Partition, Option<i64>> = a
-        .committed(&[("t".into(), 0), ("t".into(), 1), ("u".into(), 0)])
+    a.commit(&[
+        (TopicPartition::new("t", 0), 5),
+        (TopicPartition::new("t", 1), 7),
+    ])
+    .expect("commit");
+    let fetched: BTreeMap<TopicPartition, Option<i64>> = a
+        .committed(&[
+            TopicPartition::new("t", 0),
+            TopicPartition::new("t", 1),
+            TopicPartition::new("u", 0),
+        ])
         .expect("fetch")
         .into_iter()
         .collect();
-    assert_eq!(fetched[&("t".into(), 0)], Some(5));
-    assert_eq!(fetched[&("t".into(), 1)], Some(7));
-    assert_eq!(fetched[&("u".into(), 0)], None);
+    assert_eq!(fetched[&TopicPartition::new("t", 0)], Some(5));
+    assert_eq!(fetched[&TopicPartition::new("t", 1)], Some(7));
+    assert_eq!(fetched[&TopicPartition::new("u", 0)], None);
     a.close().expect("close");
     // A new coordinator loads them from __consumer_offsets.
     let mut b = GroupMember::new(&datadir, config("c", "b", vec![Strategy::Range])).expect("b");
-    let got = b.committed(&[("t".into(), 1)]).expect("fetch");
-    assert_eq!(got, [(("t".into(), 1), Some(7))]);
+    let got = b.committed(&[TopicPartition::new("t", 1)]).expect("fetch");
+    assert_eq!(got, [(TopicPartition::new("t", 1), Some(7))]);
     assert!(b.hosts_coordinator());
     let groups = Groups::load(&datadir).expect("groups");
     let group = groups.get("c").expect("group c");

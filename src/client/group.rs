@@ -24,6 +24,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::assign::{self, java, range, roundrobin, sticky::StickyAssignor, Strategy, TopicMeta};
+use crate::common::TopicPartition;
 use crate::datadir::{DataDir, DataDirError};
 use crate::group::classic::{CoordinatorConfig, JoinRequest, ProtocolError};
 use crate::group::host::{
@@ -32,9 +33,6 @@ use crate::group::host::{
 };
 use crate::group::protocol::{Assignment, Subscription, TopicPartitions};
 use crate::group::{ReadError, Versioned, WriteError};
-
-/// A topic partition as the member holds it.
-pub type Partition = (String, i32);
 
 /// A member's settings (Kafka's consumer configs of the same names).
 #[derive(Debug, Clone)]
@@ -85,11 +83,11 @@ impl GroupConfig {
 pub enum RebalanceEvent {
     /// Partitions given up (before rejoining with an eager protocol; those that moved with the
     /// cooperative one).
-    Revoked(Vec<Partition>),
+    Revoked(Vec<TopicPartition>),
     /// Partitions newly assigned (with the eager protocol: the whole assignment).
-    Assigned(Vec<Partition>),
+    Assigned(Vec<TopicPartition>),
     /// Partitions lost without a chance to commit (the member was dropped from the group).
-    Lost(Vec<Partition>),
+    Lost(Vec<TopicPartition>),
 }
 
 /// Why a member could not take part in its group.
@@ -185,7 +183,7 @@ pub struct GroupMember {
     host: Option<CoordinatorHost>,
     shared: Arc<Mutex<Shared>>,
     heartbeat: Option<(Sender<()>, JoinHandle<()>)>,
-    owned: Vec<Partition>,
+    owned: Vec<TopicPartition>,
     topics: Vec<String>,
     protocol: Option<String>,
     closed: Arc<AtomicBool>,
@@ -245,7 +243,7 @@ impl GroupMember {
     }
 
     /// The partitions this member owns now.
-    pub fn owned(&self) -> &[Partition] {
+    pub fn owned(&self) -> &[TopicPartition] {
         &self.owned
     }
 
@@ -295,7 +293,7 @@ impl GroupMember {
 
     /// Commits `offsets` (the next offset to read of each partition) as a member of the
     /// current generation, waiting until the coordinator has written them.
-    pub fn commit(&mut self, offsets: &[(Partition, i64)]) -> Result<(), GroupClientError> {
+    pub fn commit(&mut self, offsets: &[(TopicPartition, i64)]) -> Result<(), GroupClientError> {
         if offsets.is_empty() {
             return Ok(());
         }
@@ -309,9 +307,8 @@ impl GroupMember {
             generation_id,
             offsets: offsets
                 .iter()
-                .map(|((topic, partition), offset)| PartitionOffset {
-                    topic: topic.clone(),
-                    partition: *partition,
+                .map(|(partition, offset)| PartitionOffset {
+                    partition: partition.clone(),
                     offset: *offset,
                     metadata: String::new(),
                 })
@@ -336,8 +333,8 @@ impl GroupMember {
     /// The group's committed offsets of `partitions` (`None`: nothing committed).
     pub fn committed(
         &mut self,
-        partitions: &[Partition],
-    ) -> Result<Vec<(Partition, Option<i64>)>, GroupClientError> {
+        partitions: &[TopicPartition],
+    ) -> Result<Vec<(TopicPartition, Option<i64>)>, GroupClientError> {
         let request = Request::OffsetFetch {
             group: self.config.group_id.clone(),
             partitions: partitions.to_vec(),
@@ -345,7 +342,7 @@ impl GroupMember {
         match self.call(&request)? {
             Response::OffsetFetch(offsets) => Ok(offsets
                 .into_iter()
-                .map(|o| ((o.topic, o.partition), (o.offset >= 0).then_some(o.offset)))
+                .map(|o| (o.partition, (o.offset >= 0).then_some(o.offset)))
                 .collect()),
             other => Err(self.unexpected("OffsetFetch", other)),
         }
@@ -502,7 +499,7 @@ impl GroupMember {
             } else if cooperative {
                 let (keep, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.owned)
                     .into_iter()
-                    .partition(|(t, _)| self.topics.contains(t));
+                    .partition(|tp| self.topics.iter().any(|t| *t == *tp.topic));
                 self.owned = keep;
                 if !gone.is_empty() {
                     events.push(RebalanceEvent::Revoked(gone));
@@ -583,19 +580,19 @@ impl GroupMember {
             } else {
                 crate::group::protocol::decode::<Assignment>(&sync.assignment)?.message
             };
-            let assigned: Vec<Partition> = assignment
+            let assigned: Vec<TopicPartition> = assignment
                 .partitions()
-                .map(|(t, p)| (t.to_string(), p))
+                .map(|(t, p)| TopicPartition::new(t, p))
                 .collect();
-            let assigned_set: BTreeSet<&Partition> = assigned.iter().collect();
-            let owned_set: BTreeSet<&Partition> = self.owned.iter().collect();
-            let revoked: Vec<Partition> = self
+            let assigned_set: BTreeSet<&TopicPartition> = assigned.iter().collect();
+            let owned_set: BTreeSet<&TopicPartition> = self.owned.iter().collect();
+            let revoked: Vec<TopicPartition> = self
                 .owned
                 .iter()
                 .filter(|p| !assigned_set.contains(p))
                 .cloned()
                 .collect();
-            let added: Vec<Partition> = assigned
+            let added: Vec<TopicPartition> = assigned
                 .iter()
                 .filter(|p| !owned_set.contains(p))
                 .cloned()
@@ -656,7 +653,7 @@ impl GroupMember {
                         .flat_map(|t| {
                             t.partitions
                                 .iter()
-                                .map(|p| assign::TopicPartition::new(t.topic.as_str(), *p))
+                                .map(|p| TopicPartition::new(t.topic.as_str(), *p))
                         })
                         .collect(),
                     generation,
@@ -702,18 +699,12 @@ impl GroupMember {
         members
             .iter()
             .map(|m| {
-                let partitions: Vec<Partition> = assignment
-                    .get(&m.id)
-                    .map(|tps| {
-                        tps.iter()
-                            .map(|tp| (tp.topic.to_string(), tp.partition))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let partitions: &[TopicPartition] =
+                    assignment.get(&m.id).map_or(&[], |tps| tps.as_slice());
                 let bytes = Versioned::new(
                     3,
                     Assignment {
-                        assigned_partitions: topic_partitions(&partitions),
+                        assigned_partitions: topic_partitions(partitions),
                         user_data: None,
                     },
                 )
@@ -817,16 +808,16 @@ impl Drop for GroupMember {
 }
 
 /// Partitions grouped by topic, topics and partitions in order.
-fn topic_partitions(partitions: &[Partition]) -> Vec<TopicPartitions> {
+fn topic_partitions(partitions: &[TopicPartition]) -> Vec<TopicPartitions> {
     let mut out: Vec<TopicPartitions> = Vec::new();
-    let mut sorted = partitions.to_vec();
+    let mut sorted: Vec<&TopicPartition> = partitions.iter().collect();
     sorted.sort();
-    for (topic, partition) in sorted {
+    for tp in sorted {
         match out.last_mut() {
-            Some(last) if last.topic == topic => last.partitions.push(partition),
+            Some(last) if *last.topic == *tp.topic => last.partitions.push(tp.partition),
             _ => out.push(TopicPartitions {
-                topic,
-                partitions: vec![partition],
+                topic: tp.topic.to_string(),
+                partitions: vec![tp.partition],
             }),
         }
     }

@@ -59,10 +59,8 @@ const MAX_FRAME: usize = 64 << 20;
 /// One committed (or fetched) offset of a partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionOffset {
-    /// The topic.
-    pub topic: String,
     /// The partition.
-    pub partition: i32,
+    pub partition: TopicPartition,
     /// The next offset to read; -1 in an OffsetFetch answer: nothing committed.
     pub offset: i64,
     /// The committer's metadata string.
@@ -125,8 +123,8 @@ pub enum Request {
     OffsetFetch {
         /// The group.
         group: String,
-        /// `(topic, partition)`s.
-        partitions: Vec<(String, i32)>,
+        /// The partitions.
+        partitions: Vec<TopicPartition>,
     },
 }
 
@@ -519,7 +517,7 @@ fn read_loop(id: u64, mut stream: UnixStream, events: &Sender<Event>) {
 /// One hosted group.
 struct HostedGroup {
     group: ClassicGroup,
-    offsets: BTreeMap<(String, i32), PartitionOffset>,
+    offsets: BTreeMap<TopicPartition, PartitionOffset>,
     /// Members whose JoinGroup or SyncGroup is parked, and the connection it came on.
     parked: HashMap<String, u64>,
     /// The generation and state last written as GroupMetadata.
@@ -545,10 +543,9 @@ impl Coordinator {
                 .iter()
                 .map(|(tp, committed)| {
                     (
-                        (tp.topic.to_string(), tp.partition),
+                        tp.clone(),
                         PartitionOffset {
-                            topic: tp.topic.to_string(),
-                            partition: tp.partition,
+                            partition: tp.clone(),
                             offset: committed.offset,
                             metadata: committed.metadata.clone(),
                         },
@@ -726,12 +723,11 @@ impl Coordinator {
                 } else {
                     partitions
                         .into_iter()
-                        .map(|(topic, partition)| {
+                        .map(|partition| {
                             g.offsets
-                                .get(&(topic.clone(), partition))
+                                .get(&partition)
                                 .cloned()
                                 .unwrap_or(PartitionOffset {
-                                    topic,
                                     partition,
                                     offset: -1,
                                     metadata: String::new(),
@@ -780,8 +776,8 @@ impl Coordinator {
                 CoordinatorRecord::offset_commit(
                     OffsetCommitKey {
                         group: group_id.to_string(),
-                        topic: o.topic.clone(),
-                        partition: o.partition,
+                        topic: o.partition.topic.to_string(),
+                        partition: o.partition.partition,
                     },
                     value,
                 )
@@ -792,7 +788,7 @@ impl Coordinator {
         }
         let g = self.group_mut(group_id);
         for o in offsets {
-            g.offsets.insert((o.topic.clone(), o.partition), o);
+            g.offsets.insert(o.partition.clone(), o);
         }
         Response::OffsetCommit(None)
     }
@@ -926,7 +922,7 @@ mod tests {
     fn frames_round_trip_and_oversized_or_cut_ones_are_refused() {
         let request = Request::OffsetFetch {
             group: "g".into(),
-            partitions: vec![("t".into(), 0)],
+            partitions: vec![TopicPartition::new("t", 0)],
         };
         let mut bytes = Vec::new();
         write_frame(&mut bytes, &request).unwrap();
