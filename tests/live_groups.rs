@@ -224,6 +224,48 @@ fn cooperative_sticky_revokes_only_what_moves_in_two_phases() {
 }
 
 #[test]
+fn eager_sticky_revokes_everything_and_gives_back_what_each_member_had() {
+    // Range would move b from 3,4,5 to 2,3 when c joins, and a sticky assignor without the
+    // members' user data (their previous assignments) would start afresh (a 0,3 ...): only
+    // the previous assignments carried in the subscriptions keep each member's new partitions
+    // within its old ones.
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 6);
+    let sticky = vec![Strategy::Sticky];
+    let a = Running::start(&datadir, config("st", "a", sticky.clone()));
+    settle(&[&a], "a alone", |o| o[0].len() == 6);
+    let b = Running::start(&datadir, config("st", "b", sticky.clone()));
+    settle(&[&a, &b], "two members", |o| {
+        o[0].len() == 3 && o[1].len() == 3
+    });
+    let before = [a.owned(), b.owned()];
+    let c = Running::start(&datadir, config("st", "c", sticky.clone()));
+    settle(&[&a, &b, &c], "three members", |o| {
+        o.iter().all(|owned| owned.len() == 2)
+    });
+    for (member, previous) in [&a, &b].into_iter().zip(&before) {
+        let now = member.owned();
+        assert!(
+            now.iter().all(|p| previous.contains(p)),
+            "{now:?} is not within {previous:?}"
+        );
+    }
+    // Eager: a gave up all it had before each rebalance, not only what moved.
+    let events = a.events();
+    let revoked: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            RebalanceEvent::Revoked(p) => Some(p.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(revoked[..2], [6, 3], "{events:?}");
+    c.finish(false);
+    b.finish(false);
+    a.finish(false);
+}
+
+#[test]
 fn commits_are_written_and_fetched_and_survive_the_coordinator() {
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 2);

@@ -31,7 +31,7 @@ use crate::group::host::{
     ConnectionError, CoordinatorConnection, CoordinatorHost, HostError, PartitionOffset, Request,
     Response, SocketConnection, OFFSETS_TOPIC_PARTITIONS,
 };
-use crate::group::protocol::{Assignment, Subscription, TopicPartitions};
+use crate::group::protocol::{Assignment, StickyUserData, Subscription, TopicPartitions};
 use crate::group::{ReadError, Versioned, WriteError};
 
 /// A member's settings (Kafka's consumer configs of the same names).
@@ -130,7 +130,7 @@ pub enum GroupClientError {
     #[error(transparent)]
     Assign(#[from] assign::AssignError),
     /// An assignor kafkit has but live groups do not run yet.
-    #[error("the assignor {0} is not supported by live groups (use range, roundrobin or cooperative-sticky)")]
+    #[error("the assignor {0} is not supported by live groups (use range, roundrobin, sticky or cooperative-sticky)")]
     UnsupportedStrategy(&'static str),
     /// No coordinator could be reached or hosted in time.
     #[error("no coordinator for group {group} could be reached: {source}")]
@@ -187,6 +187,10 @@ pub struct GroupMember {
     topics: Vec<String>,
     protocol: Option<String>,
     closed: Arc<AtomicBool>,
+    /// The last assignment received and its generation: the eager `sticky` assignor's user
+    /// data (Kafka's `StickyAssignor` keeps it from `onAssignment`; the eager protocol has
+    /// revoked `owned` by the time the member rejoins).
+    last_assignment: Option<(Vec<TopicPartition>, i32)>,
 }
 
 impl std::fmt::Debug for GroupMember {
@@ -205,12 +209,11 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
 impl GroupMember {
     /// A member of `config.group_id` in `datadir`, not joined yet.
     pub fn new(datadir: &DataDir, config: GroupConfig) -> Result<Self, GroupClientError> {
-        if let Some(s) = config.strategies.iter().find(|s| {
-            matches!(
-                s,
-                Strategy::Sticky | Strategy::Uniform | Strategy::ServerRange
-            )
-        }) {
+        if let Some(s) = config
+            .strategies
+            .iter()
+            .find(|s| matches!(s, Strategy::Uniform | Strategy::ServerRange))
+        {
             return Err(GroupClientError::UnsupportedStrategy(s.name()));
         }
         let partition = java::coordinator_partition(&config.group_id, OFFSETS_TOPIC_PARTITIONS);
@@ -229,6 +232,7 @@ impl GroupMember {
             topics: Vec::new(),
             protocol: None,
             closed: Arc::new(AtomicBool::new(false)),
+            last_assignment: None,
         })
     }
 
@@ -473,10 +477,14 @@ impl GroupMember {
         strategy: Strategy,
         generation: i32,
     ) -> Result<Vec<u8>, GroupClientError> {
-        let cooperative = strategy == Strategy::CooperativeSticky;
+        let user_data = match (strategy, &self.last_assignment) {
+            (Strategy::CooperativeSticky, _) => Some(generation.to_be_bytes().to_vec()),
+            (Strategy::Sticky, Some(last)) => Some(sticky_user_data(last)?),
+            _ => None,
+        };
         let subscription = Subscription {
             topics: self.topics.clone(),
-            user_data: cooperative.then(|| generation.to_be_bytes().to_vec()),
+            user_data,
             owned_partitions: topic_partitions(&self.owned),
             generation_id: generation,
             rack_id: None,
@@ -600,6 +608,7 @@ impl GroupMember {
             if !revoked.is_empty() {
                 events.push(RebalanceEvent::Revoked(revoked.clone()));
             }
+            self.last_assignment = Some((assigned.clone(), join.generation_id));
             self.owned = assigned;
             if !added.is_empty() || !cooperative {
                 events.push(RebalanceEvent::Assigned(added));
@@ -666,6 +675,24 @@ impl GroupMember {
                                 Err(_) => assign::UserData::Invalid,
                             })
                         }
+                        // Kafka's `StickyAssignor.memberData`: no bytes, no previous assignment.
+                        (Strategy::Sticky, Some(bytes)) if !bytes.is_empty() => {
+                            Some(match StickyUserData::decode(bytes) {
+                                Some(data) => assign::UserData::Sticky {
+                                    partitions: data
+                                        .previous_assignment
+                                        .iter()
+                                        .flat_map(|t| {
+                                            t.partitions
+                                                .iter()
+                                                .map(|p| TopicPartition::new(t.topic.as_str(), *p))
+                                        })
+                                        .collect(),
+                                    generation: data.generation,
+                                },
+                                None => assign::UserData::Invalid,
+                            })
+                        }
                         _ => None,
                     },
                     rack: s.rack_id,
@@ -689,6 +716,11 @@ impl GroupMember {
         let assignment = match strategy {
             Strategy::Range => range::assign(&topics, &members, false),
             Strategy::RoundRobin => roundrobin::assign(&topics, &members),
+            Strategy::Sticky => {
+                StickyAssignor::eager()
+                    .assign(&topics, &members)?
+                    .assignment
+            }
             Strategy::CooperativeSticky => {
                 StickyAssignor::cooperative()
                     .assign(&topics, &members)?
@@ -805,6 +837,33 @@ impl Drop for GroupMember {
     fn drop(&mut self) {
         self.stop_heartbeat();
     }
+}
+
+/// `StickyAssignor.subscriptionUserData`: the last assignment, in the order it came, grouped by
+/// topic as `CollectionUtils.groupPartitionsByTopic` groups it (a `HashMap`: topics in its
+/// iteration order), and the generation it was assigned in.
+fn sticky_user_data(last: &(Vec<TopicPartition>, i32)) -> Result<Vec<u8>, WriteError> {
+    let (partitions, generation) = last;
+    let mut by_topic: Vec<TopicPartitions> = Vec::new();
+    for tp in partitions {
+        match by_topic.iter_mut().find(|t| *t.topic == *tp.topic) {
+            Some(t) => t.partitions.push(tp.partition),
+            None => by_topic.push(TopicPartitions {
+                topic: tp.topic.to_string(),
+                partitions: vec![tp.partition],
+            }),
+        }
+    }
+    let names: Vec<&str> = by_topic.iter().map(|t| t.topic.as_str()).collect();
+    let previous_assignment = java::string_map_order(&names)
+        .into_iter()
+        .filter_map(|i| by_topic.get(i).cloned())
+        .collect();
+    StickyUserData {
+        previous_assignment,
+        generation: Some(*generation),
+    }
+    .encode()
 }
 
 /// Partitions grouped by topic, topics and partitions in order.
