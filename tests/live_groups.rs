@@ -194,25 +194,41 @@ fn three_members_share_three_partitions_a_fourth_idles_and_a_dead_ones_partition
     assert!(group.generation >= 4, "{}", group.generation);
 }
 
-#[test]
-fn cooperative_sticky_revokes_only_what_moves_in_two_phases() {
-    let dir = tempdir();
-    let datadir = topic(dir.path(), "t", 4);
-    let coop = vec![Strategy::CooperativeSticky];
-    let a = Running::start(&datadir, config("coop", "a", coop.clone()));
-    settle(&[&a], "a alone", |o| o[0].len() == 4);
-    let b = Running::start(&datadir, config("coop", "b", coop.clone()));
+/// Member `a` of `group` alone with the `partitions` of topic `t`, then `b` beside it, settled
+/// on half each.
+fn a_then_b(
+    datadir: &DataDir,
+    group: &str,
+    strategy: Strategy,
+    partitions: usize,
+) -> (Running, Running) {
+    let a = Running::start(datadir, config(group, "a", vec![strategy]));
+    settle(&[&a], "a alone", |o| o[0].len() == partitions);
+    let b = Running::start(datadir, config(group, "b", vec![strategy]));
     settle(&[&a, &b], "two members", |o| {
-        o[0].len() == 2 && o[1].len() == 2
+        o[0].len() == partitions / 2 && o[1].len() == partitions / 2
     });
-    let events = a.events();
-    let revoked: Vec<&Vec<TopicPartition>> = events
+    (a, b)
+}
+
+/// The partitions of each revocation, in order.
+fn revoked(events: &[RebalanceEvent]) -> Vec<&Vec<TopicPartition>> {
+    events
         .iter()
         .filter_map(|e| match e {
             RebalanceEvent::Revoked(p) => Some(p),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn cooperative_sticky_revokes_only_what_moves_in_two_phases() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 4);
+    let (a, b) = a_then_b(&datadir, "coop", Strategy::CooperativeSticky, 4);
+    let events = a.events();
+    let revoked = revoked(&events);
     assert_eq!(revoked.len(), 1, "{events:?}");
     assert_eq!(revoked[0].len(), 2, "{events:?}");
     // a kept the two it did not give up: they were never revoked.
@@ -231,15 +247,9 @@ fn eager_sticky_revokes_everything_and_gives_back_what_each_member_had() {
     // within its old ones.
     let dir = tempdir();
     let datadir = topic(dir.path(), "t", 6);
-    let sticky = vec![Strategy::Sticky];
-    let a = Running::start(&datadir, config("st", "a", sticky.clone()));
-    settle(&[&a], "a alone", |o| o[0].len() == 6);
-    let b = Running::start(&datadir, config("st", "b", sticky.clone()));
-    settle(&[&a, &b], "two members", |o| {
-        o[0].len() == 3 && o[1].len() == 3
-    });
+    let (a, b) = a_then_b(&datadir, "st", Strategy::Sticky, 6);
     let before = [a.owned(), b.owned()];
-    let c = Running::start(&datadir, config("st", "c", sticky.clone()));
+    let c = Running::start(&datadir, config("st", "c", vec![Strategy::Sticky]));
     settle(&[&a, &b, &c], "three members", |o| {
         o.iter().all(|owned| owned.len() == 2)
     });
@@ -252,13 +262,7 @@ fn eager_sticky_revokes_everything_and_gives_back_what_each_member_had() {
     }
     // Eager: a gave up all it had before each rebalance, not only what moved.
     let events = a.events();
-    let revoked: Vec<usize> = events
-        .iter()
-        .filter_map(|e| match e {
-            RebalanceEvent::Revoked(p) => Some(p.len()),
-            _ => None,
-        })
-        .collect();
+    let revoked: Vec<usize> = revoked(&events).iter().map(|p| p.len()).collect();
     assert_eq!(revoked[..2], [6, 3], "{events:?}");
     c.finish(false);
     b.finish(false);

@@ -656,15 +656,7 @@ impl GroupMember {
                 id: m.member_id.clone(),
                 subscription: assign::Subscription {
                     topics: s.topics.into(),
-                    owned: s
-                        .owned_partitions
-                        .iter()
-                        .flat_map(|t| {
-                            t.partitions
-                                .iter()
-                                .map(|p| TopicPartition::new(t.topic.as_str(), *p))
-                        })
-                        .collect(),
+                    owned: flattened(&s.owned_partitions),
                     generation,
                     user_data: match (strategy, s.user_data.as_deref()) {
                         (Strategy::CooperativeSticky, Some(bytes)) => {
@@ -679,15 +671,7 @@ impl GroupMember {
                         (Strategy::Sticky, Some(bytes)) if !bytes.is_empty() => {
                             Some(match StickyUserData::decode(bytes) {
                                 Some(data) => assign::UserData::Sticky {
-                                    partitions: data
-                                        .previous_assignment
-                                        .iter()
-                                        .flat_map(|t| {
-                                            t.partitions
-                                                .iter()
-                                                .map(|p| TopicPartition::new(t.topic.as_str(), *p))
-                                        })
-                                        .collect(),
+                                    partitions: flattened(&data.previous_assignment),
                                     generation: data.generation,
                                 },
                                 None => assign::UserData::Invalid,
@@ -864,6 +848,18 @@ fn sticky_user_data(last: &(Vec<TopicPartition>, i32)) -> Result<Vec<u8>, WriteE
         generation: Some(*generation),
     }
     .encode()
+}
+
+/// Every partition of `topics`, in the order given.
+fn flattened(topics: &[TopicPartitions]) -> Vec<TopicPartition> {
+    topics
+        .iter()
+        .flat_map(|t| {
+            t.partitions
+                .iter()
+                .map(|p| TopicPartition::new(t.topic.as_str(), *p))
+        })
+        .collect()
 }
 
 /// Partitions grouped by topic, topics and partitions in order.

@@ -326,14 +326,14 @@ mod tests {
         assert_eq!(data.encode().unwrap(), v1);
         assert_eq!(StickyUserData::decode(&v1), Some(data.clone()));
         // V0: the same without the generation; what is neither reads as nothing.
-        let v0 = &v1[..v1.len() - 4];
+        let v0 = v1.get(..v1.len() - 4).unwrap();
         let older = StickyUserData {
             generation: None,
             ..data
         };
         assert_eq!(older.encode().unwrap(), v0);
         assert_eq!(StickyUserData::decode(v0), Some(older));
-        assert_eq!(StickyUserData::decode(&v1[..6]), None);
+        assert_eq!(StickyUserData::decode(v1.get(..6).unwrap()), None);
         assert_eq!(StickyUserData::decode(&[0, 0, 0, 1, 255, 255]), None);
     }
 
