@@ -35,7 +35,7 @@ if [ ! -f "$data/.bench-complete" ]; then
     touch "$data/.bench-complete"
 fi
 out=$(mktemp)
-"$kafkit" --data-dir "$data" consumer-groups --describe --group bench >"$out"
+"$kafkit" --data-dir "$data" consumer-groups --describe --group bench >"$out" 2>/dev/null
 echo "output: $(wc -l <"$out") lines, $(wc -c <"$out") bytes"
 echo "machine: $(nproc) cores; $(lscpu | grep 'Model name' | sed 's/ \+/ /g'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -44,7 +44,7 @@ for format in text json; do
     for _ in $(seq "$runs"); do
         start=$(date +%s%N)
         /usr/bin/time -o "$out.cpu" -f "%U %S" \
-            "$kafkit" --data-dir "$data" --output "$format" consumer-groups --describe --group bench >/dev/null
+            "$kafkit" --data-dir "$data" --output "$format" consumer-groups --describe --group bench >/dev/null 2>&1
         end=$(date +%s%N)
         echo "$(((end - start) / 1000000)) $(awk '{printf "%d", ($1 + $2) * 1000}' "$out.cpu")" >>"$out"
     done
