@@ -1,9 +1,9 @@
 # Sourced by the bench-*.sh scripts: builds the release binary, enters the work directory
 # (the script's first argument, else a fresh one under /tmp) with the 2,000,000 lines of 100
 # bytes (+ newline) of lines.txt, and defines `median`.
-#   K: the release binary; N: the line count.
+#   K: the release binary (under $CARGO_TARGET_DIR, default target/); N: the line count.
 cargo build --release --quiet
-K="$PWD/target/release/kafkit"
+K="$(realpath "${CARGO_TARGET_DIR:-target}")/release/kafkit"
 W="${1:-$(mktemp -d /tmp/kafkit-bench.XXXXXX)}"
 mkdir -p "$W"
 cd "$W"

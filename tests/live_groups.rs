@@ -8,7 +8,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use kafkit::assign::Strategy;
-use kafkit::client::group::{GroupConfig, GroupMember, Partition, RebalanceEvent};
+use kafkit::client::group::{GroupConfig, GroupMember, RebalanceEvent};
+use kafkit::common::TopicPartition;
 use kafkit::datadir::DataDir;
 use kafkit::group::classic::CoordinatorConfig;
 use kafkit::group::{GroupState, Groups};
@@ -33,7 +34,7 @@ fn config(group: &str, client: &str, strategies: Vec<Strategy>) -> GroupConfig {
 
 #[derive(Default)]
 struct Seen {
-    owned: Vec<Partition>,
+    owned: Vec<TopicPartition>,
     generation: i32,
     events: Vec<RebalanceEvent>,
     error: Option<String>,
@@ -86,7 +87,7 @@ impl Running {
         }
     }
 
-    fn owned(&self) -> Vec<Partition> {
+    fn owned(&self) -> Vec<TopicPartition> {
         self.seen.lock().expect("seen").owned.clone()
     }
 
@@ -108,10 +109,10 @@ impl Running {
 }
 
 /// Waits until the members' views settle on one generation where `check` holds.
-fn settle(members: &[&Running], what: &str, check: impl Fn(&[Vec<Partition>]) -> bool) {
+fn settle(members: &[&Running], what: &str, check: impl Fn(&[Vec<TopicPartition>]) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let owned: Vec<Vec<Partition>> = members.iter().map(|m| m.owned()).collect();
+        let owned: Vec<Vec<TopicPartition>> = members.iter().map(|m| m.owned()).collect();
         let generations: Vec<i32> = members.iter().map(|m| m.generation()).collect();
         let errors: Vec<String> = members
             .iter()
@@ -193,31 +194,77 @@ fn three_members_share_three_partitions_a_fourth_idles_and_a_dead_ones_partition
     assert!(group.generation >= 4, "{}", group.generation);
 }
 
-#[test]
-fn cooperative_sticky_revokes_only_what_moves_in_two_phases() {
-    let dir = tempdir();
-    let datadir = topic(dir.path(), "t", 4);
-    let coop = vec![Strategy::CooperativeSticky];
-    let a = Running::start(&datadir, config("coop", "a", coop.clone()));
-    settle(&[&a], "a alone", |o| o[0].len() == 4);
-    let b = Running::start(&datadir, config("coop", "b", coop.clone()));
+/// Member `a` of `group` alone with the `partitions` of topic `t`, then `b` beside it, settled
+/// on half each.
+fn a_then_b(
+    datadir: &DataDir,
+    group: &str,
+    strategy: Strategy,
+    partitions: usize,
+) -> (Running, Running) {
+    let a = Running::start(datadir, config(group, "a", vec![strategy]));
+    settle(&[&a], "a alone", |o| o[0].len() == partitions);
+    let b = Running::start(datadir, config(group, "b", vec![strategy]));
     settle(&[&a, &b], "two members", |o| {
-        o[0].len() == 2 && o[1].len() == 2
+        o[0].len() == partitions / 2 && o[1].len() == partitions / 2
     });
-    let events = a.events();
-    let revoked: Vec<&Vec<Partition>> = events
+    (a, b)
+}
+
+/// The partitions of each revocation, in order.
+fn revoked(events: &[RebalanceEvent]) -> Vec<&Vec<TopicPartition>> {
+    events
         .iter()
         .filter_map(|e| match e {
             RebalanceEvent::Revoked(p) => Some(p),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn cooperative_sticky_revokes_only_what_moves_in_two_phases() {
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 4);
+    let (a, b) = a_then_b(&datadir, "coop", Strategy::CooperativeSticky, 4);
+    let events = a.events();
+    let revoked = revoked(&events);
     assert_eq!(revoked.len(), 1, "{events:?}");
     assert_eq!(revoked[0].len(), 2, "{events:?}");
     // a kept the two it did not give up: they were never revoked.
     for p in a.owned() {
         assert!(!revoked[0].contains(&p));
     }
+    b.finish(false);
+    a.finish(false);
+}
+
+#[test]
+fn eager_sticky_revokes_everything_and_gives_back_what_each_member_had() {
+    // Range would move b from 3,4,5 to 2,3 when c joins, and a sticky assignor without the
+    // members' user data (their previous assignments) would start afresh (a 0,3 ...): only
+    // the previous assignments carried in the subscriptions keep each member's new partitions
+    // within its old ones.
+    let dir = tempdir();
+    let datadir = topic(dir.path(), "t", 6);
+    let (a, b) = a_then_b(&datadir, "st", Strategy::Sticky, 6);
+    let before = [a.owned(), b.owned()];
+    let c = Running::start(&datadir, config("st", "c", vec![Strategy::Sticky]));
+    settle(&[&a, &b, &c], "three members", |o| {
+        o.iter().all(|owned| owned.len() == 2)
+    });
+    for (member, previous) in [&a, &b].into_iter().zip(&before) {
+        let now = member.owned();
+        assert!(
+            now.iter().all(|p| previous.contains(p)),
+            "{now:?} is not within {previous:?}"
+        );
+    }
+    // Eager: a gave up all it had before each rebalance, not only what moved.
+    let events = a.events();
+    let revoked: Vec<usize> = revoked(&events).iter().map(|p| p.len()).collect();
+    assert_eq!(revoked[..2], [6, 3], "{events:?}");
+    c.finish(false);
     b.finish(false);
     a.finish(false);
 }
@@ -231,26 +278,33 @@ fn commits_are_written_and_fetched_and_survive_the_coordinator() {
     assert_eq!(
         events,
         [RebalanceEvent::Assigned(vec![
-            ("t".into(), 0),
-            ("t".into(), 1)
+            TopicPartition::new("t", 0),
+            TopicPartition::new("t", 1)
         ])]
     );
     assert!(a.hosts_coordinator());
-    a.commit(&[(("t".into(), 0), 5), (("t".into(), 1), 7)])
-        .expect("commit");
-    let fetched: BTreeMap<Partition, Option<i64>> = a
-        .committed(&[("t".into(), 0), ("t".into(), 1), ("u".into(), 0)])
+    a.commit(&[
+        (TopicPartition::new("t", 0), 5),
+        (TopicPartition::new("t", 1), 7),
+    ])
+    .expect("commit");
+    let fetched: BTreeMap<TopicPartition, Option<i64>> = a
+        .committed(&[
+            TopicPartition::new("t", 0),
+            TopicPartition::new("t", 1),
+            TopicPartition::new("u", 0),
+        ])
         .expect("fetch")
         .into_iter()
         .collect();
-    assert_eq!(fetched[&("t".into(), 0)], Some(5));
-    assert_eq!(fetched[&("t".into(), 1)], Some(7));
-    assert_eq!(fetched[&("u".into(), 0)], None);
+    assert_eq!(fetched[&TopicPartition::new("t", 0)], Some(5));
+    assert_eq!(fetched[&TopicPartition::new("t", 1)], Some(7));
+    assert_eq!(fetched[&TopicPartition::new("u", 0)], None);
     a.close().expect("close");
     // A new coordinator loads them from __consumer_offsets.
     let mut b = GroupMember::new(&datadir, config("c", "b", vec![Strategy::Range])).expect("b");
-    let got = b.committed(&[("t".into(), 1)]).expect("fetch");
-    assert_eq!(got, [(("t".into(), 1), Some(7))]);
+    let got = b.committed(&[TopicPartition::new("t", 1)]).expect("fetch");
+    assert_eq!(got, [(TopicPartition::new("t", 1), Some(7))]);
     assert!(b.hosts_coordinator());
     let groups = Groups::load(&datadir).expect("groups");
     let group = groups.get("c").expect("group c");

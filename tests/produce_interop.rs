@@ -242,7 +242,11 @@ fn check_indexes(partition: &Path) {
                 "index entry {e:?}"
             );
         }
-        let times = seg.time_index().all_entries().expect("timeindex");
+        let times = seg
+            .time_index()
+            .expect("timeindex")
+            .all_entries()
+            .expect("timeindex");
         for w in times.windows(2) {
             assert!(w[0].offset <= w[1].offset && w[0].timestamp <= w[1].timestamp);
         }

@@ -24,17 +24,15 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::assign::{self, java, range, roundrobin, sticky::StickyAssignor, Strategy, TopicMeta};
+use crate::common::TopicPartition;
 use crate::datadir::{DataDir, DataDirError};
 use crate::group::classic::{CoordinatorConfig, JoinRequest, ProtocolError};
 use crate::group::host::{
     ConnectionError, CoordinatorConnection, CoordinatorHost, HostError, PartitionOffset, Request,
     Response, SocketConnection, OFFSETS_TOPIC_PARTITIONS,
 };
-use crate::group::protocol::{Assignment, Subscription, TopicPartitions};
+use crate::group::protocol::{Assignment, StickyUserData, Subscription, TopicPartitions};
 use crate::group::{ReadError, Versioned, WriteError};
-
-/// A topic partition as the member holds it.
-pub type Partition = (String, i32);
 
 /// A member's settings (Kafka's consumer configs of the same names).
 #[derive(Debug, Clone)]
@@ -85,11 +83,11 @@ impl GroupConfig {
 pub enum RebalanceEvent {
     /// Partitions given up (before rejoining with an eager protocol; those that moved with the
     /// cooperative one).
-    Revoked(Vec<Partition>),
+    Revoked(Vec<TopicPartition>),
     /// Partitions newly assigned (with the eager protocol: the whole assignment).
-    Assigned(Vec<Partition>),
+    Assigned(Vec<TopicPartition>),
     /// Partitions lost without a chance to commit (the member was dropped from the group).
-    Lost(Vec<Partition>),
+    Lost(Vec<TopicPartition>),
 }
 
 /// Why a member could not take part in its group.
@@ -132,7 +130,7 @@ pub enum GroupClientError {
     #[error(transparent)]
     Assign(#[from] assign::AssignError),
     /// An assignor kafkit has but live groups do not run yet.
-    #[error("the assignor {0} is not supported by live groups (use range, roundrobin or cooperative-sticky)")]
+    #[error("the assignor {0} is not supported by live groups (use range, roundrobin, sticky or cooperative-sticky)")]
     UnsupportedStrategy(&'static str),
     /// No coordinator could be reached or hosted in time.
     #[error("no coordinator for group {group} could be reached: {source}")]
@@ -185,10 +183,14 @@ pub struct GroupMember {
     host: Option<CoordinatorHost>,
     shared: Arc<Mutex<Shared>>,
     heartbeat: Option<(Sender<()>, JoinHandle<()>)>,
-    owned: Vec<Partition>,
+    owned: Vec<TopicPartition>,
     topics: Vec<String>,
     protocol: Option<String>,
     closed: Arc<AtomicBool>,
+    /// The last assignment received and its generation: the eager `sticky` assignor's user
+    /// data (Kafka's `StickyAssignor` keeps it from `onAssignment`; the eager protocol has
+    /// revoked `owned` by the time the member rejoins).
+    last_assignment: Option<(Vec<TopicPartition>, i32)>,
 }
 
 impl std::fmt::Debug for GroupMember {
@@ -207,12 +209,11 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
 impl GroupMember {
     /// A member of `config.group_id` in `datadir`, not joined yet.
     pub fn new(datadir: &DataDir, config: GroupConfig) -> Result<Self, GroupClientError> {
-        if let Some(s) = config.strategies.iter().find(|s| {
-            matches!(
-                s,
-                Strategy::Sticky | Strategy::Uniform | Strategy::ServerRange
-            )
-        }) {
+        if let Some(s) = config
+            .strategies
+            .iter()
+            .find(|s| matches!(s, Strategy::Uniform | Strategy::ServerRange))
+        {
             return Err(GroupClientError::UnsupportedStrategy(s.name()));
         }
         let partition = java::coordinator_partition(&config.group_id, OFFSETS_TOPIC_PARTITIONS);
@@ -231,6 +232,7 @@ impl GroupMember {
             topics: Vec::new(),
             protocol: None,
             closed: Arc::new(AtomicBool::new(false)),
+            last_assignment: None,
         })
     }
 
@@ -245,7 +247,7 @@ impl GroupMember {
     }
 
     /// The partitions this member owns now.
-    pub fn owned(&self) -> &[Partition] {
+    pub fn owned(&self) -> &[TopicPartition] {
         &self.owned
     }
 
@@ -295,7 +297,7 @@ impl GroupMember {
 
     /// Commits `offsets` (the next offset to read of each partition) as a member of the
     /// current generation, waiting until the coordinator has written them.
-    pub fn commit(&mut self, offsets: &[(Partition, i64)]) -> Result<(), GroupClientError> {
+    pub fn commit(&mut self, offsets: &[(TopicPartition, i64)]) -> Result<(), GroupClientError> {
         if offsets.is_empty() {
             return Ok(());
         }
@@ -309,9 +311,8 @@ impl GroupMember {
             generation_id,
             offsets: offsets
                 .iter()
-                .map(|((topic, partition), offset)| PartitionOffset {
-                    topic: topic.clone(),
-                    partition: *partition,
+                .map(|(partition, offset)| PartitionOffset {
+                    partition: partition.clone(),
                     offset: *offset,
                     metadata: String::new(),
                 })
@@ -336,8 +337,8 @@ impl GroupMember {
     /// The group's committed offsets of `partitions` (`None`: nothing committed).
     pub fn committed(
         &mut self,
-        partitions: &[Partition],
-    ) -> Result<Vec<(Partition, Option<i64>)>, GroupClientError> {
+        partitions: &[TopicPartition],
+    ) -> Result<Vec<(TopicPartition, Option<i64>)>, GroupClientError> {
         let request = Request::OffsetFetch {
             group: self.config.group_id.clone(),
             partitions: partitions.to_vec(),
@@ -345,7 +346,7 @@ impl GroupMember {
         match self.call(&request)? {
             Response::OffsetFetch(offsets) => Ok(offsets
                 .into_iter()
-                .map(|o| ((o.topic, o.partition), (o.offset >= 0).then_some(o.offset)))
+                .map(|o| (o.partition, (o.offset >= 0).then_some(o.offset)))
                 .collect()),
             other => Err(self.unexpected("OffsetFetch", other)),
         }
@@ -476,10 +477,14 @@ impl GroupMember {
         strategy: Strategy,
         generation: i32,
     ) -> Result<Vec<u8>, GroupClientError> {
-        let cooperative = strategy == Strategy::CooperativeSticky;
+        let user_data = match (strategy, &self.last_assignment) {
+            (Strategy::CooperativeSticky, _) => Some(generation.to_be_bytes().to_vec()),
+            (Strategy::Sticky, Some(last)) => Some(sticky_user_data(last)?),
+            _ => None,
+        };
         let subscription = Subscription {
             topics: self.topics.clone(),
-            user_data: cooperative.then(|| generation.to_be_bytes().to_vec()),
+            user_data,
             owned_partitions: topic_partitions(&self.owned),
             generation_id: generation,
             rack_id: None,
@@ -579,19 +584,19 @@ impl GroupMember {
             } else {
                 crate::group::protocol::decode::<Assignment>(&sync.assignment)?.message
             };
-            let assigned: Vec<Partition> = assignment
+            let assigned: Vec<TopicPartition> = assignment
                 .partitions()
-                .map(|(t, p)| (t.to_string(), p))
+                .map(|(t, p)| TopicPartition::new(t, p))
                 .collect();
-            let assigned_set: BTreeSet<&Partition> = assigned.iter().collect();
-            let owned_set: BTreeSet<&Partition> = self.owned.iter().collect();
-            let revoked: Vec<Partition> = self
+            let assigned_set: BTreeSet<&TopicPartition> = assigned.iter().collect();
+            let owned_set: BTreeSet<&TopicPartition> = self.owned.iter().collect();
+            let revoked: Vec<TopicPartition> = self
                 .owned
                 .iter()
                 .filter(|p| !assigned_set.contains(p))
                 .cloned()
                 .collect();
-            let added: Vec<Partition> = assigned
+            let added: Vec<TopicPartition> = assigned
                 .iter()
                 .filter(|p| !owned_set.contains(p))
                 .cloned()
@@ -599,6 +604,7 @@ impl GroupMember {
             if !revoked.is_empty() {
                 events.push(RebalanceEvent::Revoked(revoked.clone()));
             }
+            self.last_assignment = Some((assigned.clone(), join.generation_id));
             self.owned = assigned;
             // `onJoinComplete` calls the listener with what was added, even nothing.
             events.push(RebalanceEvent::Assigned(added));
@@ -630,7 +636,7 @@ impl GroupMember {
         } else {
             let (keep, gone): (Vec<_>, Vec<_>) = std::mem::take(&mut self.owned)
                 .into_iter()
-                .partition(|(t, _)| self.topics.contains(t));
+                .partition(|tp| self.topics.iter().any(|t| *t == *tp.topic));
             self.owned = keep;
             if !gone.is_empty() {
                 events.push(RebalanceEvent::Revoked(gone));
@@ -669,15 +675,7 @@ impl GroupMember {
                 id: m.member_id.clone(),
                 subscription: assign::Subscription {
                     topics: s.topics.into(),
-                    owned: s
-                        .owned_partitions
-                        .iter()
-                        .flat_map(|t| {
-                            t.partitions
-                                .iter()
-                                .map(|p| assign::TopicPartition::new(t.topic.as_str(), *p))
-                        })
-                        .collect(),
+                    owned: flattened(&s.owned_partitions),
                     generation,
                     user_data: match (strategy, s.user_data.as_deref()) {
                         (Strategy::CooperativeSticky, Some(bytes)) => {
@@ -686,6 +684,16 @@ impl GroupMember {
                                     generation: i32::from_be_bytes(b),
                                 },
                                 Err(_) => assign::UserData::Invalid,
+                            })
+                        }
+                        // Kafka's `StickyAssignor.memberData`: no bytes, no previous assignment.
+                        (Strategy::Sticky, Some(bytes)) if !bytes.is_empty() => {
+                            Some(match StickyUserData::decode(bytes) {
+                                Some(data) => assign::UserData::Sticky {
+                                    partitions: flattened(&data.previous_assignment),
+                                    generation: data.generation,
+                                },
+                                None => assign::UserData::Invalid,
                             })
                         }
                         _ => None,
@@ -711,6 +719,11 @@ impl GroupMember {
         let assignment = match strategy {
             Strategy::Range => range::assign(&topics, &members, false),
             Strategy::RoundRobin => roundrobin::assign(&topics, &members),
+            Strategy::Sticky => {
+                StickyAssignor::eager()
+                    .assign(&topics, &members)?
+                    .assignment
+            }
             Strategy::CooperativeSticky => {
                 StickyAssignor::cooperative()
                     .assign(&topics, &members)?
@@ -721,18 +734,12 @@ impl GroupMember {
         members
             .iter()
             .map(|m| {
-                let partitions: Vec<Partition> = assignment
-                    .get(&m.id)
-                    .map(|tps| {
-                        tps.iter()
-                            .map(|tp| (tp.topic.to_string(), tp.partition))
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let partitions: &[TopicPartition] =
+                    assignment.get(&m.id).map_or(&[], |tps| tps.as_slice());
                 let bytes = Versioned::new(
                     3,
                     Assignment {
-                        assigned_partitions: topic_partitions(&partitions),
+                        assigned_partitions: topic_partitions(partitions),
                         user_data: None,
                     },
                 )
@@ -835,17 +842,56 @@ impl Drop for GroupMember {
     }
 }
 
+/// `StickyAssignor.subscriptionUserData`: the last assignment, in the order it came, grouped by
+/// topic as `CollectionUtils.groupPartitionsByTopic` groups it (a `HashMap`: topics in its
+/// iteration order), and the generation it was assigned in.
+fn sticky_user_data(last: &(Vec<TopicPartition>, i32)) -> Result<Vec<u8>, WriteError> {
+    let (partitions, generation) = last;
+    let mut by_topic: Vec<TopicPartitions> = Vec::new();
+    for tp in partitions {
+        match by_topic.iter_mut().find(|t| *t.topic == *tp.topic) {
+            Some(t) => t.partitions.push(tp.partition),
+            None => by_topic.push(TopicPartitions {
+                topic: tp.topic.to_string(),
+                partitions: vec![tp.partition],
+            }),
+        }
+    }
+    let names: Vec<&str> = by_topic.iter().map(|t| t.topic.as_str()).collect();
+    let previous_assignment = java::string_map_order(&names)
+        .into_iter()
+        .filter_map(|i| by_topic.get(i).cloned())
+        .collect();
+    StickyUserData {
+        previous_assignment,
+        generation: Some(*generation),
+    }
+    .encode()
+}
+
+/// Every partition of `topics`, in the order given.
+fn flattened(topics: &[TopicPartitions]) -> Vec<TopicPartition> {
+    topics
+        .iter()
+        .flat_map(|t| {
+            t.partitions
+                .iter()
+                .map(|p| TopicPartition::new(t.topic.as_str(), *p))
+        })
+        .collect()
+}
+
 /// Partitions grouped by topic, topics and partitions in order.
-fn topic_partitions(partitions: &[Partition]) -> Vec<TopicPartitions> {
+fn topic_partitions(partitions: &[TopicPartition]) -> Vec<TopicPartitions> {
     let mut out: Vec<TopicPartitions> = Vec::new();
-    let mut sorted = partitions.to_vec();
+    let mut sorted: Vec<&TopicPartition> = partitions.iter().collect();
     sorted.sort();
-    for (topic, partition) in sorted {
+    for tp in sorted {
         match out.last_mut() {
-            Some(last) if last.topic == topic => last.partitions.push(partition),
+            Some(last) if *last.topic == *tp.topic => last.partitions.push(tp.partition),
             _ => out.push(TopicPartitions {
-                topic,
-                partitions: vec![partition],
+                topic: tp.topic.to_string(),
+                partitions: vec![tp.partition],
             }),
         }
     }

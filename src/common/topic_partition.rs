@@ -8,7 +8,12 @@ use std::sync::Arc;
 /// The name is shared (`Arc<str>`), as a Java `TopicPartition` holds a reference to its
 /// `String`: a clone costs a count, not a copy, so an assignment of a million partitions holds
 /// a few hundred names, not a million, and a writer's map of open logs copies no name.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+///
+/// With serde it is `{"topic": name, "partition": number}` (how a group member and the member
+/// hosting its coordinator name partitions to each other).
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct TopicPartition {
     /// The topic name.
     pub topic: Arc<str>,

@@ -271,8 +271,7 @@ impl<'a> GroupAdmin<'a> {
             offsets: offsets
                 .iter()
                 .map(|(tp, offset)| PartitionOffset {
-                    topic: tp.topic.to_string(),
-                    partition: tp.partition,
+                    partition: tp.clone(),
                     offset: *offset,
                     metadata: String::new(),
                 })

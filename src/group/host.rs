@@ -61,10 +61,8 @@ const MAX_FRAME: usize = 64 << 20;
 /// One committed (or fetched) offset of a partition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartitionOffset {
-    /// The topic.
-    pub topic: String,
     /// The partition.
-    pub partition: i32,
+    pub partition: TopicPartition,
     /// The next offset to read; -1 in an OffsetFetch answer: nothing committed.
     pub offset: i64,
     /// The committer's metadata string.
@@ -127,8 +125,8 @@ pub enum Request {
     OffsetFetch {
         /// The group.
         group: String,
-        /// `(topic, partition)`s.
-        partitions: Vec<(String, i32)>,
+        /// The partitions.
+        partitions: Vec<TopicPartition>,
     },
     /// DescribeGroups of one group (the admin tools' view: state, members, subscriptions).
     Describe {
@@ -547,7 +545,7 @@ fn read_loop(id: u64, mut stream: UnixStream, events: &Sender<Event>) {
 /// One hosted group.
 struct HostedGroup {
     group: ClassicGroup,
-    offsets: BTreeMap<(String, i32), PartitionOffset>,
+    offsets: BTreeMap<TopicPartition, PartitionOffset>,
     /// Members whose JoinGroup or SyncGroup is parked, and the connection it came on.
     parked: HashMap<String, u64>,
     /// The generation and state last written as GroupMetadata.
@@ -573,10 +571,9 @@ impl Coordinator {
                 .iter()
                 .map(|(tp, committed)| {
                     (
-                        (tp.topic.to_string(), tp.partition),
+                        tp.clone(),
                         PartitionOffset {
-                            topic: tp.topic.to_string(),
-                            partition: tp.partition,
+                            partition: tp.clone(),
                             offset: committed.offset,
                             metadata: committed.metadata.clone(),
                         },
@@ -754,12 +751,11 @@ impl Coordinator {
                 } else {
                     partitions
                         .into_iter()
-                        .map(|(topic, partition)| {
+                        .map(|partition| {
                             g.offsets
-                                .get(&(topic.clone(), partition))
+                                .get(&partition)
                                 .cloned()
                                 .unwrap_or(PartitionOffset {
-                                    topic,
                                     partition,
                                     offset: -1,
                                     metadata: String::new(),
@@ -813,8 +809,8 @@ impl Coordinator {
                 CoordinatorRecord::offset_commit(
                     OffsetCommitKey {
                         group: group_id.to_string(),
-                        topic: o.topic.clone(),
-                        partition: o.partition,
+                        topic: o.partition.topic.to_string(),
+                        partition: o.partition.partition,
                     },
                     value,
                 )
@@ -825,7 +821,7 @@ impl Coordinator {
         }
         let g = self.group_mut(group_id);
         for o in offsets {
-            g.offsets.insert((o.topic.clone(), o.partition), o);
+            g.offsets.insert(o.partition.clone(), o);
         }
         Response::OffsetCommit(None)
     }
@@ -888,11 +884,11 @@ impl Coordinator {
             .map(|g| {
                 g.offsets
                     .keys()
-                    .map(|(topic, partition)| {
+                    .map(|tp| {
                         CoordinatorRecord::offset_tombstone(OffsetCommitKey {
                             group: group_id.to_string(),
-                            topic: topic.clone(),
-                            partition: *partition,
+                            topic: tp.topic.to_string(),
+                            partition: tp.partition,
                         })
                     })
                     .collect()
@@ -945,7 +941,7 @@ impl Coordinator {
                 continue;
             }
             results.push((topic.clone(), *partition, None));
-            let key = (topic.clone(), *partition);
+            let key = TopicPartition::new(topic.as_str(), *partition);
             if committed.is_some_and(|c| c.contains_key(&key)) {
                 records.push(CoordinatorRecord::offset_tombstone(OffsetCommitKey {
                     group: group_id.to_string(),
@@ -1123,8 +1119,7 @@ mod tests {
         // A commit from outside the group makes it: Empty, with its offsets.
         let offsets = [0, 1]
             .map(|p| PartitionOffset {
-                topic: "t".into(),
-                partition: p,
+                partition: TopicPartition::new("t", p),
                 offset: 5,
                 metadata: String::new(),
             })
@@ -1155,7 +1150,12 @@ mod tests {
         }) else {
             panic!("no offsets");
         };
-        assert_eq!(left.iter().map(|o| o.partition).collect::<Vec<_>>(), [0]);
+        assert_eq!(
+            left.iter()
+                .map(|o| o.partition.partition)
+                .collect::<Vec<_>>(),
+            [0]
+        );
         assert_eq!(
             call(Request::DeleteGroup { group: g() }),
             Response::DeleteGroup(None)
@@ -1175,7 +1175,7 @@ mod tests {
     fn frames_round_trip_and_oversized_or_cut_ones_are_refused() {
         let request = Request::OffsetFetch {
             group: "g".into(),
-            partitions: vec![("t".into(), 0)],
+            partitions: vec![TopicPartition::new("t", 0)],
         };
         let mut bytes = Vec::new();
         write_frame(&mut bytes, &request).unwrap();

@@ -172,6 +172,43 @@ impl Message for Assignment {
     }
 }
 
+/// `StickyAssignor`'s user data in a subscription: its `STICKY_ASSIGNOR_USER_DATA_V1` struct
+/// (unversioned, no length prefix), the member's previous assignment by topic and the
+/// generation it was assigned in; schema V0 has no generation.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StickyUserData {
+    /// `previous_assignment`: topics in the order given, each with its partitions.
+    pub previous_assignment: Vec<TopicPartitions>,
+    /// `generation` (schema V1).
+    pub generation: Option<i32>,
+}
+
+impl StickyUserData {
+    /// `StickyAssignor.serializeTopicPartitionAssignment`: schema V1 with a generation, V0
+    /// without.
+    pub fn encode(&self) -> Result<Vec<u8>, WriteError> {
+        let mut out = Vec::new();
+        let mut w = Writer::new(&mut out);
+        write_topic_partitions(&mut w, "previous_assignment", &self.previous_assignment)?;
+        if let Some(generation) = self.generation {
+            w.i32(generation);
+        }
+        Ok(out)
+    }
+
+    /// `StickyAssignor.deserializeTopicPartitionAssignment`: schema V1, else V0 (no
+    /// generation); `None` when neither reads (the assignor then treats the member as having
+    /// no previous assignment).
+    pub fn decode(bytes: &[u8]) -> Option<Self> {
+        let mut r = Reader::new(bytes);
+        let previous_assignment = read_topic_partitions(&mut r, "previous_assignment").ok()?;
+        Some(StickyUserData {
+            previous_assignment,
+            generation: r.i32("generation").ok(),
+        })
+    }
+}
+
 /// Reads a consumer-protocol message as `ConsumerProtocol.deserialize*` does: a version below 0
 /// is an error, one above the highest known is read as the highest (and kept as found).
 pub fn decode<M: Message>(bytes: &[u8]) -> Result<Versioned<M>, ReadError> {
@@ -261,6 +298,43 @@ mod tests {
                 remaining: 1
             }
         );
+    }
+
+    #[test]
+    fn sticky_user_data_is_kafkas_struct() {
+        // STICKY_ASSIGNOR_USER_DATA_V1 of previous_assignment [{topic "t1", partitions [0, 2]},
+        // {topic "t", partitions [1]}] and generation 5, field by field as Kafka's Schema.write
+        // writes them: ARRAY (int32 count), each STRING (int16 length + UTF-8) and ARRAY of
+        // INT32, then INT32.
+        let mut v1 = vec![0, 0, 0, 2];
+        v1.extend_from_slice(&[0, 2, b't', b'1', 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2]);
+        v1.extend_from_slice(&[0, 1, b't', 0, 0, 0, 1, 0, 0, 0, 1]);
+        v1.extend_from_slice(&[0, 0, 0, 5]);
+        let data = StickyUserData {
+            previous_assignment: vec![
+                TopicPartitions {
+                    topic: "t1".into(),
+                    partitions: vec![0, 2],
+                },
+                TopicPartitions {
+                    topic: "t".into(),
+                    partitions: vec![1],
+                },
+            ],
+            generation: Some(5),
+        };
+        assert_eq!(data.encode().unwrap(), v1);
+        assert_eq!(StickyUserData::decode(&v1), Some(data.clone()));
+        // V0: the same without the generation; what is neither reads as nothing.
+        let v0 = v1.get(..v1.len() - 4).unwrap();
+        let older = StickyUserData {
+            generation: None,
+            ..data
+        };
+        assert_eq!(older.encode().unwrap(), v0);
+        assert_eq!(StickyUserData::decode(v0), Some(older));
+        assert_eq!(StickyUserData::decode(v1.get(..6).unwrap()), None);
+        assert_eq!(StickyUserData::decode(&[0, 0, 0, 1, 255, 255]), None);
     }
 
     fn topic_partitions() -> impl Strategy<Value = Vec<TopicPartitions>> {

@@ -1070,8 +1070,8 @@ impl LogReader {
             // A closed segment's time index ends with its max timestamp; the active one's may
             // lag its data (a running writer, a crash), so it is always read.
             if !last
-                && seg.time_index().entries() > 0
-                && seg.time_index().last_entry()?.timestamp < timestamp
+                && seg.time_index()?.entries() > 0
+                && seg.time_index()?.last_entry()?.timestamp < timestamp
             {
                 // The segment's largest timestamp is older: skip it without reading the log.
                 continue;

@@ -9,6 +9,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::error::{LogError, OffsetDisorder, Result};
 use crate::record::{RawBatch, RecordError, LOG_OVERHEAD, MAGIC_V2};
@@ -26,7 +27,8 @@ pub const MAX_ENTRY_BYTES: usize = 256 << 20;
 /// Reads the batches of one `.log` file between two byte positions.
 #[derive(Debug)]
 pub struct SegmentReader {
-    file: File,
+    /// Shared with the segment that made the reader (positioned reads only: no shared cursor).
+    file: Arc<File>,
     path: PathBuf,
     /// File position of `buf[0]`.
     buf_start: u64,
@@ -103,9 +105,9 @@ impl SegmentReader {
     }
 
     /// Reads `file` (named `path` in errors) between `start` and `end`.
-    pub fn new(file: File, path: &Path, start: u64, end: u64) -> Self {
+    pub fn new(file: impl Into<Arc<File>>, path: &Path, start: u64, end: u64) -> Self {
         SegmentReader {
-            file,
+            file: file.into(),
             path: path.to_path_buf(),
             buf_start: start,
             buf: Vec::new(),

@@ -1,10 +1,12 @@
 //! One segment: a `.log` file of batches and its `.index` and `.timeindex`, following Kafka's
 //! `LogSegment` rules for appending, indexing, rolling and recovery.
 
+use std::cell::OnceCell;
 use std::fs::{self, File, OpenOptions};
 use std::io::{IoSlice, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::config::LogConfig;
 use super::error::{LogError, Result};
@@ -77,10 +79,13 @@ pub struct BatchPosition {
 pub struct LogSegment {
     base_offset: i64,
     log_path: PathBuf,
-    log: File,
+    /// Shared with the segment's readers ([`Self::reader_at`]): a reader costs no system call.
+    log: Arc<File>,
     size: u64,
     offset_index: OffsetIndex,
-    time_index: TimeIndex,
+    /// A writer's is opened with the segment; a reader's on first use (a log end, what most
+    /// readers ask of the last segment, never needs it).
+    time_index: OnceCell<TimeIndex>,
     writable: bool,
     index_interval_bytes: u64,
     bytes_since_last_index_entry: u64,
@@ -134,7 +139,7 @@ impl LogSegment {
             log,
             base_offset,
             offset_index,
-            time_index,
+            OnceCell::from(time_index),
             true,
             config,
             now_ms,
@@ -142,20 +147,19 @@ impl LogSegment {
     }
 
     /// Opens an existing segment for reading only: no map, no change to any file. Missing index
-    /// files read as empty indexes (lookups then scan from the start of the segment).
+    /// files read as empty indexes (lookups then scan from the start of the segment). The time
+    /// index is opened when first asked for ([`Self::time_index`]).
     pub fn open_read_only(dir: &Path, base_offset: i64) -> Result<Self> {
         let log_path = dir.join(file_name(base_offset, ".log"));
         let log = File::open(&log_path).map_err(LogError::io("opening segment", &log_path))?;
         let offset_index =
             Self::read_only_index(&dir.join(file_name(base_offset, ".index")), base_offset)?;
-        let time_index =
-            Self::read_only_index(&dir.join(file_name(base_offset, ".timeindex")), base_offset)?;
         Self::assemble(
             log_path,
             log,
             base_offset,
             offset_index,
-            time_index,
+            OnceCell::new(),
             false,
             &LogConfig::default(),
             0,
@@ -189,11 +193,12 @@ impl LogSegment {
         path: &Path,
         base_offset: i64,
     ) -> Result<super::index::IndexFile<E>> {
-        if path.exists() {
-            super::index::IndexFile::open_read_only(path, base_offset)
-        } else {
-            // An absent index is an empty one; /dev/null gives a zero-length read-only file.
-            super::index::IndexFile::open_read_only(Path::new("/dev/null"), base_offset)
+        match super::index::IndexFile::open_read_only(path, base_offset) {
+            Err(LogError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                // An absent index is an empty one; /dev/null gives a zero-length read-only file.
+                super::index::IndexFile::open_read_only(Path::new("/dev/null"), base_offset)
+            }
+            opened => opened,
         }
     }
 
@@ -203,7 +208,7 @@ impl LogSegment {
         log: File,
         base_offset: i64,
         offset_index: OffsetIndex,
-        time_index: TimeIndex,
+        time_index: OnceCell<TimeIndex>,
         writable: bool,
         config: &LogConfig,
         now_ms: i64,
@@ -212,11 +217,16 @@ impl LogSegment {
             .metadata()
             .map_err(LogError::io("reading the size of", &log_path))?
             .len();
-        let last_time = time_index.last_entry()?;
+        // What only a writer needs: its max timestamp so far (the time index's last entry) and
+        // the first batch's (for `segment.ms`). A reader's open reads nothing but sizes.
+        let last_time = match time_index.get() {
+            Some(time_index) if writable => time_index.last_entry()?,
+            _ => <super::index::TimestampOffset as IndexEntry>::empty(base_offset),
+        };
         let mut segment = LogSegment {
             base_offset,
             log_path,
-            log,
+            log: Arc::new(log),
             size,
             offset_index,
             time_index,
@@ -235,7 +245,9 @@ impl LogSegment {
             created_ms: now_ms,
             read_checks: None,
         };
-        segment.rolling_based_timestamp = segment.first_batch_max_timestamp()?;
+        if writable {
+            segment.rolling_based_timestamp = segment.first_batch_max_timestamp()?;
+        }
         Ok(segment)
     }
 
@@ -268,7 +280,7 @@ impl LogSegment {
             .len();
         Ok(len == self.size
             && self.offset_index.unchanged_on_disk()?
-            && self.time_index.unchanged_on_disk()?)
+            && self.time_index()?.unchanged_on_disk()?)
     }
 
     /// Whether the `.log` file's name still names the file this segment has open (same device
@@ -297,9 +309,23 @@ impl LogSegment {
         &self.offset_index
     }
 
-    /// The time index.
-    pub fn time_index(&self) -> &TimeIndex {
-        &self.time_index
+    /// The time index (a reader's is opened on the first call; missing, it reads as empty).
+    pub fn time_index(&self) -> Result<&TimeIndex> {
+        if let Some(index) = self.time_index.get() {
+            return Ok(index);
+        }
+        let path = self.log_path.with_extension("timeindex");
+        let index = Self::read_only_index(&path, self.base_offset)?;
+        Ok(self.time_index.get_or_init(|| index))
+    }
+
+    /// The time index, to change (a writer's, opened with the segment).
+    fn time_index_mut(&mut self) -> Result<&mut TimeIndex> {
+        self.time_index()?;
+        self.time_index.get_mut().ok_or_else(|| LogError::ReadOnly {
+            kind: None,
+            path: self.log_path.clone(),
+        })
     }
 
     /// Largest timestamp in the segment so far (-1 when none).
@@ -309,11 +335,7 @@ impl LogSegment {
 
     /// A reader over this segment's batches from byte `position` to the current end.
     pub fn reader_at(&self, position: u64) -> Result<SegmentReader> {
-        let file = self
-            .log
-            .try_clone()
-            .map_err(LogError::io("opening segment", &self.log_path))?;
-        let reader = SegmentReader::new(file, &self.log_path, position, self.size);
+        let reader = SegmentReader::new(Arc::clone(&self.log), &self.log_path, position, self.size);
         Ok(match self.read_checks {
             Some(checks) => reader.checked(checks),
             None => reader,
@@ -358,7 +380,7 @@ impl LogSegment {
             self.offset_of_max_timestamp_so_far,
             self.bytes_since_last_index_entry,
         );
-        let entries = (self.offset_index.entries(), self.time_index.entries());
+        let entries = (self.offset_index.entries(), self.time_index()?.entries());
         let written = match batches {
             [one] => self.log.write_all_at(one.bytes, physical_position),
             _ => self.write_all_vectored_at(batches, physical_position),
@@ -369,7 +391,9 @@ impl LogSegment {
         if result.is_err() {
             // Index entries an earlier batch of the group added go with the bytes they name.
             let _ = self.offset_index.truncate_to_entries(entries.0);
-            let _ = self.time_index.truncate_to_entries(entries.1);
+            let _ = self
+                .time_index_mut()
+                .and_then(|time_index| time_index.truncate_to_entries(entries.1));
             let _ = self.log.set_len(physical_position);
             self.size = physical_position;
             self.written_back = self.written_back.min(physical_position);
@@ -390,7 +414,7 @@ impl LogSegment {
     ) -> std::io::Result<()> {
         let mut slices: Vec<IoSlice<'_>> = batches.iter().map(|b| IoSlice::new(b.bytes)).collect();
         let mut slices = slices.as_mut_slice();
-        let mut file = &self.log;
+        let mut file = &*self.log;
         file.seek(SeekFrom::Start(position))?;
         while !slices.is_empty() {
             match file.write_vectored(slices) {
@@ -429,7 +453,9 @@ impl LogSegment {
 
     /// How many more entries both indexes take (each append adds at most one to each).
     pub fn index_room(&self) -> usize {
-        self.offset_index.room().min(self.time_index.room())
+        // A reader's segment (no time index opened) takes no appends.
+        let time_room = self.time_index.get().map_or(0, |index| index.room());
+        self.offset_index.room().min(time_room)
     }
 
     fn add_index_entries(&mut self, offset: i64, position: u64) -> Result<()> {
@@ -438,11 +464,12 @@ impl LogSegment {
             path: self.log_path.clone(),
         })?;
         self.offset_index.append_offset(offset, position)?;
-        self.time_index.maybe_append(
+        let (max_timestamp, offset_of_max) = (
             self.max_timestamp_so_far,
             self.offset_of_max_timestamp_so_far,
-            false,
-        )?;
+        );
+        self.time_index_mut()?
+            .maybe_append(max_timestamp, offset_of_max, false)?;
         self.bytes_since_last_index_entry = 0;
         Ok(())
     }
@@ -494,7 +521,7 @@ impl LogSegment {
         self.size > u64::from(config.segment_bytes).saturating_sub(messages_size)
             || (self.size > 0 && reached_roll_ms)
             || self.offset_index.is_full()
-            || self.time_index.is_full()
+            || self.time_index.get().is_some_and(|index| index.is_full())
             || !self.can_convert_to_relative_offset(max_offset_in_messages)
     }
 
@@ -510,7 +537,7 @@ impl LogSegment {
     pub fn recover(&mut self, from_offset: Option<i64>) -> Result<u64> {
         self.check_writable()?;
         let sane =
-            self.offset_index.sanity_check().is_ok() && self.time_index.sanity_check().is_ok();
+            self.offset_index.sanity_check().is_ok() && self.time_index()?.sanity_check().is_ok();
         let start = match from_offset {
             Some(offset) if sane => self.offset_index.lookup(offset)?,
             _ => OffsetPosition::empty(self.base_offset),
@@ -524,13 +551,13 @@ impl LogSegment {
         };
         if start.position == 0 {
             self.offset_index.reset()?;
-            self.time_index.reset()?;
+            self.time_index_mut()?.reset()?;
         } else {
             // The entry's own batch is scanned again and re-adds the entry.
             self.offset_index.truncate_to(start.offset)?;
-            self.time_index.truncate_to(start.offset + 1)?;
+            self.time_index_mut()?.truncate_to(start.offset + 1)?;
         }
-        let time = self.time_index.last_entry()?;
+        let time = self.time_index()?.last_entry()?;
         self.max_timestamp_so_far = time.timestamp;
         self.offset_of_max_timestamp_so_far = time.offset;
         let mut valid_bytes = u64::from(start.position);
@@ -608,7 +635,7 @@ impl LogSegment {
     /// The first batch holding a record with a timestamp at least `timestamp`, through the time
     /// index (Kafka's `findOffsetByTimestamp`); returns the batch and its position.
     pub fn find_batch_by_timestamp(&self, timestamp: i64) -> Result<Option<(u64, Vec<u8>)>> {
-        let entry = self.time_index.lookup(timestamp)?;
+        let entry = self.time_index()?.lookup(timestamp)?;
         let start = self.offset_index.lookup(entry.offset)?;
         let mut reader = self.reader_at(u64::from(start.position))?;
         while let Some((position, batch)) = reader.next_batch()? {
@@ -654,15 +681,16 @@ impl LogSegment {
         if !self.writable {
             return Ok(());
         }
-        if self.max_timestamp_so_far >= 0 {
-            self.time_index.maybe_append(
-                self.max_timestamp_so_far,
-                self.offset_of_max_timestamp_so_far,
-                true,
-            )?;
+        let (max_timestamp, offset_of_max) = (
+            self.max_timestamp_so_far,
+            self.offset_of_max_timestamp_so_far,
+        );
+        if max_timestamp >= 0 {
+            self.time_index_mut()?
+                .maybe_append(max_timestamp, offset_of_max, true)?;
         }
         self.offset_index.trim_to_valid_size()?;
-        self.time_index.trim_to_valid_size()?;
+        self.time_index_mut()?.trim_to_valid_size()?;
         Ok(())
     }
 
@@ -676,7 +704,7 @@ impl LogSegment {
             .map_err(LogError::io("syncing", &self.log_path))?;
         self.written_back = self.size;
         self.offset_index.flush()?;
-        self.time_index.flush()?;
+        self.time_index_mut()?.flush()?;
         Ok(())
     }
 

@@ -574,10 +574,10 @@ impl ConsoleConsumer {
     }
 
     /// The next offset of every partition read, for a commit.
-    fn positions(&self) -> Vec<((String, i32), i64)> {
+    fn positions(&self) -> Vec<(TopicPartition, i64)> {
         self.consumers
             .iter()
-            .map(|(tp, c)| ((tp.topic.to_string(), tp.partition), c.position()))
+            .map(|(tp, c)| (tp.clone(), c.position()))
             .collect()
     }
 
@@ -653,34 +653,32 @@ impl ConsoleConsumer {
         Ok(())
     }
 
-    fn drop_partitions(&mut self, partitions: &[(String, i32)]) {
-        self.consumers.retain(|(tp, _)| {
-            !partitions
-                .iter()
-                .any(|(t, p)| **t == *tp.topic && *p == tp.partition)
-        });
+    fn drop_partitions(&mut self, partitions: &[TopicPartition]) {
+        self.consumers.retain(|(tp, _)| !partitions.contains(tp));
     }
 
     /// Positions newly assigned partitions at the group's committed offsets (the reset policy
     /// where there is none or it is out of range).
-    fn take_partitions(&mut self, partitions: &[(String, i32)]) -> Result<(), ConsoleConsumeError> {
+    fn take_partitions(
+        &mut self,
+        partitions: &[TopicPartition],
+    ) -> Result<(), ConsoleConsumeError> {
         let Some(member) = self.member.as_mut() else {
             return Ok(());
         };
         let committed = member.committed(partitions)?;
         let mut undefined = Vec::new();
-        for ((topic, partition), offset) in committed {
+        for (tp, offset) in committed {
             let start = match offset {
                 Some(offset) => StartOffset::At(offset),
                 None => match self.config.reset {
                     Some(reset) => reset,
                     None => {
-                        undefined.push(TopicPartition::new(topic, partition));
+                        undefined.push(tp);
                         continue;
                     }
                 },
             };
-            let tp = TopicPartition::new(topic, partition);
             let opened = open_partitions(
                 vec![tp],
                 &self.datadir,
@@ -704,7 +702,7 @@ impl ConsoleConsumer {
         out: &mut W,
         diagnostics: &dyn Diagnostics,
         prefix: &str,
-        offsets: &[((String, i32), i64)],
+        offsets: &[(TopicPartition, i64)],
     ) -> Result<(), ConsoleConsumeError> {
         out.flush()?;
         let Some(member) = self.member.as_mut() else {
@@ -755,10 +753,10 @@ impl ConsoleConsumer {
 }
 
 /// Partitions as Kafka's logs list them: `t-0, t-1`.
-fn joined(partitions: &[(String, i32)]) -> String {
+fn joined(partitions: &[TopicPartition]) -> String {
     partitions
         .iter()
-        .map(|(t, p)| format!("{t}-{p}"))
+        .map(TopicPartition::to_string)
         .collect::<Vec<_>>()
         .join(", ")
 }
