@@ -80,5 +80,7 @@ pub mod decode;
 pub mod group;
 mod java;
 pub mod log;
+#[cfg(feature = "net")]
+pub mod net;
 pub mod output;
 pub mod record;

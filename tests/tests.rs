@@ -23,6 +23,7 @@ mod live_groups;
 mod log;
 mod man;
 mod memory;
+mod net;
 mod produce;
 mod produce_interop;
 mod produce_streams;

@@ -120,6 +120,8 @@ pub enum TopicSource {
     Kafkit,
     /// Only partition directories, as a broker leaves them.
     Broker,
+    /// A cluster's metadata (`--bootstrap-server`).
+    Cluster,
 }
 
 /// One partition of a topic.

@@ -145,8 +145,8 @@ pub struct Args {
     /// A properties file of consumer configs; --consumer-property wins over it.
     #[arg(long = "consumer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub consumer_config: Option<std::path::PathBuf>,
-    /// Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads
-    /// --data-dir.
+    /// The brokers to connect to instead of --data-dir (not supported by this command yet:
+    /// refused).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Exit (0) once every partition read has been read to its end, as kcat's -e: no waiting
@@ -382,6 +382,9 @@ fn log_error(message: &str, logger: &str, exception: &str) {
 
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    if args.bootstrap_server.is_some() {
+        return Err(super::net::not_yet("consume", "by consume"));
+    }
     let Settings { consumer, output } = settings(args, global)?;
     let datadir = DataDir::open(&global.data_dir)?;
     let mut consumer = ConsoleConsumer::open(datadir, consumer).map_err(failure)?;

@@ -130,8 +130,8 @@ pub struct Args {
     /// A properties file of producer configs; --producer-property wins over it.
     #[arg(long = "producer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub producer_config: Option<PathBuf>,
-    /// Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to
-    /// --data-dir.
+    /// The brokers to connect to instead of --data-dir (not supported by this command yet:
+    /// refused).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// The class reading the input: Kafka's org.apache.kafka.tools.LineMessageReader (the
@@ -320,6 +320,9 @@ fn open_input(args: &Args, show_progress: bool) -> Result<Input> {
 
 /// Runs `kafkit produce`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    if args.bootstrap_server.is_some() {
+        return Err(super::net::not_yet("produce", "by produce"));
+    }
     let Some(topic_name) = args.topic.as_deref() else {
         return Err(usage_error(
             "produce",

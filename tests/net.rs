@@ -1,0 +1,324 @@
+//! `--bootstrap-server`: the commands against a running broker (Tansu, started per test on a
+//! free loopback port: `common::broker`), printing what they print for a data directory with
+//! the same data; Kafka's messages for bad addresses and brokers that are down.
+//!
+//! Where Tansu 0.6 answers otherwise than Kafka, the test that meets it says so by name.
+
+use std::process::Command;
+
+use crate::common::broker::{self, free_port, Broker};
+use crate::common::{kafkit, kafkit_stdin, tempdir, Run};
+
+/// Runs `kafkit <args> --bootstrap-server <broker>`.
+fn remote(broker: &Broker, args: &[&str]) -> Run {
+    let mut all = args.to_vec();
+    let bootstrap = broker.bootstrap();
+    all.extend(["--bootstrap-server", bootstrap.as_str()]);
+    kafkit(&tempdir().path().join("unused"), &all)
+}
+
+/// What kafkit prints with the parts that must differ between a data directory and a broker
+/// made the same: topic ids, and the broker id (the directory's node 0, Tansu's 111).
+fn normalized(text: &str, node: &str) -> String {
+    let id = regex::Regex::new(r"TopicId: [A-Za-z0-9_-]{22}").expect("regex");
+    let text = id.replace_all(text, "TopicId: ID");
+    let node_re = regex::Regex::new(&format!(
+        r#"(Leader: |Replicas: |Isr: |"leader":|"replicas":\[|"isr":\[){node}\b"#
+    ))
+    .expect("regex");
+    node_re.replace_all(&text, "${1}NODE").into_owned()
+}
+
+/// Sends `(key, value)` records to `topic` one request each (single-record batches) with
+/// kafka-python, keys partitioned by its murmur2 as Kafka's default partitioner.
+fn kafka_python_produce(broker: &Broker, topic: &str, records: &[(&str, &str)]) -> bool {
+    let pairs: Vec<String> = records
+        .iter()
+        .map(|(k, v)| format!("(b'{k}', b'{v}')"))
+        .collect();
+    let script = format!(
+        "from kafka import KafkaProducer\n\
+         p = KafkaProducer(bootstrap_servers='{}', api_version_auto_timeout_ms=10000)\n\
+         for k, v in [{}]:\n    p.send('{topic}', key=k, value=v).get(timeout=10)\n\
+         p.close()\n",
+        broker.bootstrap(),
+        pairs.join(", ")
+    );
+    match Command::new("python3").args(["-c", &script]).output() {
+        Ok(out) if out.status.success() => true,
+        Ok(out) => {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("No module named 'kafka'"),
+                "kafka-python failed: {err}"
+            );
+            crate::common::skip("kafka-python is not installed");
+            false
+        }
+        Err(e) => {
+            crate::common::skip(&format!("python3 did not run: {e}"));
+            false
+        }
+    }
+}
+
+#[test]
+fn topics_list_and_describe_print_what_they_print_for_a_data_directory() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let dir = tempdir();
+    for (topic, partitions) in [("demo", "3"), ("a.b", "1"), ("z", "2")] {
+        let args = [
+            "topics",
+            "--create",
+            "--topic",
+            topic,
+            "--partitions",
+            partitions,
+        ];
+        let local = kafkit(dir.path(), &args);
+        assert_eq!(remote(&broker, &args).ok(), local.ok());
+    }
+    for args in [
+        &["topics", "--list"][..],
+        &["topics", "--list", "--topic", "demo,z"],
+        &["topics", "--describe"],
+        &["topics", "--describe", "--topic", "demo"],
+        &["--output", "json", "topics", "--list"],
+        &["topics", "--describe", "--unavailable-partitions"],
+    ] {
+        let local = kafkit(dir.path(), args);
+        let net = remote(&broker, args);
+        assert_eq!(
+            normalized(net.ok(), "111"),
+            normalized(local.ok(), "0"),
+            "{args:?}"
+        );
+    }
+    // JSON: the same objects, but for where the description comes from.
+    let local = kafkit(
+        dir.path(),
+        &["--output", "json", "topics", "--describe", "--topic", "z"],
+    );
+    let net = remote(
+        &broker,
+        &["--output", "json", "topics", "--describe", "--topic", "z"],
+    );
+    let strip = |text: &str| {
+        let id = regex::Regex::new(r#""topic_id":"[A-Za-z0-9_-]{22}""#).expect("regex");
+        id.replace_all(text, r#""topic_id":"ID""#)
+            .replace(r#""source":"kafkit""#, r#""source":"SOURCE""#)
+            .replace(r#""source":"cluster""#, r#""source":"SOURCE""#)
+    };
+    assert_eq!(
+        normalized(&strip(net.ok()), "111"),
+        normalized(&strip(local.ok()), "0")
+    );
+    assert!(
+        net.stdout.contains(r#""source":"cluster""#),
+        "{}",
+        net.stdout
+    );
+
+    // Errors print as for a directory, with the broker's words.
+    let exists = remote(&broker, &["topics", "--create", "--topic", "demo"]);
+    assert_eq!(exists.code, 1);
+    // Tansu sends no message with TOPIC_ALREADY_EXISTS (Kafka's broker says `Topic 'demo'
+    // already exists.`): the client shows the error code's default, as Kafka's would.
+    assert_eq!(
+        exists.stdout,
+        "Error while executing topic command : Topic with this name already exists.\n"
+    );
+    remote(
+        &broker,
+        &["topics", "--create", "--topic", "demo", "--if-not-exists"],
+    )
+    .ok();
+    let missing = remote(&broker, &["topics", "--describe", "--topic", "nope"]);
+    assert_eq!(
+        missing.stdout,
+        "Error while executing topic command : Topic 'nope' does not exist as expected\n"
+    );
+    let bad = remote(&broker, &["topics", "--create", "--topic", "bad name"]);
+    assert_eq!(bad.code, 1);
+    assert!(bad.stdout.contains("Topic name"), "{}", bad.stdout);
+
+    // Deleted on the broker, as in the directory.
+    let local = kafkit(dir.path(), &["topics", "--delete", "--topic", "a.b"]);
+    assert_eq!(
+        remote(&broker, &["topics", "--delete", "--topic", "a.b"]).ok(),
+        local.ok()
+    );
+    assert_eq!(remote(&broker, &["topics", "--list"]).ok(), "demo\nz\n");
+}
+
+#[test]
+fn tansu_differences_in_topics() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    // Tansu's default partition count is 3 (Kafka's num.partitions is 1).
+    remote(&broker, &["topics", "--create", "--topic", "d"]).ok();
+    let described = remote(&broker, &["topics", "--describe", "--topic", "d"]);
+    assert!(
+        described.ok().contains("PartitionCount: 3\t"),
+        "{}",
+        described.stdout
+    );
+    // Tansu keeps no config overrides it would describe (Kafka shows `Configs: retention.ms=1000`).
+    remote(
+        &broker,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "c",
+            "--partitions",
+            "1",
+            "--config",
+            "retention.ms=1000",
+        ],
+    )
+    .ok();
+    let described = remote(&broker, &["topics", "--describe", "--topic", "c"]);
+    assert!(
+        described.ok().contains("Configs: \n"),
+        "{}",
+        described.stdout
+    );
+}
+
+#[test]
+fn get_offsets_print_what_they_print_for_a_data_directory() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let dir = tempdir();
+    let args = ["topics", "--create", "--topic", "t", "--partitions", "2"];
+    kafkit(dir.path(), &args).ok();
+    remote(&broker, &args).ok();
+    let records = [("a", "1"), ("b", "2"), ("c", "3"), ("d", "4"), ("e", "5")];
+    if !kafka_python_produce(&broker, "t", &records) {
+        return;
+    }
+    let lines: String = records.iter().map(|(k, v)| format!("{k}:{v}\n")).collect();
+    let produce: Vec<&str> =
+        "produce --topic t --property parse.key=true --property key.separator=:"
+            .split(' ')
+            .collect();
+    kafkit_stdin(dir.path(), &produce, lines.as_bytes()).ok();
+    // Tansu answers "latest" with the last batch's base offset + 1: equal to Kafka's log end
+    // here because kafka-python sent each record in a batch of its own.
+    for args in [
+        &["get-offsets", "--topic", "t"][..],
+        &["get-offsets", "--topic", "t", "--time", "earliest"],
+        &["get-offsets", "--topic-partitions", "t:1"],
+        &["--output", "json", "get-offsets", "--topic", "t"],
+    ] {
+        let local = kafkit(dir.path(), args);
+        let net = remote(&broker, args);
+        assert_eq!(net.ok(), local.ok(), "{args:?}");
+    }
+    let none = remote(&broker, &["get-offsets", "--topic", "nope"]);
+    assert_eq!(
+        none.stderr,
+        "Error occurred: Could not match any topic-partitions with the specified filters\n"
+    );
+}
+
+#[test]
+fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
+    let dir = tempdir();
+    let d = dir.path().to_str().expect("path");
+    // Nothing listens there: Kafka's client warning, then its timeout.
+    let down = format!("127.0.0.1:{}", free_port());
+    std::fs::write(
+        dir.path().join("fast.properties"),
+        "default.api.timeout.ms=300\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("bad.properties"),
+        "request.timeout.ms=soon\n",
+    )
+    .expect("write");
+    let warning = format!(
+        "WARN Connection to node -1 (127.0.0.1/{down}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)"
+    );
+    let timeout = "Timed out waiting for a node assignment. Call: listTopics";
+    // (command line, stdout, what stderr holds)
+    let cases: [(String, String, &str); 6] = [
+        // Not host:port.
+        (
+            "topics --list --bootstrap-server localhost".into(),
+            String::new(),
+            "Invalid url in bootstrap.servers: localhost\n",
+        ),
+        (
+            "get-offsets --bootstrap-server ,".into(),
+            String::new(),
+            "No resolvable bootstrap urls given in bootstrap.servers\n",
+        ),
+        // --data-dir names another place: refused, not ignored.
+        (
+            format!("--data-dir {d} topics --list --bootstrap-server 127.0.0.1:9092"),
+            String::new(),
+            "Option \"[bootstrap-server]\" can't be used with option \"[data-dir]\"",
+        ),
+        (
+            format!("topics --list --bootstrap-server {down} --command-config {d}/fast.properties"),
+            format!("Error while executing topic command : {timeout}\n"),
+            &warning,
+        ),
+        (
+            format!("get-offsets --bootstrap-server {down} --command-config {d}/fast.properties"),
+            String::new(),
+            &format!("Error occurred: {timeout}\n"),
+        ),
+        // A property Kafka refuses.
+        (
+            format!("topics --list --bootstrap-server {down} --command-config {d}/bad.properties"),
+            String::new(),
+            "Invalid value soon for configuration request.timeout.ms: Not a number of type LONG",
+        ),
+    ];
+    for (line, stdout, stderr) in &cases {
+        let args: Vec<&str> = line.split(' ').collect();
+        let run = kafkit(dir.path(), &args);
+        assert_eq!(run.code, 1, "{line}");
+        assert_eq!(&run.stdout, stdout, "{line}");
+        assert!(run.stderr.contains(stderr), "{line}: {}", run.stderr);
+    }
+    let blank = kafkit(dir.path(), &["get-offsets", "--bootstrap-server", " "]);
+    assert!(
+        blank
+            .stderr
+            .starts_with("Error while validating the bootstrap address\n"),
+        "{}",
+        blank.stderr
+    );
+}
+
+#[test]
+fn commands_that_cannot_reach_a_cluster_yet_refuse_it() {
+    let dir = tempdir();
+    for command in [
+        &["produce", "--topic", "t"][..],
+        &["consumer-groups", "--list"],
+        &["topics", "--alter", "--topic", "t", "--partitions", "2"],
+    ] {
+        let mut args = command.to_vec();
+        args.extend(["--bootstrap-server", "127.0.0.1:9"]);
+        let run = kafkit_stdin(dir.path(), &args, b"x\n");
+        assert_eq!(run.code, 1, "{args:?}");
+        assert!(
+            run.stderr.contains("not supported"),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(run.stdout, "", "{args:?}");
+        // Nothing was written to the data directory instead.
+        assert!(!dir.path().join("t-0").exists(), "{args:?}");
+    }
+}
