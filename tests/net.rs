@@ -312,7 +312,7 @@ fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
 fn commands_that_cannot_reach_a_cluster_yet_refuse_it() {
     let dir = tempdir();
     for command in [
-        &["consume", "--topic", "t"][..],
+        &["consume", "--topic", "t", "--group", "g"][..],
         &["consumer-groups", "--list"],
         &["topics", "--alter", "--topic", "t", "--partitions", "2"],
     ] {
@@ -391,5 +391,116 @@ fn produce_sends_what_kcat_reads_back_for_every_codec() {
             let ts: u128 = row[5].parse().expect("timestamp");
             assert!(ts >= before, "{codec}: {row:?}");
         }
+    }
+}
+
+#[test]
+fn consume_prints_what_it_prints_for_a_data_directory() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let dir = tempdir();
+    let create = ["topics", "--create", "--topic", "c", "--partitions", "2"];
+    kafkit(dir.path(), &create).ok();
+    remote(&broker, &create).ok();
+    let lines: String = (0..40).map(|i| format!("h:{i}\tk{i}\tv{i}\n")).collect();
+    let produce: Vec<&str> =
+        "produce --topic c --property parse.key=true --property parse.headers=true"
+            .split(' ')
+            .collect();
+    kafkit_stdin(dir.path(), &produce, lines.as_bytes()).ok();
+    let mut to_broker = produce.clone();
+    let bootstrap = broker.bootstrap();
+    // --sync: a batch a record. Tansu answers "latest" with the last batch's base offset + 1
+    // (Kafka: the log end), which would put --offset 3 out of range after one batch of all.
+    to_broker.extend(["--bootstrap-server", &bootstrap, "--sync"]);
+    kafkit_stdin(&dir.path().join("unused"), &to_broker, lines.as_bytes()).ok();
+    let shown = "--property print.key=true --property print.partition=true --property print.offset=true --property print.headers=true";
+    for line in [
+        format!("consume --topic c --from-beginning --max-messages 40 {shown}"),
+        format!("consume --topic c --partition 1 --offset 3 --max-messages 5 {shown}"),
+        format!("consume --topic c --partition 0 --offset earliest --max-messages 2 {shown}"),
+        "consume --include c.* --from-beginning --max-messages 7 --formatter-config /dev/null"
+            .to_string(),
+    ] {
+        let args: Vec<&str> = line.split(' ').collect();
+        let local = kafkit(dir.path(), &args);
+        let net = remote(&broker, &args);
+        assert_eq!(net.ok(), local.ok(), "{line}");
+        assert_eq!(net.stderr, local.stderr, "{line}");
+    }
+    // The end of a partition: --timeout-ms ends the run as for a directory.
+    let run = remote(&broker, &["consume", "--topic", "c", "--timeout-ms", "300"]);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr
+            .contains("org.apache.kafka.common.errors.TimeoutException"),
+        "{}",
+        run.stderr
+    );
+    // A topic the cluster does not have.
+    let run = remote(&broker, &["consume", "--topic", "nope", "--from-beginning"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr
+            .starts_with("Topic nope does not exist in the cluster"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn consume_reads_what_kcat_produced_for_every_codec() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let bootstrap = broker.bootstrap();
+    for codec in ["none", "gzip", "snappy", "lz4", "zstd"] {
+        let topic = format!("k-{codec}");
+        remote(
+            &broker,
+            &["topics", "--create", "--topic", &topic, "--partitions", "1"],
+        )
+        .ok();
+        let Some(mut kcat) = broker::kcat() else {
+            return;
+        };
+        let file = tempdir();
+        let input = file.path().join("in");
+        std::fs::write(&input, "a:first\nb:second\nc:third\n").expect("write");
+        let out = kcat
+            .args([
+                "-P", "-b", &bootstrap, "-t", &topic, "-z", codec, "-K:", "-H", "h=1",
+            ])
+            .args(["-l", input.to_str().expect("path")])
+            .output()
+            .expect("kcat");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run = remote(
+            &broker,
+            &[
+                "consume",
+                "--topic",
+                &topic,
+                "--from-beginning",
+                "--max-messages",
+                "3",
+                "--property",
+                "print.key=true",
+                "--property",
+                "print.headers=true",
+                "--property",
+                "print.offset=true",
+            ],
+        );
+        assert_eq!(
+            run.ok(),
+            "Offset:0\th:1\ta\tfirst\nOffset:1\th:1\tb\tsecond\nOffset:2\th:1\tc\tthird\n",
+            "{codec}"
+        );
     }
 }

@@ -16,6 +16,7 @@
 //! - [`admin`]: what `topics` asks of a cluster (Kafka's `Admin` calls).
 //! - [`offsets`]: ListOffsets to each partition's leader.
 //! - [`produce`]: Produce requests of batches kafkit's producer built, idempotent by default.
+//! - [`fetch`]: Fetch requests feeding a console consumer's partitions.
 //! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
 //!
 //! Feature `net` (on by default): the library without it has no network code.
@@ -26,6 +27,7 @@ pub mod cluster;
 pub mod config;
 pub mod connection;
 pub mod errors;
+pub mod fetch;
 pub mod offsets;
 pub mod produce;
 

@@ -145,8 +145,9 @@ pub struct Args {
     /// A properties file of consumer configs; --consumer-property wins over it.
     #[arg(long = "consumer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub consumer_config: Option<std::path::PathBuf>,
-    /// The brokers to connect to instead of --data-dir (not supported by this command yet:
-    /// refused).
+    /// The brokers to fetch from, `HOST:PORT[,HOST:PORT...]`, instead of reading --data-dir
+    /// (client properties from --consumer.config and --consumer-property, with Kafka's names;
+    /// without --group).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Exit (0) once every partition read has been read to its end, as kcat's -e: no waiting
@@ -382,12 +383,25 @@ fn log_error(message: &str, logger: &str, exception: &str) {
 
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
-    if args.bootstrap_server.is_some() {
-        return Err(super::net::not_yet("consume", "by consume"));
-    }
     let Settings { consumer, output } = settings(args, global)?;
-    let datadir = DataDir::open(&global.data_dir)?;
-    let mut consumer = ConsoleConsumer::open(datadir, consumer).map_err(failure)?;
+    let mut consumer = match &args.bootstrap_server {
+        None => ConsoleConsumer::open(DataDir::open(&global.data_dir)?, consumer),
+        Some(_) if consumer.group.is_some() => {
+            return Err(super::net::not_yet("consume", "with a group"))
+        }
+        Some(servers) => {
+            let cluster = super::net::cluster(
+                "consume",
+                servers,
+                args.consumer_config.as_deref(),
+                &args.consumer_property,
+                global,
+                "console-consumer",
+            )?;
+            ConsoleConsumer::open_cluster(cluster, consumer)
+        }
+    }
+    .map_err(failure)?;
     let bar = (global.progress_wanted()
         && consumer.expected_records() >= progress::CONSUME_MIN_RECORDS)
         .then(|| progress::records(consumer.expected_records()));
@@ -456,6 +470,7 @@ fn failure(e: ConsoleConsumeError) -> anyhow::Error {
         ConsoleConsumeError::UnknownTopic { .. }
         | ConsoleConsumeError::UnknownPartition { .. }
         | ConsoleConsumeError::NoOffset(_) => Exit::failure(e.to_string()).into(),
+        ConsoleConsumeError::Network(e) => Exit::failure(super::net::message(&e)).into(),
         e => e.into(),
     }
 }

@@ -11,7 +11,6 @@
 //! metadata.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -134,13 +133,13 @@ pub const CONSUMER_COORDINATOR: &str =
 /// Why a console consumer stopped before its end.
 #[derive(Debug, thiserror::Error)]
 pub enum ConsoleConsumeError {
-    /// `--topic` names no topic of the data directory.
-    #[error("Topic {topic} does not exist in {}", dir.display())]
+    /// `--topic` names no topic of the data directory (or of the cluster).
+    #[error("Topic {topic} does not exist in {place}")]
     UnknownTopic {
         /// The topic.
         topic: String,
-        /// The data directory.
-        dir: PathBuf,
+        /// The data directory's path, or the cluster's bootstrap servers.
+        place: String,
     },
     /// `--partition` names no partition of the topic.
     #[error("Partition {partition} of topic {topic} does not exist (the topic has {partitions} partitions)")]
@@ -175,6 +174,10 @@ pub enum ConsoleConsumeError {
     /// The group failed.
     #[error(transparent)]
     Group(Box<GroupClientError>),
+    /// The cluster failed (`--bootstrap-server`).
+    #[cfg(feature = "net")]
+    #[error(transparent)]
+    Network(#[from] crate::net::NetError),
     /// Writing the output failed (a closed pipe ends a consumer as Kafka's ends).
     #[error(transparent)]
     Output(#[from] io::Error),
@@ -208,7 +211,7 @@ fn kafka_exception(e: &ConsumeError) -> String {
 /// Kafka's console consumer over the partitions of a data directory.
 #[derive(Debug)]
 pub struct ConsoleConsumer {
-    datadir: DataDir,
+    origin: Origin,
     config: ConsoleConsumerConfig,
     consumers: Vec<(TopicPartition, PartitionConsumer)>,
     /// The records from each partition's start to its end when opened, or `max_messages` if
@@ -229,6 +232,29 @@ impl ConsoleConsumer {
         datadir: DataDir,
         config: ConsoleConsumerConfig,
     ) -> Result<Self, ConsoleConsumeError> {
+        Self::open_at(Origin::Dir(datadir), config)
+    }
+
+    /// Finds the subscription's partitions in a cluster's metadata and positions a consumer
+    /// on each (ListOffsets), whose batches come from Fetch requests to the leaders. Kafka's
+    /// assign mode and a subscription without a group; a group is refused.
+    #[cfg(feature = "net")]
+    pub fn open_cluster(
+        cluster: crate::net::Cluster,
+        config: ConsoleConsumerConfig,
+    ) -> Result<Self, ConsoleConsumeError> {
+        if let Some(group) = &config.group {
+            return Err(crate::net::NetError::Unsupported {
+                name: "group.id".into(),
+                value: group.member.group_id.clone(),
+            }
+            .into());
+        }
+        let fetches = crate::net::fetch::Fetches::new(cluster, config.isolation, config.check_crcs);
+        Self::open_at(Origin::Cluster(fetches), config)
+    }
+
+    fn open_at(origin: Origin, config: ConsoleConsumerConfig) -> Result<Self, ConsoleConsumeError> {
         let assigned = matches!(
             config.subscription,
             Subscription::Topic {
@@ -243,7 +269,7 @@ impl ConsoleConsumer {
             _ => config.reset.unwrap_or(StartOffset::At(-1)),
         };
         let mut backlog = 0;
-        let partitions = subscribed(&datadir, &config)?;
+        let partitions = subscribed(&origin, &config)?;
         let mut group_topics: Vec<String> =
             partitions.iter().map(|tp| tp.topic.to_string()).collect();
         group_topics.dedup();
@@ -251,10 +277,10 @@ impl ConsoleConsumer {
             // The group decides which partitions this member reads.
             Some(group) => (
                 Vec::new(),
-                Some(GroupMember::new(&datadir, group.member.clone())?),
+                Some(GroupMember::new(origin.datadir()?, group.member.clone())?),
             ),
             None => (
-                open_partitions(partitions, &datadir, &config, start, &mut backlog)?,
+                open_partitions(partitions, &origin, &config, start, &mut backlog)?,
                 None,
             ),
         };
@@ -266,7 +292,7 @@ impl ConsoleConsumer {
             None => backlog,
         };
         Ok(Self {
-            datadir,
+            origin,
             config,
             consumers,
             expected,
@@ -356,7 +382,7 @@ impl ConsoleConsumer {
             }
             if !assigned && last_refresh.elapsed() >= self.config.metadata_max_age {
                 if self.member.is_some() {
-                    let mut topics: Vec<String> = subscribed(&self.datadir, &self.config)?
+                    let mut topics: Vec<String> = subscribed(&self.origin, &self.config)?
                         .into_iter()
                         .map(|tp| tp.topic.to_string())
                         .collect();
@@ -601,7 +627,7 @@ impl ConsoleConsumer {
                 },
             };
             let tp = TopicPartition::new(topic, partition);
-            let opened = open_partitions(vec![tp], &self.datadir, &self.config, start, &mut 0)?;
+            let opened = open_partitions(vec![tp], &self.origin, &self.config, start, &mut 0)?;
             self.consumers.extend(opened);
         }
         if !undefined.is_empty() {
@@ -645,7 +671,7 @@ impl ConsoleConsumer {
     /// join it, positioned by auto.offset.reset as Kafka positions a newly assigned partition
     /// without a committed offset.
     fn add_new_partitions(&mut self) -> Result<(), ConsoleConsumeError> {
-        let new: Vec<TopicPartition> = subscribed(&self.datadir, &self.config)?
+        let new: Vec<TopicPartition> = subscribed(&self.origin, &self.config)?
             .into_iter()
             .filter(|tp| !self.consumers.iter().any(|(known, _)| known == tp))
             .collect();
@@ -653,7 +679,7 @@ impl ConsoleConsumer {
             // Positioned by auto.offset.reset, as Kafka positions a partition assigned later
             // (a time named where the partitions known at the start begin).
             let start = self.config.reset.unwrap_or(StartOffset::At(-1));
-            let opened = open_partitions(new, &self.datadir, &self.config, start, &mut 0)?;
+            let opened = open_partitions(new, &self.origin, &self.config, start, &mut 0)?;
             self.consumers.extend(opened);
         }
         Ok(())
@@ -669,38 +695,119 @@ fn joined(partitions: &[(String, i32)]) -> String {
         .join(", ")
 }
 
+/// Where a console consumer's partitions are.
+#[derive(Debug)]
+enum Origin {
+    /// A data directory.
+    Dir(DataDir),
+    /// A cluster, through one consumer's fetches.
+    #[cfg(feature = "net")]
+    Cluster(crate::net::fetch::Fetches),
+}
+
+impl Origin {
+    /// The data directory (a group's coordinator lives there).
+    fn datadir(&self) -> Result<&DataDir, ConsoleConsumeError> {
+        match self {
+            Origin::Dir(datadir) => Ok(datadir),
+            #[cfg(feature = "net")]
+            Origin::Cluster(_) => Err(crate::net::NetError::Unsupported {
+                name: "group.id".into(),
+                value: String::new(),
+            }
+            .into()),
+        }
+    }
+
+    /// Every topic: whether it is internal, and its partitions (a broker's directory may
+    /// hold only some of a topic's).
+    fn topics(&self) -> Result<Vec<(bool, Vec<TopicPartition>)>, ConsoleConsumeError> {
+        Ok(match self {
+            Origin::Dir(datadir) => datadir
+                .topics()?
+                .into_iter()
+                .map(|t| (t.is_internal(), t.topic_partitions()))
+                .collect(),
+            #[cfg(feature = "net")]
+            Origin::Cluster(fetches) => fetches
+                .with_cluster(|c| c.describe_topics())?
+                .into_iter()
+                .map(|t| {
+                    let internal = crate::datadir::names::is_internal(&t.name);
+                    let name: std::sync::Arc<str> = t.name.into();
+                    let partitions = t
+                        .partitions
+                        .iter()
+                        .map(|p| TopicPartition::new(name.clone(), p.partition))
+                        .collect();
+                    (internal, partitions)
+                })
+                .collect(),
+        })
+    }
+
+    /// The topic's partition count and partitions, or `None` when there is no such topic.
+    fn partitions(
+        &self,
+        topic: &str,
+    ) -> Result<Option<(usize, Vec<TopicPartition>)>, ConsoleConsumeError> {
+        match self {
+            Origin::Dir(datadir) => Ok(datadir
+                .topic(topic)?
+                .map(|t| (t.partition_count(), t.topic_partitions()))),
+            #[cfg(feature = "net")]
+            Origin::Cluster(_) => Ok(self
+                .topics()?
+                .into_iter()
+                .map(|(_, partitions)| partitions)
+                .find(|partitions| partitions.first().is_some_and(|tp| tp.topic() == topic))
+                .map(|partitions| (partitions.len(), partitions))),
+        }
+    }
+
+    /// What "does not exist in" names.
+    fn place(&self) -> String {
+        match self {
+            Origin::Dir(datadir) => datadir.path().display().to_string(),
+            #[cfg(feature = "net")]
+            Origin::Cluster(_) => "the cluster".to_string(),
+        }
+    }
+}
+
 /// The partitions to read: one in assign mode, else every partition of the matching topics.
 fn subscribed(
-    datadir: &DataDir,
+    origin: &Origin,
     config: &ConsoleConsumerConfig,
 ) -> Result<Vec<TopicPartition>, ConsoleConsumeError> {
     let mut partitions: Vec<TopicPartition> = Vec::new();
     match &config.subscription {
         Subscription::Topic { name, partition } => {
-            let topic = datadir
-                .topic(name)?
-                .ok_or_else(|| ConsoleConsumeError::UnknownTopic {
-                    topic: name.clone(),
-                    dir: datadir.path().to_path_buf(),
-                })?;
+            let (count, all) =
+                origin
+                    .partitions(name)?
+                    .ok_or_else(|| ConsoleConsumeError::UnknownTopic {
+                        topic: name.clone(),
+                        place: origin.place(),
+                    })?;
             match *partition {
-                Some(p) if p < 0 || p as usize >= topic.partition_count() => {
+                Some(p) if p < 0 || p as usize >= count => {
                     return Err(ConsoleConsumeError::UnknownPartition {
                         topic: name.clone(),
                         partition: p,
-                        partitions: topic.partition_count(),
+                        partitions: count,
                     })
                 }
                 Some(p) => partitions.push(TopicPartition::new(name.clone(), p)),
-                None => partitions.extend(topic.topic_partitions()),
+                None => partitions.extend(all),
             }
         }
         Subscription::Pattern(filter) => {
-            for topic in datadir.topics()? {
+            for (internal, all) in origin.topics()? {
                 // Kafka's IncludeList: internal topics only with exclude.internal.topics=false.
-                if filter.matches(&topic.name) && !(config.exclude_internal && topic.is_internal())
-                {
-                    partitions.extend(topic.topic_partitions());
+                let matches = all.first().is_some_and(|tp| filter.matches(tp.topic()));
+                if matches && !(config.exclude_internal && internal) {
+                    partitions.extend(all);
                 }
             }
         }
@@ -713,11 +820,19 @@ fn subscribed(
 /// end.
 fn open_partitions(
     partitions: Vec<TopicPartition>,
-    datadir: &DataDir,
+    origin: &Origin,
     config: &ConsoleConsumerConfig,
     start: StartOffset,
     backlog: &mut u64,
 ) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
+    #[cfg_attr(not(feature = "net"), allow(clippy::infallible_destructuring_match))]
+    let datadir = match origin {
+        Origin::Dir(datadir) => datadir,
+        #[cfg(feature = "net")]
+        Origin::Cluster(fetches) => {
+            return open_cluster_partitions(partitions, fetches, config, start, backlog)
+        }
+    };
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
     let mut consumers = Vec::new();
@@ -726,35 +841,108 @@ fn open_partitions(
         let dir = datadir.partition_dir(&tp);
         let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
         let range = offset_range(&dir, checkpointed)?;
-        let earliest = range.start;
         // An end that cannot be read (a corrupt last batch) is needed only to start there: a
         // read from before it serves the records up to the damage, then reports it.
-        let in_range = |n: i64| n >= earliest && range.end.as_ref().map_or(true, |&end| n <= end);
         let end = range.end.as_ref().ok().copied();
-        let offset = match (start, config.reset) {
-            (StartOffset::Earliest, _) => earliest,
-            // Kafka's offsetsForTimes: the first offset whose timestamp is at least the time;
-            // none (every record is older), the end, as kcat then starts.
-            (StartOffset::Time(ms), _) => {
-                match list_offset(&dir, OffsetSpec::Timestamp(ms), checkpointed)?.offset {
-                    Some(offset) => offset.max(earliest),
-                    None => range.end?,
-                }
-            }
-            (StartOffset::At(n), _) if in_range(n) => n,
-            (StartOffset::At(_), Some(StartOffset::Earliest)) => earliest,
-            // Latest, or out of range with auto.offset.reset latest.
-            (StartOffset::Latest, _) | (StartOffset::At(_), Some(_)) => range.end?,
-            (StartOffset::At(_), None) => {
-                undefined.push(tp);
-                continue;
-            }
+        let at_time =
+            |ms| list_offset(&dir, OffsetSpec::Timestamp(ms), checkpointed).map(|l| l.offset);
+        let Some(offset) = start_offset(start, config.reset, range.start, range.end, at_time)?
+        else {
+            undefined.push(tp);
+            continue;
         };
         if let Some(end) = end {
             *backlog += u64::try_from(end - offset).unwrap_or(0);
         }
         let consumer = PartitionConsumer::new(dir, offset, config.isolation)
             .with_check_crcs(config.check_crcs);
+        consumers.push((tp, consumer));
+    }
+    if !undefined.is_empty() {
+        return Err(ConsoleConsumeError::NoOffset(undefined));
+    }
+    Ok(consumers)
+}
+
+/// Where a partition starts, from its first offset, its end, and (for a time) the first
+/// offset whose timestamp is at least it; `None`: out of range with `auto.offset.reset`
+/// none. Kafka's `seek`, `offsetsForTimes` and reset rules, for a directory and a cluster.
+fn start_offset<E: Into<ConsoleConsumeError>>(
+    start: StartOffset,
+    reset: Option<StartOffset>,
+    earliest: i64,
+    end: Result<i64, E>,
+    at_time: impl FnOnce(i64) -> Result<Option<i64>, E>,
+) -> Result<Option<i64>, ConsoleConsumeError> {
+    let in_range = |n: i64| n >= earliest && end.as_ref().map_or(true, |&end| n <= end);
+    Ok(Some(match (start, reset) {
+        (StartOffset::Earliest, _) => earliest,
+        // Kafka's offsetsForTimes: the first offset whose timestamp is at least the time;
+        // none (every record is older), the end, as kcat then starts.
+        (StartOffset::Time(ms), _) => match at_time(ms).map_err(Into::into)? {
+            Some(offset) => offset.max(earliest),
+            None => end.map_err(Into::into)?,
+        },
+        (StartOffset::At(n), _) if in_range(n) => n,
+        (StartOffset::At(_), Some(StartOffset::Earliest)) => earliest,
+        // Latest, or out of range with auto.offset.reset latest.
+        (StartOffset::Latest, _) | (StartOffset::At(_), Some(_)) => end.map_err(Into::into)?,
+        (StartOffset::At(_), None) => return Ok(None),
+    }))
+}
+
+/// [`open_partitions`] of a cluster: the partitions' first offsets and ends (and offsets for
+/// a time) from ListOffsets, their batches from the consumer's fetches.
+#[cfg(feature = "net")]
+fn open_cluster_partitions(
+    partitions: Vec<TopicPartition>,
+    fetches: &crate::net::fetch::Fetches,
+    config: &ConsoleConsumerConfig,
+    start: StartOffset,
+    backlog: &mut u64,
+) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
+    use crate::net::NetError;
+    let (earliest, latest, times) = fetches.with_cluster(|c| {
+        let earliest = c.list_offsets(&partitions, -2)?;
+        let latest = c.list_offsets(&partitions, -1)?;
+        let times = match start {
+            StartOffset::Time(ms) => Some(c.list_offsets(&partitions, ms)?),
+            _ => None,
+        };
+        Ok::<_, NetError>((earliest, latest, times))
+    })?;
+    let answer = |answers: &std::collections::BTreeMap<
+        TopicPartition,
+        crate::net::offsets::ListedOffset,
+    >,
+                  tp: &TopicPartition|
+     -> Result<Option<i64>, NetError> {
+        match answers.get(tp) {
+            Some(Ok(offset)) => Ok(*offset),
+            Some(Err(e)) => Err(e.clone().into()),
+            None => Ok(None),
+        }
+    };
+    let mut consumers = Vec::new();
+    let mut undefined: Vec<TopicPartition> = Vec::new();
+    for tp in partitions {
+        let first = answer(&earliest, &tp)?.unwrap_or(0);
+        let end = answer(&latest, &tp).map(|o| o.unwrap_or(first));
+        let known_end = end.as_ref().ok().copied();
+        let at_time = |_| match &times {
+            Some(times) => answer(times, &tp),
+            None => Ok(None),
+        };
+        let Some(offset) = start_offset(start, config.reset, first, end, at_time)? else {
+            undefined.push(tp);
+            continue;
+        };
+        if let Some(end) = known_end {
+            *backlog += u64::try_from(end - offset).unwrap_or(0);
+        }
+        let source = fetches.partition(tp.clone(), offset);
+        let consumer =
+            PartitionConsumer::from_source(tp.to_string(), source, offset, config.isolation);
         consumers.push((tp, consumer));
     }
     if !undefined.is_empty() {
