@@ -504,3 +504,61 @@ fn consume_reads_what_kcat_produced_for_every_codec() {
         );
     }
 }
+
+/// The README's session against a broker (the `broker$ ` lines of the block after
+/// `<!-- broker session -->`), run against a Tansu broker in place of `localhost:9092`,
+/// prints what the README shows.
+#[test]
+fn the_readmes_broker_session_prints_what_it_shows() {
+    let readme =
+        std::fs::read_to_string(crate::common::repo_root().join("README.md")).expect("README.md");
+    let block: Vec<&str> = readme
+        .split_once("<!-- broker session -->\n```console\n")
+        .expect("the README's broker session")
+        .1
+        .lines()
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    let mut session: Vec<(String, Vec<String>)> = Vec::new();
+    for line in block {
+        match line.strip_prefix("broker$ ") {
+            Some(command) => session.push((command.to_string(), Vec::new())),
+            None => session
+                .last_mut()
+                .expect("a command first")
+                .1
+                .push(line.to_string()),
+        }
+    }
+    assert!(session.len() >= 6, "{session:?}");
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let dir = tempdir();
+    for (command, shown) in &session {
+        let command = command.replace("localhost:9092", &broker.bootstrap());
+        let out = Command::new("sh")
+            .args(["-c", &command])
+            .current_dir(dir.path())
+            .env("PATH", crate::readme::path_with_kafkit())
+            .env_remove("KAFKIT_DATA_DIR")
+            .output()
+            .expect("sh");
+        let actual: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .chain(String::from_utf8_lossy(&out.stderr).lines())
+            .map(str::to_string)
+            .collect();
+        let (shown, actual) = (
+            crate::readme::normalize(shown),
+            crate::readme::normalize(&actual),
+        );
+        assert!(
+            crate::readme::matches(&shown, &actual),
+            "`{command}` printed\n{}\nwhere the README shows\n{}",
+            actual.join("\n"),
+            shown.join("\n")
+        );
+        assert!(out.status.success(), "`{command}`");
+    }
+}

@@ -51,7 +51,7 @@ fn examples(doc: &str) -> Vec<Example> {
 }
 
 /// Replaces what changes from run to run with placeholders.
-fn normalize(lines: &[String]) -> Vec<String> {
+pub(crate) fn normalize(lines: &[String]) -> Vec<String> {
     let rules = [
         (r"TopicId: [A-Za-z0-9_-]{22}", "TopicId: <id>"),
         (r#""topic_id":"[A-Za-z0-9_-]{22}""#, r#""topic_id":"<id>""#),
@@ -74,8 +74,20 @@ fn normalize(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// `PATH` with the directory of the `kafkit` binary under test first.
+pub(crate) fn path_with_kafkit() -> String {
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kafkit"))
+        .parent()
+        .expect("binary directory");
+    format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
 /// `actual` is `shown`, where a `...` line of `shown` stands for any number of lines.
-fn matches(shown: &[String], actual: &[String]) -> bool {
+pub(crate) fn matches(shown: &[String], actual: &[String]) -> bool {
     match shown.split_first() {
         None => actual.is_empty(),
         Some((first, rest)) if first == "..." => {
@@ -123,14 +135,7 @@ fn check_examples(doc: &str) -> usize {
         let src = fixtures.join("DonaldY__kafka-2.7.1").join(OFFSETS_FIXTURE);
         common::copy_dir(&src, &dir.join(OFFSETS_FIXTURE));
     }
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_kafkit"))
-        .parent()
-        .expect("binary directory");
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = path_with_kafkit();
     let mut ran = 0;
     for example in &examples {
         // Besides kafkit, only the two ways the damaged-data example breaks a segment.
