@@ -562,3 +562,104 @@ fn the_readmes_broker_session_prints_what_it_shows() {
         assert!(out.status.success(), "`{command}`");
     }
 }
+
+#[test]
+fn a_broker_that_stops_mid_consume_ends_the_run_with_an_error() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let bootstrap = broker.bootstrap();
+    remote(
+        &broker,
+        &["topics", "--create", "--topic", "s", "--partitions", "1"],
+    )
+    .ok();
+    let mut produce: Vec<&str> = vec!["produce", "--topic", "s", "--bootstrap-server"];
+    produce.push(&bootstrap);
+    kafkit_stdin(&tempdir().path().join("unused"), &produce, b"a\nb\n").ok();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args([
+            "consume",
+            "--topic",
+            "s",
+            "--from-beginning",
+            "--bootstrap-server",
+        ])
+        .arg(&bootstrap)
+        .args(["--consumer-property", "default.api.timeout.ms=500"])
+        .args(["--consumer-property", "request.timeout.ms=500"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("consume");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 4];
+    std::io::Read::read_exact(&mut stdout, &mut first).expect("the records");
+    assert_eq!(&first, b"a\nb\n");
+    drop(broker);
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().expect("wait");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Processed a total of 2 messages"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("could not be established"), "{stderr}");
+}
+
+#[test]
+fn kafka_python_reads_what_produce_sent_for_every_codec() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let bootstrap = broker.bootstrap();
+    for codec in ["none", "gzip", "snappy", "lz4", "zstd"] {
+        let topic = format!("p-{codec}");
+        remote(
+            &broker,
+            &["topics", "--create", "--topic", &topic, "--partitions", "1"],
+        )
+        .ok();
+        let mut args: Vec<&str> = "produce --property parse.key=true --property parse.headers=true"
+            .split(' ')
+            .collect();
+        args.extend([
+            "--topic",
+            &topic,
+            "--compression-codec",
+            codec,
+            "--bootstrap-server",
+        ]);
+        args.push(&bootstrap);
+        kafkit_stdin(
+            &tempdir().path().join("unused"),
+            &args,
+            b"h:1\tk1\tv1\nh:2\tk2\tv2\n",
+        )
+        .ok();
+        let script = format!(
+            "from kafka import KafkaConsumer\n\
+             c = KafkaConsumer('{topic}', bootstrap_servers='{bootstrap}', auto_offset_reset='earliest', consumer_timeout_ms=5000, api_version_auto_timeout_ms=10000)\n\
+             for r in c:\n    print(r.offset, r.key.decode(), r.value.decode(), [(k, v.decode()) for k, v in r.headers])\n    if r.offset == 1: break\n"
+        );
+        let out = match Command::new("python3").args(["-c", &script]).output() {
+            Ok(out) if String::from_utf8_lossy(&out.stderr).contains("No module named") => {
+                crate::common::skip("kafka-python (or a codec module) is not installed");
+                return;
+            }
+            Ok(out) => out,
+            Err(e) => {
+                crate::common::skip(&format!("python3 did not run: {e}"));
+                return;
+            }
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "0 k1 v1 [('h', '1')]\n1 k2 v2 [('h', '2')]\n",
+            "{codec}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

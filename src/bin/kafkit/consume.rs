@@ -21,6 +21,7 @@ use kafkit::client::console::{
     ConsoleConsumeError, ConsoleConsumer, ConsoleConsumerConfig, ConsumerGroup, RecordOutput,
     StartOffset as Start, Subscription, CONSOLE_CONSUMER,
 };
+use kafkit::client::consumer::ConsumeError;
 use kafkit::client::group::GroupConfig;
 use kafkit::client::IsolationLevel;
 use kafkit::datadir::{DataDir, TopicFilter};
@@ -470,7 +471,10 @@ fn failure(e: ConsoleConsumeError) -> anyhow::Error {
         ConsoleConsumeError::UnknownTopic { .. }
         | ConsoleConsumeError::UnknownPartition { .. }
         | ConsoleConsumeError::NoOffset(_) => Exit::failure(e.to_string()).into(),
-        ConsoleConsumeError::Network(e) => Exit::failure(super::net::message(&e)).into(),
+        ConsoleConsumeError::Network(e)
+        | ConsoleConsumeError::Consume(ConsumeError::Network(e)) => {
+            Exit::failure(super::net::message(&e)).into()
+        }
         e => e.into(),
     }
 }
