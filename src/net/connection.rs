@@ -178,8 +178,7 @@ impl Connection {
         self.send_at(request, version)
     }
 
-    /// Sends `request` at `version` (for a request whose answer is not awaited, `acks=0`,
-    /// the caller must not [`Self::receive`] it: `expect_response` false).
+    /// Sends `request` at `version`; its response is awaited by [`Self::receive`].
     fn send_at<R: Request>(&mut self, request: &R, version: i16) -> Result<(), NetError> {
         self.write_request(request, version, true)
     }
@@ -223,16 +222,14 @@ impl Connection {
         let _ = self
             .stream
             .set_write_timeout(Some(self.request_timeout.max(MIN_TIMEOUT)));
-        self.stream
-            .write_all(&buf)
-            .map_err(|e| self.io_error(api, e))?;
+        self.stream.write_all(&buf).map_err(|e| self.io_error(e))?;
         if expect_response {
             self.in_flight.push_back((correlation, api, version));
         }
         Ok(())
     }
 
-    /// Whether requests wait for their responses.
+    /// How many requests wait for their responses.
     pub fn in_flight(&self) -> usize {
         self.in_flight.len()
     }
@@ -301,13 +298,10 @@ impl Connection {
             };
             match self.stream.read(rest) {
                 Ok(0) => {
-                    return Err(self.io_error(
-                        api,
-                        io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            "the broker closed the connection",
-                        ),
-                    ))
+                    return Err(self.io_error(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the broker closed the connection",
+                    )))
                 }
                 Ok(n) => done += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -319,7 +313,7 @@ impl Connection {
                 {
                     return Err(self.timeout(api))
                 }
-                Err(e) => return Err(self.io_error(api, e)),
+                Err(e) => return Err(self.io_error(e)),
             }
         }
         Ok(())
@@ -337,7 +331,7 @@ impl Connection {
         }
     }
 
-    fn io_error(&self, _api: ApiKey, source: io::Error) -> NetError {
+    fn io_error(&self, source: io::Error) -> NetError {
         NetError::Disconnected {
             node: self.node,
             address: self.address.to_string(),
