@@ -663,3 +663,54 @@ fn kafka_python_reads_what_produce_sent_for_every_codec() {
         );
     }
 }
+
+#[test]
+fn a_broker_that_stops_mid_produce_fails_what_was_not_acknowledged() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let bootstrap = broker.bootstrap();
+    remote(
+        &broker,
+        &["topics", "--create", "--topic", "f", "--partitions", "1"],
+    )
+    .ok();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args([
+            "--output",
+            "json",
+            "produce",
+            "--topic",
+            "f",
+            "--timeout",
+            "0",
+        ])
+        .args(["--bootstrap-server", &bootstrap])
+        .args(["--producer-property", "max.block.ms=500"])
+        .args(["--producer-property", "request.timeout.ms=500"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("produce");
+    let mut stdin = child.stdin.take().expect("stdin");
+    std::io::Write::write_all(&mut stdin, b"a\n").expect("write");
+    // The first record is acknowledged (its report is printed) before the broker goes.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).expect("the report");
+    assert!(
+        first.starts_with(r#"{"type":"produced","topic":"f","partition":0,"offset":0,"#),
+        "{first}"
+    );
+    drop(broker);
+    std::io::Write::write_all(&mut stdin, b"b\n").expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Could not write 1 of 2 records to topic f"),
+        "{stderr}"
+    );
+}

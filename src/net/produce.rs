@@ -150,7 +150,8 @@ impl ClusterSink {
             self.stamp(*partition, batch)?;
         }
         let mut outcomes: Vec<Option<Result<Appended, KafkaError>>> = vec![None; batches.len()];
-        let deadline = Instant::now() + self.cluster.config().api_timeout;
+        let started = Instant::now();
+        let deadline = started + self.cluster.config().api_timeout;
         let mut attempt = 0;
         loop {
             let pending: Vec<usize> = (0..batches.len())
@@ -199,21 +200,37 @@ impl ClusterSink {
             std::thread::sleep(self.cluster.config().backoff(attempt).min(left));
             attempt += 1;
             let topic = self.topic.clone();
-            let found = self
+            match self
                 .cluster
-                .with_retries(|c| c.leaders(&[topic.as_str()], false, "produce"))?;
-            self.leaders = found
-                .iter()
-                .filter_map(|(tp, leader)| Some((tp.partition, (*leader)?)))
-                .collect();
+                .with_retries(|c| c.leaders(&[topic.as_str()], false, "produce"))
+            {
+                Ok(found) => {
+                    self.leaders = found
+                        .iter()
+                        .filter_map(|(tp, leader)| Some((tp.partition, (*leader)?)))
+                        .collect();
+                }
+                // No broker answers: what is not acknowledged expires, as in Kafka's producer.
+                Err(NetError::Timeout { .. }) => break,
+                Err(e) => return Err(e),
+            }
         }
+        // What was never answered expires, with Kafka's message.
+        let waited = started.elapsed().as_millis();
         Ok(outcomes
             .into_iter()
-            .map(|o| {
-                o.unwrap_or(Err(KafkaError {
+            .zip(batches.iter())
+            .map(|(outcome, (partition, batch))| match outcome {
+                Some(Ok(appended)) => Ok(appended),
+                Some(Err(e)) if !e.is_metadata_retriable() => Err(e),
+                _ => Err(KafkaError {
                     code: 7,
-                    message: None,
-                }))
+                    message: Some(format!(
+                        "Expiring {} record(s) for {}-{partition}:{waited} ms has passed since batch creation",
+                        batch.records_count(),
+                        self.topic
+                    )),
+                }),
             })
             .collect())
     }
