@@ -41,6 +41,9 @@ struct Session {
     partitions: BTreeMap<TopicPartition, Position>,
     /// Fetches made so far.
     fetches: u64,
+    /// Fetch requests sent ahead and not answered yet, by leader: the next fetch reads
+    /// these instead of asking again.
+    in_flight: Vec<i32>,
 }
 
 #[derive(Debug, Default)]
@@ -64,6 +67,7 @@ impl Fetches {
             leaders: BTreeMap::new(),
             partitions: BTreeMap::new(),
             fetches: 0,
+            in_flight: Vec::new(),
         })))
     }
 
@@ -120,10 +124,20 @@ impl BatchSource for RemotePartition {
             }
             self.seen = session.fetches;
         }
-        Ok(session
+        let batch = session
             .partitions
             .get_mut(&self.tp)
-            .and_then(|p| p.buffered.pop_front()))
+            .and_then(|p| p.buffered.pop_front());
+        // The last batch waiting: the next fetch goes out now, and the broker reads while
+        // this one is decoded (as Kafka's consumer sends its next fetch before it hands out
+        // the records of the last).
+        if batch.is_some()
+            && session.in_flight.is_empty()
+            && session.partitions.values().all(|p| p.buffered.is_empty())
+        {
+            session.send(MAX_WAIT)?;
+        }
+        Ok(batch)
     }
 }
 
@@ -133,6 +147,48 @@ impl Session {
     /// known is looked up again before the next fetch.
     fn fetch(&mut self, wait: Duration) -> Result<(), ConsumeError> {
         self.fetches += 1;
+        if self.in_flight.is_empty() {
+            self.send(wait)?;
+        }
+        for leader in std::mem::take(&mut self.in_flight) {
+            let response = match self
+                .cluster
+                .node(leader)
+                .and_then(|c| c.receive::<FetchRequest>())
+            {
+                Ok(r) => r,
+                Err(e) if e.is_retriable() => {
+                    self.cluster.drop_connection(leader);
+                    self.leaders.retain(|_, l| *l != leader);
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if let Some(e) = KafkaError::from_code(response.error_code, None) {
+                return Err(NetError::from(e).into());
+            }
+            for topic in response.responses {
+                for p in topic.partitions {
+                    let tp = TopicPartition::new(topic.topic.0.as_str(), p.partition_index);
+                    if let Some(e) = KafkaError::from_code(p.error_code, None) {
+                        if e.is_metadata_retriable() {
+                            self.leaders.remove(&tp);
+                            continue;
+                        }
+                        return Err(NetError::from(e).into());
+                    }
+                    let Some(records) = p.records else { continue };
+                    self.take(&tp, &records)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends one Fetch per leader for every partition from its position, waiting up to `wait`
+    /// for data, without reading the answers ([`Self::fetch`] reads them). A partition whose
+    /// leader moved or is not known is looked up first.
+    fn send(&mut self, wait: Duration) -> Result<(), ConsumeError> {
         if self.leaders.len() < self.partitions.len() {
             let mut topics: Vec<&str> = self.partitions.keys().map(TopicPartition::topic).collect();
             topics.dedup();
@@ -160,31 +216,13 @@ impl Session {
             .map(|(leader, topics)| (leader, self.request(&topics, wait)))
             .collect();
         for (leader, request) in requests {
-            let response = match self.cluster.node(leader).and_then(|c| c.call(&request)) {
-                Ok(r) => r,
+            match self.cluster.node(leader).and_then(|c| c.send(&request)) {
+                Ok(()) => self.in_flight.push(leader),
                 Err(e) if e.is_retriable() => {
                     self.cluster.drop_connection(leader);
                     self.leaders.retain(|_, l| *l != leader);
-                    continue;
                 }
                 Err(e) => return Err(e.into()),
-            };
-            if let Some(e) = KafkaError::from_code(response.error_code, None) {
-                return Err(NetError::from(e).into());
-            }
-            for topic in response.responses {
-                for p in topic.partitions {
-                    let tp = TopicPartition::new(topic.topic.0.as_str(), p.partition_index);
-                    if let Some(e) = KafkaError::from_code(p.error_code, None) {
-                        if e.is_metadata_retriable() {
-                            self.leaders.remove(&tp);
-                            continue;
-                        }
-                        return Err(NetError::from(e).into());
-                    }
-                    let Some(records) = p.records else { continue };
-                    self.take(&tp, &records)?;
-                }
             }
         }
         Ok(())

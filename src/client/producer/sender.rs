@@ -154,12 +154,18 @@ impl Sender {
     }
 }
 
+/// The sender thread's stack: it appends, compresses and sends batches, none of it
+/// recursive (the codecs keep their tables on the heap). Less than std's 2 MiB default, so
+/// a producer's address space stays small (`tests/memory.rs` runs it under a ceiling).
+const SENDER_STACK: usize = 1 << 20;
+
 /// Starts the sender thread running `body`.
 fn spawn(
     body: impl FnOnce() -> Result<(), ProduceError> + Send + 'static,
 ) -> Result<thread::JoinHandle<Result<(), ProduceError>>, ProduceError> {
     thread::Builder::new()
         .name("kafkit-producer-sender".to_string())
+        .stack_size(SENDER_STACK)
         .spawn(body)
         .map_err(|e| ProduceError::Sender(format!("starting the producer's sender thread: {e}")))
 }
