@@ -51,8 +51,8 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l replication-fac
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l replica-assignment -d 'A list of manual partition-to-broker assignments for the topic being created or altered: `broker:broker,broker:broker,...` (partition 0 first)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l config -d 'A topic configuration override for the topic being created, `name=value`; repeatable. Names: cleanup.policy, compression.type, retention.ms, segment.bytes, ... (every Kafka topic config)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l delete-config -d 'No longer supported (Kafka 4.0); prints a warning only' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l bootstrap-server -d 'Accepted for compatibility with kafka-topics.sh and ignored: kafkit works on --data-dir, not on a broker' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l command-config -d 'Accepted for compatibility with kafka-topics.sh and ignored' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l bootstrap-server -d 'The brokers to connect to, `HOST:PORT[,HOST:PORT...]`, instead of --data-dir: --list, --describe, --create and --delete run against that cluster' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l command-config -d 'With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms, default.api.timeout.ms, client.id, ...)' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l partition-size-limit-per-response -d 'Accepted for compatibility with kafka-topics.sh and ignored' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
@@ -150,7 +150,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l property -d 'A
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer-property -d 'A producer config, name=value; repeatable. Used: acks, batch.size, compression.type, linger.ms, max.request.size; Kafka\'s connection and security configs are accepted and ignored; other names are warned about (Kafka\'s "supplied but are not used yet")' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l reader-config -d 'A properties file of line reader properties; --property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l producer.config -d 'A properties file of producer configs; --producer-property wins over it' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l bootstrap-server -d 'The brokers to send the records to, `HOST:PORT[,HOST:PORT...]`, instead of writing them to --data-dir (client properties from --producer.config and --producer-property, with Kafka\'s names: acks, enable.idempotence, request.timeout.ms, ...)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l line-reader -d 'The class reading the input: Kafka\'s org.apache.kafka.tools.LineMessageReader (the default) is the one there is (--input json reads consume\'s JSON Lines instead)' -r -f -a "org.apache.kafka.tools.LineMessageReader\t''"
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l timeout -d 'How long a batch waits for more records before it is written, in ms (linger.ms; default 1000, Kafka\'s console producer\'s): a record of a quiet input is written this long after it is read, not at the end of the input' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
@@ -185,7 +185,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l prope
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l producer-property -d 'A producer config, name=value; repeatable. Used: acks, batch.size, compression.type, linger.ms, max.request.size; Kafka\'s connection and security configs are accepted and ignored; other names are warned about (Kafka\'s "supplied but are not used yet")' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l reader-config -d 'A properties file of line reader properties; --property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l producer.config -d 'A properties file of producer configs; --producer-property wins over it' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l bootstrap-server -d 'The brokers to send the records to, `HOST:PORT[,HOST:PORT...]`, instead of writing them to --data-dir (client properties from --producer.config and --producer-property, with Kafka\'s names: acks, enable.idempotence, request.timeout.ms, ...)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l line-reader -d 'The class reading the input: Kafka\'s org.apache.kafka.tools.LineMessageReader (the default) is the one there is (--input json reads consume\'s JSON Lines instead)' -r -f -a "org.apache.kafka.tools.LineMessageReader\t''"
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l timeout -d 'How long a batch waits for more records before it is written, in ms (linger.ms; default 1000, Kafka\'s console producer\'s): a record of a quiet input is written this long after it is read, not at the end of the input' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
@@ -237,7 +237,7 @@ org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter\t''
 org.apache.kafka.tools.consumer.TransactionLogMessageFormatter\t''"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l formatter-config -d 'A properties file of formatter properties; --property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l consumer.config -d 'A properties file of consumer configs; --consumer-property wins over it' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l bootstrap-server -d 'The brokers to fetch from, `HOST:PORT[,HOST:PORT...]`, instead of reading --data-dir (client properties from --consumer.config and --consumer-property, with Kafka\'s names; without --group)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l format -d 'Print each record as this kcat format string says (kcat\'s -f) instead of Kafka\'s formatter: %s value, %S value size, %R value size as a big-endian int32 (binary), %k key, %K key size (-1 for null), %t topic, %p partition, %o offset, %T timestamp (ms), %h headers (name=value,...), %% a %; \\n \\r \\t \\xHH \\NNN in the text. Nothing is added after a record (end the format with \\n). Cannot be used with Kafka\'s formatter options (--formatter, --formatter-config, --property, --key-deserializer, --value-deserializer) nor --output json' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consume" -l format-escape -d 'How --format writes %s, %k, %t and %h: as bytes (none, kcat\'s way), or as JSON values with their quotes (json: a string, null, or {"base64": ...} for bytes that are not UTF-8), so that \'{"key":%k,"value":%s}\\n\' makes a JSON line whatever the record holds' -r -f -a "none\t'Bytes as they are (kcat\'s way)'
 json\t'JSON values: strings with their quotes, `null`, `{"base64": ...}`'"
@@ -293,7 +293,7 @@ org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter\t''
 org.apache.kafka.tools.consumer.TransactionLogMessageFormatter\t''"
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l formatter-config -d 'A properties file of formatter properties; --property wins over it' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l consumer.config -d 'A properties file of consumer configs; --consumer-property wins over it' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l bootstrap-server -d 'Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l bootstrap-server -d 'The brokers to fetch from, `HOST:PORT[,HOST:PORT...]`, instead of reading --data-dir (client properties from --consumer.config and --consumer-property, with Kafka\'s names; without --group)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l format -d 'Print each record as this kcat format string says (kcat\'s -f) instead of Kafka\'s formatter: %s value, %S value size, %R value size as a big-endian int32 (binary), %k key, %K key size (-1 for null), %t topic, %p partition, %o offset, %T timestamp (ms), %h headers (name=value,...), %% a %; \\n \\r \\t \\xHH \\NNN in the text. Nothing is added after a record (end the format with \\n). Cannot be used with Kafka\'s formatter options (--formatter, --formatter-config, --property, --key-deserializer, --value-deserializer) nor --output json' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-consumer" -l format-escape -d 'How --format writes %s, %k, %t and %h: as bytes (none, kcat\'s way), or as JSON values with their quotes (json: a string, null, or {"base64": ...} for bytes that are not UTF-8), so that \'{"key":%k,"value":%s}\\n\' makes a JSON line whatever the record holds' -r -f -a "none\t'Bytes as they are (kcat\'s way)'
 json\t'JSON values: strings with their quotes, `null`, `{"base64": ...}`'"
@@ -315,8 +315,8 @@ earliest\t''
 max-timestamp\t''
 earliest-local\t''
 latest-tiered\t''"
-complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l bootstrap-server -d 'Accepted for compatibility with kafka-get-offsets.sh and ignored: kafkit reads --data-dir' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l command-config -d 'Accepted for compatibility with kafka-get-offsets.sh and ignored' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l bootstrap-server -d 'The brokers to ask (ListOffsets), `HOST:PORT[,HOST:PORT...]`, instead of reading --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l command-config -d 'With --bootstrap-server: a file of Kafka client properties (request.timeout.ms, default.api.timeout.ms, client.id, ...)' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand get-offsets" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
@@ -340,7 +340,7 @@ Assigning\t''
 Reconciling\t''"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l type -d 'When specified with \'--list\', it displays the types of all the groups; it can also list groups with specific types (comma-separated: classic,consumer)' -r -f -a "classic\t''
 consumer\t''"
-complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l bootstrap-server -d 'Accepted for compatibility with kafka-consumer-groups.sh and ignored: kafkit reads --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l bootstrap-server -d 'The brokers to connect to instead of --data-dir (not supported by this command yet: refused)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l command-config -d 'Accepted for compatibility with kafka-consumer-groups.sh and ignored' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l timeout -d 'Accepted for compatibility with kafka-consumer-groups.sh and ignored (the groups are read from disk; there is nothing to wait for)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"

@@ -34,6 +34,10 @@
 //! * [`output`] decides how results look: Kafka-exact text lines and JSON Lines.
 //! * [`decode`] reads the records of Kafka's internal topics (`__consumer_offsets`,
 //!   `__transaction_state`, `__cluster_metadata`) from a table of their layouts.
+//! * `net` (the default feature `net`) is a blocking Kafka client over `std::net`, for
+//!   `--bootstrap-server`: its messages from the `kafka-protocol` crate, its record batches
+//!   from [`record`], and the producer's and console consumer's loops the same as for a
+//!   directory.
 //!
 //! Arrows point one way: `client/group/assign/output -> log/datadir -> record`. The command line
 //! (`src/bin/kafkit/`) sits above them all and is no part of this library: it depends on no
@@ -80,5 +84,7 @@ pub mod decode;
 pub mod group;
 mod java;
 pub mod log;
+#[cfg(feature = "net")]
+pub mod net;
 pub mod output;
 pub mod record;

@@ -11,10 +11,58 @@ use crate::record::legacy;
 /// Records of the crafted batch: tiny ones, as many as a compressed batch of a few MB holds.
 const RECORDS: i64 = 4_000_000;
 
-/// Address space for reading it: the binary, its threads and buffers, one batch and one record.
-/// Decoding every record of the batch at once took 526 MB of RAM (consume), holding its
-/// decompressed bytes 51 MB (dump-log-segments).
-const STREAMING: u64 = 48 << 20;
+/// Address space for reading it: what the same commands need on a small topic (the binary,
+/// its libraries, threads and buffers: measured, as it grows with the binary), plus 32 MiB for
+/// one batch and one record. Decoding every record of the batch at once took 526 MB of RAM
+/// (consume), holding its decompressed bytes 51 MB (dump-log-segments): both far past it.
+fn streaming() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| baseline() + (32 << 20))
+}
+
+/// The smallest address space (to the MiB) in which `produce`, `consume` and
+/// `dump-log-segments --deep-iteration` all run on a topic of one small record.
+fn baseline() -> u64 {
+    let dir = tempdir();
+    let data = dir.path();
+    kafkit(data, &["topics", "--create", "--topic", "t"]).ok();
+    let input = data.join("small.txt");
+    fs::write(&input, b"small\n").expect("write input");
+    let input = input.to_str().expect("utf-8").to_string();
+    let log = data.join("t-0/00000000000000000000.log");
+    let log = log.to_str().expect("utf-8").to_string();
+    let commands: [Vec<&str>; 3] = [
+        vec!["produce", "--topic", "t", "--file", &input],
+        vec![
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--max-messages",
+            "1",
+        ],
+        vec!["dump-log-segments", "--deep-iteration", "--files", &log],
+    ];
+    commands
+        .iter()
+        .map(|args| {
+            // The smallest limit in MiB that works, by bisection: `high` works, `low` not.
+            let works = |mib: u64| kafkit_within(data, args, mib << 20).code == 0;
+            let (mut low, mut high) = (1u64, 1024u64);
+            assert!(works(high), "{args:?} fails even within {high} MiB");
+            while high - low > 1 {
+                let mid = (low + high) / 2;
+                if works(mid) {
+                    high = mid;
+                } else {
+                    low = mid;
+                }
+            }
+            high << 20
+        })
+        .max()
+        .expect("three commands")
+}
 
 /// A topic `t` whose one segment is a single `codec` batch of [`RECORDS`] empty records: a few
 /// MB on disk, about 36 MB decompressed.
@@ -70,7 +118,7 @@ fn legacy_wrapper(count: i64) -> Vec<u8> {
     )
 }
 
-/// `dump-log-segments --deep-iteration` of `log`, within [`STREAMING`].
+/// `dump-log-segments --deep-iteration` of `log`, within [`streaming`].
 fn deep_dump(dir: &std::path::Path, log: &std::path::Path) -> crate::common::Run {
     kafkit_within(
         dir,
@@ -80,11 +128,11 @@ fn deep_dump(dir: &std::path::Path, log: &std::path::Path) -> crate::common::Run
             "--files",
             log.to_str().expect("utf-8"),
         ],
-        STREAMING,
+        streaming(),
     )
 }
 
-/// `consume` of every record of topic `t`, within [`STREAMING`].
+/// `consume` of every record of topic `t`, within [`streaming`].
 fn consume_all(dir: &std::path::Path) -> crate::common::Run {
     kafkit_within(
         dir,
@@ -96,7 +144,7 @@ fn consume_all(dir: &std::path::Path) -> crate::common::Run {
             "--timeout-ms",
             "200",
         ],
-        STREAMING,
+        streaming(),
     )
 }
 
@@ -150,7 +198,7 @@ fn an_entry_claiming_a_gigabyte_is_refused_not_read() {
     let run = kafkit_within(
         dir.path(),
         &["dump-log-segments", "--files", log.to_str().expect("utf-8")],
-        STREAMING,
+        streaming(),
     );
     let stderr = run.fails();
     assert!(stderr.contains(expected), "{stderr}");
@@ -175,7 +223,7 @@ fn produce_reads_through_a_line_too_long_to_send() {
             "--file",
             input.to_str().expect("utf-8"),
         ],
-        STREAMING,
+        streaming(),
     );
     // Kafka's refusal, sized as Kafka sizes the record (a batch of it alone: 61 + 21 bytes of
     // overhead at most, a null key, the value's 4-byte length varint, no headers).

@@ -1364,8 +1364,6 @@ fn config_files_with_arguments_winning_and_ignored_network_options() {
             "5",
             "--message-send-max-retries",
             "1",
-            "--bootstrap-server",
-            "localhost:9092",
         ],
         b"k|v\n",
     );

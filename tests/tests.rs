@@ -26,6 +26,7 @@ mod log;
 mod log_start;
 mod man;
 mod memory;
+mod net;
 mod produce;
 mod produce_interop;
 mod produce_streams;

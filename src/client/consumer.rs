@@ -338,6 +338,33 @@ pub enum ConsumeError {
         #[source]
         source: crate::record::RecordError,
     },
+    /// Fetching from a cluster failed (`--bootstrap-server`).
+    #[cfg(feature = "net")]
+    #[error(transparent)]
+    Network(#[from] crate::net::NetError),
+}
+
+/// Where a [`PartitionConsumer`] gets its partition's batches: a [`Fetcher`] reading the
+/// partition's directory, or a cluster's Fetch responses (`net::fetch`).
+pub trait BatchSource: std::fmt::Debug + Send {
+    /// The next batch holding offsets past the last one returned, or `None` when there is
+    /// nothing more yet.
+    fn next_batch(&mut self) -> Result<Option<Vec<u8>>, ConsumeError>;
+
+    /// A torn tail the source stopped before, once for each place found.
+    fn take_skipped(&mut self) -> Option<SkippedTail> {
+        None
+    }
+}
+
+impl BatchSource for Fetcher {
+    fn next_batch(&mut self) -> Result<Option<Vec<u8>>, ConsumeError> {
+        Fetcher::next_batch(self)
+    }
+
+    fn take_skipped(&mut self) -> Option<SkippedTail> {
+        Fetcher::take_skipped(self)
+    }
 }
 
 /// A partition's name as Kafka prints it (`topic-partition`): its directory's name.
@@ -356,11 +383,21 @@ struct Current {
     next_offset: i64,
 }
 
+/// A [`PartitionConsumer`]'s batches. The directory's fetcher stays inline: it is what
+/// every local read goes through, one per partition.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+enum Source {
+    Dir(Fetcher),
+    Other(Box<dyn BatchSource>),
+}
+
 /// One partition read as a consumer sees it.
 #[derive(Debug)]
 pub struct PartitionConsumer {
-    fetcher: Fetcher,
-    dir: PathBuf,
+    fetcher: Source,
+    /// `topic-partition`, for errors.
+    name: String,
     isolation: IsolationLevel,
     /// The offset of the next record to hand out.
     position: i64,
@@ -376,8 +413,27 @@ impl PartitionConsumer {
     /// A consumer of the partition in `dir`, starting at `offset`.
     pub fn new(dir: PathBuf, offset: i64, isolation: IsolationLevel) -> Self {
         Self {
-            fetcher: Fetcher::new(dir.clone(), offset),
-            dir,
+            name: partition_name(&dir),
+            fetcher: Source::Dir(Fetcher::new(dir, offset)),
+            isolation,
+            position: offset,
+            pending: VecDeque::new(),
+            markers: HashMap::new(),
+            current: None,
+        }
+    }
+
+    /// A consumer of partition `name` (`topic-partition`) reading the batches `source` hands
+    /// out, starting at `offset`.
+    pub fn from_source(
+        name: String,
+        source: Box<dyn BatchSource>,
+        offset: i64,
+        isolation: IsolationLevel,
+    ) -> Self {
+        Self {
+            name,
+            fetcher: Source::Other(source),
             isolation,
             position: offset,
             pending: VecDeque::new(),
@@ -387,15 +443,25 @@ impl PartitionConsumer {
     }
 
     /// Sets `check.crcs` (true by default, as in Kafka's consumer): a batch whose checksum
-    /// does not match ends the read with [`ConsumeError::Corrupt`].
+    /// does not match ends the read with [`ConsumeError::Corrupt`]. (Another source checks
+    /// as it was made to.)
     pub fn with_check_crcs(mut self, check_crcs: bool) -> Self {
-        self.fetcher = self.fetcher.with_check_crcs(check_crcs);
+        if let Source::Dir(fetcher) = self.fetcher {
+            self.fetcher = Source::Dir(fetcher.with_check_crcs(check_crcs));
+        }
         self
     }
 
     /// See [`Fetcher::take_skipped`].
     pub fn take_skipped(&mut self) -> Option<SkippedTail> {
-        self.fetcher.take_skipped()
+        self.source().take_skipped()
+    }
+
+    fn source(&mut self) -> &mut dyn BatchSource {
+        match &mut self.fetcher {
+            Source::Dir(fetcher) => fetcher,
+            Source::Other(source) => source.as_mut(),
+        }
     }
 
     /// The offset of the next record this consumer will hand out.
@@ -405,7 +471,7 @@ impl PartitionConsumer {
 
     fn corrupt(&self, offset: i64, source: crate::record::RecordError) -> ConsumeError {
         ConsumeError::Record {
-            partition: partition_name(&self.dir),
+            partition: self.name.clone(),
             offset,
             source,
         }
@@ -413,7 +479,7 @@ impl PartitionConsumer {
 
     /// Reads one batch ahead into `pending`; false when the partition has nothing more yet.
     fn read_ahead(&mut self) -> Result<bool, ConsumeError> {
-        let Some(bytes) = self.fetcher.next_batch()? else {
+        let Some(bytes) = self.source().next_batch()? else {
             return Ok(false);
         };
         if self.isolation == IsolationLevel::ReadCommitted {

@@ -20,6 +20,20 @@ pub enum OffsetSpec {
     Timestamp(i64),
 }
 
+impl OffsetSpec {
+    /// The timestamp a ListOffsets request carries for it (Kafka's `ListOffsetsRequest`
+    /// constants: -1 latest, -2 earliest, -3 max timestamp, -5 latest tiered).
+    pub fn kafka_timestamp(self) -> i64 {
+        match self {
+            OffsetSpec::Latest => -1,
+            OffsetSpec::Earliest => -2,
+            OffsetSpec::MaxTimestamp => -3,
+            OffsetSpec::LatestTiered => -5,
+            OffsetSpec::Timestamp(t) => t,
+        }
+    }
+}
+
 /// What `get-offsets --output json` prints (`docs/json.md`, "get-offsets"), written by
 /// [`crate::output::json::write_event`].
 #[derive(Debug, Clone, Copy, serde::Serialize)]

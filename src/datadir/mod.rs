@@ -122,6 +122,8 @@ pub enum TopicSource {
     Kafkit,
     /// Only partition directories, as a broker leaves them.
     Broker,
+    /// A cluster's metadata (`--bootstrap-server`).
+    Cluster,
 }
 
 /// One partition of a topic.

@@ -21,6 +21,7 @@ pub(crate) const CRC_OFFSET: usize = 17;
 pub(crate) const ATTRIBUTES_OFFSET: usize = 21;
 const LAST_OFFSET_DELTA_OFFSET: usize = 23;
 const MAX_TIMESTAMP_OFFSET: usize = 35;
+const PRODUCER_ID_OFFSET: usize = 43;
 const RECORDS_COUNT_OFFSET: usize = 57;
 
 // Field offsets of a legacy entry (offset + size + LegacyRecord).
@@ -939,6 +940,42 @@ pub fn set_log_append_time(batch: &mut [u8], now: i64) -> Result<(), RecordError
         &now.to_be_bytes(),
         "maxTimestamp",
     )?;
+    update_crc(batch)
+}
+
+/// What an idempotent producer's sender does to a v2 batch before it first sends it (Kafka's
+/// `ProducerBatch.setProducerState`): sets producerId, producerEpoch and baseSequence, then
+/// recomputes the CRC, in place.
+pub fn set_producer_state(
+    batch: &mut [u8],
+    producer_id: i64,
+    producer_epoch: i16,
+    base_sequence: i32,
+) -> Result<(), RecordError> {
+    ensure_v2(batch)?;
+    patch(
+        batch,
+        PRODUCER_ID_OFFSET,
+        &producer_id.to_be_bytes(),
+        "producerId",
+    )?;
+    patch(
+        batch,
+        PRODUCER_ID_OFFSET + 8,
+        &producer_epoch.to_be_bytes(),
+        "producerEpoch",
+    )?;
+    patch(
+        batch,
+        PRODUCER_ID_OFFSET + 10,
+        &base_sequence.to_be_bytes(),
+        "baseSequence",
+    )?;
+    update_crc(batch)
+}
+
+/// Recomputes a v2 batch's CRC over `[attributes, end of the batch)`.
+fn update_crc(batch: &mut [u8]) -> Result<(), RecordError> {
     let end =
         LOG_OVERHEAD.saturating_add(read_len(i32::from_be_bytes(be(batch, BATCH_LENGTH_OFFSET))));
     let Some(covered) = batch.get(ATTRIBUTES_OFFSET..end) else {
@@ -951,4 +988,37 @@ pub fn set_log_append_time(batch: &mut [u8], now: i64) -> Result<(), RecordError
     };
     let crc = super::crc32c(covered);
     patch(batch, CRC_OFFSET, &crc.to_be_bytes(), "crc")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{BatchBuilder, Compression, TimestampType};
+
+    fn built(state: Option<(i64, i16, i32)>) -> Vec<u8> {
+        let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+        if let Some((pid, epoch, seq)) = state {
+            b = b.producer_id(pid).producer_epoch(epoch).base_sequence(seq);
+        }
+        b.append(1, Some(b"k"), Some(b"v"), &[]);
+        b.append(2, None, Some(b"w"), &[]);
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn producer_state_set_later_is_what_the_builder_writes() {
+        let mut plain = built(None);
+        set_producer_state(&mut plain, 7, 3, 42).unwrap();
+        assert_eq!(plain, built(Some((7, 3, 42))));
+        let batch = RawBatch::read_at(&plain, 0).unwrap().unwrap();
+        assert!(batch.is_valid());
+        assert_eq!(
+            (
+                batch.producer_id(),
+                batch.producer_epoch(),
+                batch.base_sequence()
+            ),
+            (7, 3, 42)
+        );
+    }
 }

@@ -50,7 +50,7 @@ pub mod varint;
 
 pub use batch::{
     batches, increment_sequence, set_base_offset, set_log_append_time, set_partition_leader_epoch,
-    BatchHeader, BatchIter, RawBatch, RecordIter,
+    set_producer_state, BatchHeader, BatchIter, RawBatch, RecordIter,
 };
 pub use builder::{BatchBuilder, BuiltBatch};
 pub use codec::{compress, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES};

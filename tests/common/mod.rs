@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+pub mod broker;
 pub mod json_doc;
 
 /// The root of the repository (where `Cargo.toml` is).

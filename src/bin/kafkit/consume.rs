@@ -21,6 +21,7 @@ use kafkit::client::console::{
     ConsoleConsumeError, ConsoleConsumer, ConsoleConsumerConfig, ConsumerGroup, RecordOutput,
     StartOffset as Start, Subscription, CONSOLE_CONSUMER,
 };
+use kafkit::client::consumer::ConsumeError;
 use kafkit::client::group::GroupConfig;
 use kafkit::client::IsolationLevel;
 use kafkit::datadir::{DataDir, TopicFilter};
@@ -145,8 +146,9 @@ pub struct Args {
     /// A properties file of consumer configs; --consumer-property wins over it.
     #[arg(long = "consumer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub consumer_config: Option<std::path::PathBuf>,
-    /// Accepted for compatibility with kafka-console-consumer.sh and ignored: kafkit reads
-    /// --data-dir.
+    /// The brokers to fetch from, `HOST:PORT[,HOST:PORT...]`, instead of reading --data-dir
+    /// (client properties from --consumer.config and --consumer-property, with Kafka's names;
+    /// without --group).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Exit (0) once every partition read has been read to its end, as kcat's -e: no waiting
@@ -383,8 +385,24 @@ fn log_error(message: &str, logger: &str, exception: &str) {
 /// Runs `kafkit consume`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let Settings { consumer, output } = settings(args, global)?;
-    let datadir = DataDir::open(&global.data_dir)?;
-    let mut consumer = ConsoleConsumer::open(datadir, consumer).map_err(failure)?;
+    let mut consumer = match &args.bootstrap_server {
+        None => ConsoleConsumer::open(DataDir::open(&global.data_dir)?, consumer),
+        Some(_) if consumer.group.is_some() => {
+            return Err(super::net::not_yet("consume", "with a group"))
+        }
+        Some(servers) => {
+            let cluster = super::net::cluster(
+                "consume",
+                servers,
+                args.consumer_config.as_deref(),
+                &args.consumer_property,
+                global,
+                "console-consumer",
+            )?;
+            ConsoleConsumer::open_cluster(cluster, consumer)
+        }
+    }
+    .map_err(failure)?;
     let bar = (global.progress_wanted()
         && consumer.expected_records() >= progress::CONSUME_MIN_RECORDS)
         .then(|| progress::records(consumer.expected_records()));
@@ -454,6 +472,10 @@ fn failure(e: ConsoleConsumeError) -> anyhow::Error {
         | ConsoleConsumeError::UnknownPartition { .. }
         | ConsoleConsumeError::OffsetOutOfRange { .. }
         | ConsoleConsumeError::NoOffset(_) => Exit::failure(e.to_string()).into(),
+        ConsoleConsumeError::Network(e)
+        | ConsoleConsumeError::Consume(ConsumeError::Network(e)) => {
+            Exit::failure(super::net::message(&e)).into()
+        }
         e => e.into(),
     }
 }

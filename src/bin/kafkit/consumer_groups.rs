@@ -182,8 +182,8 @@ pub struct Args {
         hide_possible_values = true,
     )]
     pub group_type: Option<String>,
-    /// Accepted for compatibility with kafka-consumer-groups.sh and ignored: kafkit reads
-    /// --data-dir.
+    /// The brokers to connect to instead of --data-dir (not supported by this command yet:
+    /// refused).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Accepted for compatibility with kafka-consumer-groups.sh and ignored.
@@ -394,6 +394,9 @@ pub(crate) fn warn_skipped(tails: &[SkippedTail]) {
 
 /// Runs `kafkit consumer-groups`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    if args.bootstrap_server.is_some() {
+        return Err(super::net::not_yet("consumer-groups", "by consumer-groups"));
+    }
     validate(args)?;
     let datadir = DataDir::open(&global.data_dir)?;
     let groups = Groups::load(&datadir).map_err(failed)?;

@@ -12,8 +12,11 @@ use super::{stderrln, Example, Exit, GlobalArgs};
 use kafkit::client::offsets::{list_offset, OffsetEvent, OffsetSpec};
 use kafkit::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use kafkit::datadir::{names, DataDir, OffsetCheckpoint, TopicFilter, TopicPartition};
+use kafkit::net::offsets::ListedOffset;
+use kafkit::net::Cluster;
 use kafkit::output::json::write_event;
 use kafkit::output::{log4j, OutputFormat};
+use std::collections::BTreeMap;
 
 /// Examples of `kafkit get-offsets`, in its help and man page (`tests/man.rs` runs them, in order, in
 /// an empty directory).
@@ -68,11 +71,12 @@ pub struct Args {
     /// Exclude internal topics (__consumer_offsets, ...) from the listing.
     #[arg(long)]
     pub exclude_internal_topics: bool,
-    /// Accepted for compatibility with kafka-get-offsets.sh and ignored: kafkit reads
+    /// The brokers to ask (ListOffsets), `HOST:PORT[,HOST:PORT...]`, instead of reading
     /// --data-dir.
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
-    /// Accepted for compatibility with kafka-get-offsets.sh and ignored.
+    /// With --bootstrap-server: a file of Kafka client properties (request.timeout.ms,
+    /// default.api.timeout.ms, client.id, ...).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub command_config: Option<std::path::PathBuf>,
 }
@@ -171,6 +175,70 @@ fn partition_list(list: &str) -> Result<Partitions> {
     Ok(Partitions::List(ids))
 }
 
+/// Where the offsets come from.
+enum Source {
+    Dir(DataDir),
+    Cluster(Cluster),
+}
+
+/// Each selected partition's offset: read from its log in the directory as it is asked for,
+/// or answered by the cluster's leaders all at once (one ListOffsets per leader).
+enum Answers<'a> {
+    Dir {
+        datadir: &'a DataDir,
+        spec: OffsetSpec,
+        log_starts: BTreeMap<TopicPartition, i64>,
+    },
+    Cluster(BTreeMap<TopicPartition, ListedOffset>),
+}
+
+impl<'a> Answers<'a> {
+    fn new(source: &'a mut Source, selected: &[TopicPartition], spec: OffsetSpec) -> Result<Self> {
+        Ok(match source {
+            Source::Dir(datadir) => Answers::Dir {
+                log_starts: OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))
+                    .unwrap_or_default(),
+                datadir,
+                spec,
+            },
+            Source::Cluster(cluster) => Answers::Cluster(
+                cluster
+                    .list_offsets(selected, spec.kafka_timestamp())
+                    .map_err(|e| error(super::net::message(&e)))?,
+            ),
+        })
+    }
+
+    /// The partition's offset (`None`: no answer, left out as Kafka leaves it out), or the
+    /// error message for Kafka's `Skip getting offsets ...` line. A torn tail the reader
+    /// skipped is warned of on stderr.
+    fn offset(&mut self, tp: &TopicPartition) -> std::result::Result<Option<i64>, String> {
+        match self {
+            Answers::Dir {
+                datadir,
+                spec,
+                log_starts,
+            } => {
+                let dir = datadir.partition_dir(tp);
+                let log_start = log_starts.get(tp).copied().unwrap_or(0);
+                let listed = list_offset(&dir, *spec, log_start).map_err(|e| e.to_string())?;
+                if let Some(tail) = listed.skipped {
+                    stderrln!(
+                        "{}",
+                        log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
+                    );
+                }
+                Ok(listed.offset)
+            }
+            Answers::Cluster(answers) => match answers.get(tp) {
+                Some(Ok(offset)) => Ok(*offset),
+                Some(Err(e)) => Err(e.to_string()),
+                None => Ok(None),
+            },
+        }
+    }
+}
+
 /// Runs `kafkit get-offsets`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     if args.topic_partitions.is_some() && (args.topic.is_some() || args.partitions.is_some()) {
@@ -191,13 +259,44 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             vec![(filter, partitions)]
         }
     };
-    let datadir = DataDir::open(&global.data_dir)?;
+    let mut source = match &args.bootstrap_server {
+        None => Source::Dir(DataDir::open(&global.data_dir)?),
+        Some(servers) => Source::Cluster(super::net::cluster(
+            "get-offsets",
+            servers,
+            args.command_config.as_deref(),
+            &[],
+            global,
+            "GetOffsetShell",
+        )?),
+    };
+    // (topic, partition count) of every topic, from the directory or the cluster's metadata.
+    let topics: Vec<(String, i32)> = match &mut source {
+        Source::Dir(datadir) => datadir
+            .topics()?
+            .into_iter()
+            .map(|t| {
+                let n = i32::try_from(t.partition_count()).unwrap_or(i32::MAX);
+                (t.name, n)
+            })
+            .collect(),
+        Source::Cluster(cluster) => cluster
+            .describe_topics()
+            .map_err(|e| error(super::net::message(&e)))?
+            .into_iter()
+            .map(|t| {
+                let n = i32::try_from(t.partitions.len()).unwrap_or(i32::MAX);
+                (t.name, n)
+            })
+            .collect(),
+    };
     let mut selected: Vec<TopicPartition> = Vec::new();
-    for topic in datadir.topics()? {
-        if args.exclude_internal_topics && names::is_internal(&topic.name) {
+    for (topic, count) in &topics {
+        if args.exclude_internal_topics && names::is_internal(topic) {
             continue;
         }
-        for tp in topic.topic_partitions() {
+        for partition in 0..*count {
+            let tp = TopicPartition::new(topic.as_str(), partition);
             if rules
                 .iter()
                 .any(|(f, p)| f.matches(&tp.topic) && p.contains(tp.partition))
@@ -214,16 +313,14 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // Kafka sorts by the string `topic-partition` (so t-10 comes before t-2).
     selected.sort_by_key(|tp| tp.to_string());
     selected.dedup();
-    let log_starts =
-        OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
+    let mut answers = Answers::new(&mut source, &selected, spec)?;
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut failed = 0usize;
     for tp in &selected {
-        let dir = datadir.partition_dir(tp);
-        let log_start = log_starts.get(tp).copied().unwrap_or(0);
-        let listed = match list_offset(&dir, spec, log_start) {
-            Ok(listed) => listed,
+        let offset = match answers.offset(tp) {
+            Ok(Some(offset)) => offset,
+            Ok(None) => continue,
             Err(e) => {
                 // Kafka's tool goes on with the other partitions; the exit status tells.
                 out.flush()?;
@@ -231,16 +328,6 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 failed += 1;
                 continue;
             }
-        };
-        if let Some(tail) = listed.skipped {
-            out.flush()?;
-            stderrln!(
-                "{}",
-                log4j::line("WARN", &tail.to_string(), log4j::LOG_READER)
-            );
-        }
-        let Some(offset) = listed.offset else {
-            continue;
         };
         match global.output {
             OutputFormat::Text => writeln!(out, "{}:{}:{offset}", tp.topic, tp.partition)?,

@@ -31,6 +31,7 @@ pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
 pub mod log_dirs;
+pub mod net;
 pub mod produce;
 mod progress;
 // poll(2) has no safe wrapper in std.
@@ -99,6 +100,10 @@ pub struct GlobalArgs {
     /// without them.
     #[arg(short, long, global = true, help_heading = "Global options")]
     pub quiet: bool,
+    /// Whether `--data-dir` was given on the command line (not its default nor its
+    /// environment variable): with `--bootstrap-server` that is a usage error.
+    #[arg(skip)]
+    pub data_dir_given: bool,
 }
 
 impl GlobalArgs {
@@ -320,9 +325,11 @@ impl Write for QuietStderr {
 /// Usage errors exit with 1, as every Kafka tool's `printUsageAndExit` does; `--help` and
 /// `--version` print and exit with 0.
 pub fn main() -> ExitCode {
-    let parsed = command()
-        .try_get_matches()
-        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let parsed = command().try_get_matches().and_then(|matches| {
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        cli.global.data_dir_given = given_on_command_line(&matches, "data_dir");
+        Ok(cli)
+    });
     let cli = match parsed {
         Ok(cli) => cli,
         Err(err) => {
@@ -342,6 +349,21 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => report(&err, output),
     }
+}
+
+/// Whether the option `id` was typed on the command line, before or after the subcommand.
+fn given_on_command_line(matches: &clap::ArgMatches, id: &str) -> bool {
+    let here = matches!(
+        matches
+            .try_get_raw_occurrences(id)
+            .ok()
+            .flatten()
+            .map(|_| matches.value_source(id)),
+        Some(Some(clap::parser::ValueSource::CommandLine))
+    );
+    here || matches
+        .subcommand()
+        .is_some_and(|(_, sub)| given_on_command_line(sub, id))
 }
 
 /// Whether command-line arguments that clap refused ask for `--output json` (`--output json`

@@ -21,12 +21,13 @@ use crate::progress;
 use kafkit::client::console::{
     ConsoleProduceError, ConsoleProducer, ConsoleProducerOptions, RecordReader,
 };
-use kafkit::client::producer::kafka_exception;
+use kafkit::client::producer::{kafka_exception, Destination};
 use kafkit::client::{configs, partition_error, Acks, LineFormat, PartitionerKind, ProducerConfig};
 use kafkit::datadir::config::ConfigKey;
 use kafkit::datadir::names::CLUSTER_METADATA_TOPIC;
-use kafkit::datadir::{DataDir, PartitionWriter};
+use kafkit::datadir::{DataDir, PartitionInfo, PartitionWriter, Topic, TopicConfigs, TopicSource};
 use kafkit::log::CompressionPolicy;
+use kafkit::net::produce::ClusterSink;
 use kafkit::output::progress::Progress;
 use kafkit::output::{log4j, OutputFormat};
 use kafkit::record::Compression;
@@ -130,8 +131,9 @@ pub struct Args {
     /// A properties file of producer configs; --producer-property wins over it.
     #[arg(long = "producer.config", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub producer_config: Option<PathBuf>,
-    /// Accepted for compatibility with kafka-console-producer.sh and ignored: kafkit writes to
-    /// --data-dir.
+    /// The brokers to send the records to, `HOST:PORT[,HOST:PORT...]`, instead of writing
+    /// them to --data-dir (client properties from --producer.config and --producer-property,
+    /// with Kafka's names: acks, enable.idempotence, request.timeout.ms, ...).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// The class reading the input: Kafka's org.apache.kafka.tools.LineMessageReader (the
@@ -194,6 +196,8 @@ struct Settings {
     codec: Option<Compression>,
     /// Warnings about the properties and configs supplied but not used.
     unused: Vec<String>,
+    /// The producer properties (file, then `--producer-property`), for a cluster's client.
+    props: Vec<(String, String)>,
 }
 
 /// The logger Kafka's `AbstractConfig.logUnused` logs the producer's unused configs with.
@@ -276,8 +280,10 @@ fn settings(args: &Args) -> Result<Settings> {
         .iter()
         .map(|(name, _)| name.as_str())
         .filter(|name| {
-            !configs::PRODUCER_CONFIGS_USED.contains(name)
-                && !configs::PRODUCER_CONFIGS_FOR_A_BROKER.contains(name)
+            let used = configs::PRODUCER_CONFIGS_USED.contains(name)
+                || configs::PRODUCER_CONFIGS_FOR_A_BROKER.contains(name)
+                || (args.bootstrap_server.is_some() && *name == "enable.idempotence");
+            !used
         });
     let unused = [
         (configs::unused_message(unused_producer), PRODUCER_CONFIG),
@@ -294,7 +300,93 @@ fn settings(args: &Args) -> Result<Settings> {
         linger,
         codec,
         unused,
+        props: producer_props,
     })
+}
+
+/// The data directory's topic, the writer of its partitions and the codec (`--compression-codec`,
+/// else the topic's `compression.type`).
+fn local(
+    global: &GlobalArgs,
+    topic_name: &str,
+    codec: Option<Compression>,
+) -> Result<(Destination, Topic, Compression)> {
+    let datadir = DataDir::open(&global.data_dir)?;
+    let topic = datadir.topic(topic_name)?.ok_or_else(|| {
+        let hint = if topic_name == CLUSTER_METADATA_TOPIC {
+            "it is a KRaft controller's metadata log, not a topic".to_string()
+        } else {
+            format!("create it with `kafkit topics --create --topic {topic_name}`")
+        };
+        Exit::failure(format!(
+            "Topic {topic_name} not present in metadata: it does not exist in {} ({hint})",
+            global.data_dir.display()
+        ))
+    })?;
+    let compression = codec.unwrap_or(match topic.log_config().compression {
+        CompressionPolicy::Fixed(c) => c,
+        CompressionPolicy::Producer => Compression::None,
+    });
+    let writer = PartitionWriter::new(&datadir)?;
+    Ok((writer.into(), topic, compression))
+}
+
+/// The cluster's topic (the broker may create it) and its leaders, with an idempotent
+/// producer id unless `enable.idempotence=false` (or `acks` other than all without
+/// `enable.idempotence` set, as Kafka turns it off then); the codec is the producer's
+/// (`compression.type`, default none: the broker applies the topic's).
+fn remote(
+    args: &Args,
+    global: &GlobalArgs,
+    servers: &str,
+    topic_name: &str,
+    codec: Option<Compression>,
+    acks: Acks,
+    props: &[(String, String)],
+) -> Result<(Destination, Topic, Compression)> {
+    let cluster = super::net::cluster(
+        "produce",
+        servers,
+        args.producer_config.as_deref(),
+        &args.producer_property,
+        global,
+        "console-producer",
+    )?;
+    let idempotence = props
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "enable.idempotence")
+        .map(|(_, v)| v.trim().to_ascii_lowercase());
+    let idempotent = match (idempotence.as_deref(), acks) {
+        (Some("false"), _) | (None, Acks::None | Acks::Leader) => false,
+        (Some("true"), Acks::None | Acks::Leader) => {
+            return Err(Exit::failure(
+                "org.apache.kafka.common.config.ConfigException: Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.",
+            )
+            .into())
+        }
+        _ => true,
+    };
+    let acks = match acks {
+        Acks::None => 0,
+        Acks::Leader => 1,
+        Acks::All => -1,
+    };
+    let sink = ClusterSink::open(cluster, topic_name, acks, idempotent)
+        .map_err(|e| Exit::failure(super::net::message(&e)))?;
+    let topic = Topic {
+        name: topic_name.to_string(),
+        id: None,
+        partitions: (0..sink.partitions())
+            .map(|id| PartitionInfo {
+                id,
+                replicas: Vec::new(),
+            })
+            .collect(),
+        configs: TopicConfigs::default(),
+        source: TopicSource::Cluster,
+    };
+    Ok((sink.into(), topic, codec.unwrap_or(Compression::None)))
 }
 
 /// The input read, its file descriptor (to wait for it) and a progress bar.
@@ -334,6 +426,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         linger,
         codec,
         unused,
+        props,
     } = settings(args)?;
     for warning in &unused {
         stderrln!("{warning}");
@@ -343,22 +436,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // 128 + the signal's number.
     let signals = StopSignals::catch()?;
 
-    let datadir = DataDir::open(&global.data_dir)?;
-    let topic = datadir.topic(topic_name)?.ok_or_else(|| {
-        let hint = if topic_name == CLUSTER_METADATA_TOPIC {
-            "it is a KRaft controller's metadata log, not a topic".to_string()
-        } else {
-            format!("create it with `kafkit topics --create --topic {topic_name}`")
-        };
-        Exit::failure(format!(
-            "Topic {topic_name} not present in metadata: it does not exist in {} ({hint})",
-            global.data_dir.display()
-        ))
-    })?;
-    let compression = codec.unwrap_or(match topic.log_config().compression {
-        CompressionPolicy::Fixed(c) => c,
-        CompressionPolicy::Producer => Compression::None,
-    });
+    let (destination, topic, compression) = match &args.bootstrap_server {
+        None => local(global, topic_name, codec)?,
+        Some(servers) => remote(args, global, servers, topic_name, codec, acks, &props)?,
+    };
     if let Some(p) = args.partition {
         if let Some(message) = partition_error(p, topic.partition_count() as i32, true) {
             return Err(Exit::failure(message).into());
@@ -382,13 +463,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         interactive,
         report_written: global.output == OutputFormat::Json,
     };
-    let writer = PartitionWriter::new(&datadir)?;
     let partitioner = args.partitioner.build(args.partitioner_seed);
     // Kafka's callback logs a refused record and the producer goes on: a stderr that cannot
     // show it changes nothing ([`QuietStderr`]).
     let diagnostics = Arc::new(|message: &str| stderrln!("{message}"));
     let producer = ConsoleProducer::new(
-        writer,
+        destination,
         topic.clone(),
         partitioner,
         config,

@@ -13,9 +13,11 @@ use clap::{ValueEnum, ValueHint};
 use super::{stderrln, Example, Exit, GlobalArgs};
 use kafkit::common::{Uuid, UuidError};
 use kafkit::datadir::{
-    names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter,
-    MAX_REPLICATION_FACTOR,
+    names, DataDir, DataDirError, NewTopic, PartitionInfo, Topic, TopicConfigs, TopicFilter,
+    TopicSource, MAX_REPLICATION_FACTOR,
 };
+use kafkit::net::admin::{CreateTopic, PartitionDescription};
+use kafkit::net::{Cluster, NetError};
 use kafkit::output::json::write_event;
 use kafkit::output::topics::TopicsEvent;
 use kafkit::output::OutputFormat;
@@ -124,11 +126,12 @@ pub struct Args {
     /// With --describe: only show partitions whose ISR count equals the configured minimum.
     #[arg(long)]
     pub at_min_isr_partitions: bool,
-    /// Accepted for compatibility with kafka-topics.sh and ignored: kafkit works on --data-dir,
-    /// not on a broker.
+    /// The brokers to connect to, `HOST:PORT[,HOST:PORT...]`, instead of --data-dir: --list,
+    /// --describe, --create and --delete run against that cluster.
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
-    /// Accepted for compatibility with kafka-topics.sh and ignored.
+    /// With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms,
+    /// default.api.timeout.ms, client.id, ...).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub command_config: Option<PathBuf>,
     /// Accepted for compatibility with kafka-topics.sh and ignored.
@@ -163,9 +166,34 @@ impl Action {
     }
 }
 
+/// Where the topics are: a data directory, or a cluster (`--bootstrap-server`).
+enum Backend {
+    Dir,
+    Cluster(Cluster),
+}
+
 /// Runs `kafkit topics`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let (action, note) = validate(args)?;
+    let mut backend = match &args.bootstrap_server {
+        None => Backend::Dir,
+        Some(servers) => {
+            if action == Action::Alter {
+                return Err(usage(
+                    "--alter with --bootstrap-server is not supported yet (kafkit alters topics of a --data-dir)",
+                ));
+            }
+            let cluster = super::net::cluster(
+                "topics",
+                servers,
+                args.command_config.as_deref(),
+                &[],
+                global,
+                "adminclient-1",
+            )?;
+            Backend::Cluster(cluster)
+        }
+    };
     let stdout = io::stdout();
     let mut out = Out {
         w: BufWriter::new(stdout.lock()),
@@ -175,11 +203,11 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         out.warning(note)?;
     }
     let result = match action {
-        Action::Create => create(args, global, &mut out),
-        Action::List => list(args, global, &mut out),
-        Action::Describe => describe(args, global, &mut out),
+        Action::Create => create(args, global, &mut backend, &mut out),
+        Action::List => list(args, global, &mut backend, &mut out),
+        Action::Describe => describe(args, global, &mut backend, &mut out),
         Action::Alter => alter(args, global, &mut out),
-        Action::Delete => delete(args, global, &mut out),
+        Action::Delete => delete(args, global, &mut backend, &mut out),
     };
     match result {
         Ok(()) => {
@@ -223,6 +251,12 @@ impl From<io::Error> for Failure {
 impl From<DataDirError> for Failure {
     fn from(e: DataDirError) -> Self {
         Failure::Message(e.to_string())
+    }
+}
+
+impl From<NetError> for Failure {
+    fn from(e: NetError) -> Self {
+        Failure::Message(super::net::message(&e))
     }
 }
 
@@ -513,7 +547,12 @@ fn parse_configs(entries: &[String]) -> std::result::Result<Vec<(String, String)
     Ok(out)
 }
 
-fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
+fn create(
+    args: &Args,
+    global: &GlobalArgs,
+    backend: &mut Backend,
+    out: &mut Out<impl Write>,
+) -> Outcome {
     let name = args.topic.clone().unwrap_or_default();
     let entries = parse_configs(&args.config).map_err(Failure::Message)?;
     let configs = TopicConfigs::new(entries.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -545,27 +584,64 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
     }
     // The controller's first checks, before the data directory is made: a bad name leaves none.
     DataDir::check_new_topic_name(&name).map_err(|e| Failure::Message(e.to_string()))?;
-    let new = NewTopic {
-        name: name.clone(),
-        partitions,
-        replication_factor: rf,
-        assignment,
-        configs,
+    let topic = match backend {
+        Backend::Dir => {
+            let new = NewTopic {
+                name: name.clone(),
+                partitions,
+                replication_factor: rf,
+                assignment,
+                configs,
+            };
+            let dir = DataDir::create(&global.data_dir)?;
+            if dir.was_created() {
+                stderrln!("Created data directory {}", global.data_dir.display());
+            }
+            let lock = dir.lock()?;
+            let topic = match dir.create_topic(&lock, &new) {
+                Ok(topic) => topic,
+                Err(DataDirError::TopicExists(_)) if args.if_not_exists => return Ok(()),
+                Err(e) => return Err(e.into()),
+            };
+            drop(lock);
+            Some(topic)
+        }
+        Backend::Cluster(cluster) => {
+            let new = CreateTopic {
+                name: name.clone(),
+                partitions: partitions.unwrap_or(-1),
+                replication_factor: rf.and_then(|r| i16::try_from(r).ok()).unwrap_or(-1),
+                assignment,
+                configs: entries,
+            };
+            match cluster.create_topic(&new) {
+                Ok(()) => {}
+                Err(NetError::Kafka(e)) if e.is_topic_exists() && args.if_not_exists => {
+                    return Ok(())
+                }
+                Err(e) => return Err(e.into()),
+            }
+            None
+        }
     };
-    let dir = DataDir::create(&global.data_dir)?;
-    if dir.was_created() {
-        stderrln!("Created data directory {}", global.data_dir.display());
-    }
-    let lock = dir.lock()?;
-    let topic = match dir.create_topic(&lock, &new) {
-        Ok(topic) => topic,
-        Err(DataDirError::TopicExists(_)) if args.if_not_exists => return Ok(()),
-        Err(e) => return Err(e.into()),
-    };
-    drop(lock);
     match out.format {
         OutputFormat::Text => writeln!(out.w, "Created topic {name}.")?,
-        OutputFormat::Json => out.json(&TopicsEvent::created(&topic))?,
+        OutputFormat::Json => {
+            // A cluster says what it made through its metadata, as describe reads it.
+            let topic = match topic {
+                Some(topic) => topic,
+                None => {
+                    let found = described(backend, global, args)?
+                        .into_iter()
+                        .find(|d| d.topic.name == name);
+                    match found {
+                        Some(d) => d.topic,
+                        None => return fail(format!("Topic '{name}' does not exist as expected")),
+                    }
+                }
+            };
+            out.json(&TopicsEvent::created(&topic))?;
+        }
     }
     Ok(())
 }
@@ -578,19 +654,94 @@ fn topic_filter(args: &Args) -> std::result::Result<Option<TopicFilter>, Failure
         .map_err(|e| Failure::Message(e.to_string()))
 }
 
+/// A topic with its partitions' leaders and in-sync replicas, from either backend: what
+/// `--list`, `--describe` and `--delete` print from.
+struct Described {
+    topic: Topic,
+    partitions: Vec<PartitionDescription>,
+}
+
+/// Every topic, sorted: the data directory's (one live broker, its node, leads every
+/// partition it holds, and the ISR is the replicas on it), or the cluster's metadata.
+fn described(
+    backend: &mut Backend,
+    global: &GlobalArgs,
+    args: &Args,
+) -> std::result::Result<Vec<Described>, Failure> {
+    match backend {
+        Backend::Dir => {
+            let dir = DataDir::open(&global.data_dir)?;
+            let node = dir.node_id();
+            Ok(dir
+                .topics()?
+                .into_iter()
+                .map(|topic| {
+                    let partitions = topic
+                        .partitions
+                        .iter()
+                        .map(|p| PartitionDescription {
+                            partition: p.id,
+                            leader: p.replicas.contains(&node).then_some(node),
+                            replicas: p.replicas.clone(),
+                            isr: p.replicas.iter().copied().filter(|b| *b == node).collect(),
+                        })
+                        .collect();
+                    Described { topic, partitions }
+                })
+                .collect())
+        }
+        Backend::Cluster(cluster) => {
+            let wanted = topic_filter(args)?;
+            let mut out = Vec::new();
+            for t in cluster.describe_topics()? {
+                let describing = args.describe || args.action == Some(Action::Describe);
+                let configs = if describing && wanted.as_ref().is_none_or(|f| f.matches(&t.name)) {
+                    let entries = cluster.topic_configs(&t.name)?;
+                    TopicConfigs::new(entries.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+                        .map_err(|e| Failure::Message(e.to_string()))?
+                } else {
+                    TopicConfigs::default()
+                };
+                let topic = Topic {
+                    name: t.name,
+                    id: Some(t.id),
+                    partitions: t
+                        .partitions
+                        .iter()
+                        .map(|p| PartitionInfo {
+                            id: p.partition,
+                            replicas: p.replicas.clone(),
+                        })
+                        .collect(),
+                    configs,
+                    source: TopicSource::Cluster,
+                };
+                out.push(Described {
+                    topic,
+                    partitions: t.partitions,
+                });
+            }
+            Ok(out)
+        }
+    }
+}
+
 /// The topics `--topic` selects (all without it), sorted, internal ones dropped on request.
-fn selected(dir: &DataDir, args: &Args) -> std::result::Result<Vec<Topic>, Failure> {
+fn selected(
+    backend: &mut Backend,
+    global: &GlobalArgs,
+    args: &Args,
+) -> std::result::Result<Vec<Described>, Failure> {
     let filter = topic_filter(args)?;
-    Ok(dir
-        .topics()?
+    Ok(described(backend, global, args)?
         .into_iter()
-        .filter(|t| filter.as_ref().is_none_or(|f| f.matches(&t.name)))
-        .filter(|t| !(args.exclude_internal && t.is_internal()))
+        .filter(|d| filter.as_ref().is_none_or(|f| f.matches(&d.topic.name)))
+        .filter(|d| !(args.exclude_internal && d.topic.is_internal()))
         .collect())
 }
 
 /// Kafka's `ensureTopicExists`: an error when `--topic` selected nothing, unless `--if-exists`.
-fn ensure_found(args: &Args, topics: &[Topic]) -> Outcome {
+fn ensure_found(args: &Args, topics: &[Described]) -> Outcome {
     match &args.topic {
         Some(topic) if topics.is_empty() && !args.if_exists => {
             fail(format!("Topic '{topic}' does not exist as expected"))
@@ -599,34 +750,42 @@ fn ensure_found(args: &Args, topics: &[Topic]) -> Outcome {
     }
 }
 
-fn list(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
-    let dir = DataDir::open(&global.data_dir)?;
-    let topics = selected(&dir, args)?;
+fn list(
+    args: &Args,
+    global: &GlobalArgs,
+    backend: &mut Backend,
+    out: &mut Out<impl Write>,
+) -> Outcome {
+    let topics = selected(backend, global, args)?;
     match out.format {
         OutputFormat::Text => {
-            let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
+            let names: Vec<&str> = topics.iter().map(|t| t.topic.name.as_str()).collect();
             writeln!(out.w, "{}", names.join("\n"))?;
         }
         OutputFormat::Json => {
             for t in &topics {
-                out.json(&TopicsEvent::listed(t))?;
+                out.json(&TopicsEvent::listed(&t.topic))?;
             }
         }
     }
     Ok(())
 }
 
-fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
-    let dir = DataDir::open(&global.data_dir)?;
+fn describe(
+    args: &Args,
+    global: &GlobalArgs,
+    backend: &mut Backend,
+    out: &mut Out<impl Write>,
+) -> Outcome {
     let topics = match &args.topic_id {
         Some(text) => {
             let id: Uuid = text
                 .parse()
                 .map_err(|e: UuidError| Failure::Message(e.to_string()))?;
-            let found: Vec<Topic> = dir
-                .topic_by_id(id)?
+            let found: Vec<Described> = described(backend, global, args)?
                 .into_iter()
-                .filter(|t| !(args.exclude_internal && t.is_internal()))
+                .filter(|d| d.topic.id == Some(id))
+                .filter(|d| !(args.exclude_internal && d.topic.is_internal()))
                 .collect();
             if found.is_empty() && !args.if_exists {
                 return fail(format!("TopicId '{text}' does not exist as expected"));
@@ -634,14 +793,13 @@ fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outc
             found
         }
         None => {
-            let topics = selected(&dir, args)?;
+            let topics = selected(backend, global, args)?;
             ensure_found(args, &topics)?;
             topics
         }
     };
-    let node = dir.node_id();
     let filters = report_filters(args).iter().any(|(set, _)| *set);
-    for topic in &topics {
+    for Described { topic, partitions } in &topics {
         if args.topics_with_overrides && !topic.configs.has_overrides() {
             continue;
         }
@@ -652,19 +810,15 @@ fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outc
             continue;
         }
         let min_isr = topic.configs.min_insync_replicas();
-        for p in &topic.partitions {
-            // One live broker: it leads every partition it holds, and the ISR is the
-            // replicas on it.
-            let leader = p.replicas.contains(&node).then_some(node);
-            let isr: Vec<i32> = p.replicas.iter().copied().filter(|b| *b == node).collect();
-            let isr_len = i64::try_from(isr.len()).unwrap_or(i64::MAX);
+        for p in partitions {
+            let isr_len = i64::try_from(p.isr.len()).unwrap_or(i64::MAX);
             let shown = !filters
-                || (args.under_replicated_partitions && p.replicas.len() > isr.len())
-                || (args.unavailable_partitions && leader.is_none())
-                || (args.under_min_isr_partitions && (leader.is_none() || isr_len < min_isr))
+                || (args.under_replicated_partitions && p.replicas.len() > p.isr.len())
+                || (args.unavailable_partitions && p.leader.is_none())
+                || (args.under_min_isr_partitions && (p.leader.is_none() || isr_len < min_isr))
                 || (args.at_min_isr_partitions && isr_len == min_isr);
             if shown {
-                partition_line(out, topic, p.id, leader, &p.replicas, &isr)?;
+                partition_line(out, topic, p.partition, p.leader, &p.replicas, &p.isr)?;
             }
         }
     }
@@ -733,14 +887,14 @@ fn partition_line(
 fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
     let dir = DataDir::open(&global.data_dir)?;
     let lock = dir.lock()?;
-    let topics = selected(&dir, args)?;
+    let topics = selected(&mut Backend::Dir, global, args)?;
     ensure_found(args, &topics)?;
     let count = int_arg(&args.partitions).unwrap_or(0);
     let assignment = match args.replica_assignment.as_deref() {
         Some(text) if !text.is_empty() => Some(parse_assignment(text).map_err(Failure::Message)?),
         _ => None,
     };
-    for topic in &topics {
+    for Described { topic, .. } in &topics {
         // Kafka sends only the entries after the existing partitions.
         let new_entries = assignment
             .as_ref()
@@ -753,16 +907,39 @@ fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome
     Ok(())
 }
 
-fn delete(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
-    let dir = DataDir::open(&global.data_dir)?;
-    let lock = dir.lock()?;
-    let topics = selected(&dir, args)?;
-    ensure_found(args, &topics)?;
-    for topic in &topics {
-        dir.delete_topic(&lock, &topic.name)?;
-        if out.format == OutputFormat::Json {
-            out.json(&TopicsEvent::Deleted { topic: &topic.name })?;
+fn delete(
+    args: &Args,
+    global: &GlobalArgs,
+    backend: &mut Backend,
+    out: &mut Out<impl Write>,
+) -> Outcome {
+    let topics = match backend {
+        Backend::Dir => {
+            let dir = DataDir::open(&global.data_dir)?;
+            let lock = dir.lock()?;
+            let topics = selected(backend, global, args)?;
+            ensure_found(args, &topics)?;
+            for d in &topics {
+                dir.delete_topic(&lock, &d.topic.name)?;
+                deleted(out, &d.topic.name)?;
+            }
+            return Ok(());
         }
+        Backend::Cluster(_) => selected(backend, global, args)?,
+    };
+    ensure_found(args, &topics)?;
+    if let Backend::Cluster(cluster) = backend {
+        for d in &topics {
+            cluster.delete_topic(&d.topic.name)?;
+            deleted(out, &d.topic.name)?;
+        }
+    }
+    Ok(())
+}
+
+fn deleted(out: &mut Out<impl Write>, topic: &str) -> io::Result<()> {
+    if out.format == OutputFormat::Json {
+        out.json(&TopicsEvent::Deleted { topic })?;
     }
     Ok(())
 }

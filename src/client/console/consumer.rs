@@ -11,7 +11,6 @@
 //! metadata.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -134,13 +133,13 @@ pub const CONSUMER_COORDINATOR: &str =
 /// Why a console consumer stopped before its end.
 #[derive(Debug, thiserror::Error)]
 pub enum ConsoleConsumeError {
-    /// `--topic` names no topic of the data directory.
-    #[error("Topic {topic} does not exist in {}", dir.display())]
+    /// `--topic` names no topic of the data directory (or of the cluster).
+    #[error("Topic {topic} does not exist in {place}")]
     UnknownTopic {
         /// The topic.
         topic: String,
-        /// The data directory.
-        dir: PathBuf,
+        /// The data directory's path, or the cluster's bootstrap servers.
+        place: String,
     },
     /// `--partition` names no partition of the topic.
     #[error("Partition {partition} of topic {topic} does not exist (the topic has {partitions} partitions)")]
@@ -186,6 +185,10 @@ pub enum ConsoleConsumeError {
     /// The group failed.
     #[error(transparent)]
     Group(Box<GroupClientError>),
+    /// The cluster failed (`--bootstrap-server`).
+    #[cfg(feature = "net")]
+    #[error(transparent)]
+    Network(#[from] crate::net::NetError),
     /// Writing the output failed (a closed pipe ends a consumer as Kafka's ends).
     #[error(transparent)]
     Output(#[from] io::Error),
@@ -219,7 +222,7 @@ fn kafka_exception(e: &ConsumeError) -> String {
 /// Kafka's console consumer over the partitions of a data directory.
 #[derive(Debug)]
 pub struct ConsoleConsumer {
-    datadir: DataDir,
+    origin: Origin,
     config: ConsoleConsumerConfig,
     consumers: Vec<(TopicPartition, PartitionConsumer)>,
     /// The records from each partition's start to its end when opened, or `max_messages` if
@@ -271,7 +274,10 @@ impl ConsoleConsumer {
     /// Logs the positions reset since the last call, as Kafka's consumer logs them.
     fn log_resets(&mut self, diagnostics: &dyn Diagnostics) {
         let prefix = log_prefix(&self.config);
-        let node = self.datadir.node_id();
+        // Resets are noted on a data directory only (`open_partitions`), whose node leads.
+        let Ok(node) = self.origin.datadir().map(DataDir::node_id) else {
+            return;
+        };
         for reset in std::mem::take(&mut self.resets) {
             diagnostics.print(&log4j::line(
                 "INFO",
@@ -299,6 +305,29 @@ impl ConsoleConsumer {
         datadir: DataDir,
         config: ConsoleConsumerConfig,
     ) -> Result<Self, ConsoleConsumeError> {
+        Self::open_at(Origin::Dir(datadir), config)
+    }
+
+    /// Finds the subscription's partitions in a cluster's metadata and positions a consumer
+    /// on each (ListOffsets), whose batches come from Fetch requests to the leaders. Kafka's
+    /// assign mode and a subscription without a group; a group is refused.
+    #[cfg(feature = "net")]
+    pub fn open_cluster(
+        cluster: crate::net::Cluster,
+        config: ConsoleConsumerConfig,
+    ) -> Result<Self, ConsoleConsumeError> {
+        if let Some(group) = &config.group {
+            return Err(crate::net::NetError::Unsupported {
+                name: "group.id".into(),
+                value: group.member.group_id.clone(),
+            }
+            .into());
+        }
+        let fetches = crate::net::fetch::Fetches::new(cluster, config.isolation, config.check_crcs);
+        Self::open_at(Origin::Cluster(fetches), config)
+    }
+
+    fn open_at(origin: Origin, config: ConsoleConsumerConfig) -> Result<Self, ConsoleConsumeError> {
         let assigned = matches!(
             config.subscription,
             Subscription::Topic {
@@ -314,7 +343,7 @@ impl ConsoleConsumer {
         };
         let mut backlog = 0;
         let mut resets = Vec::new();
-        let partitions = subscribed(&datadir, &config)?;
+        let partitions = subscribed(&origin, &config)?;
         let mut group_topics: Vec<String> =
             partitions.iter().map(|tp| tp.topic.to_string()).collect();
         group_topics.dedup();
@@ -322,12 +351,12 @@ impl ConsoleConsumer {
             // The group decides which partitions this member reads.
             Some(group) => (
                 Vec::new(),
-                Some(GroupMember::new(&datadir, group.member.clone())?),
+                Some(GroupMember::new(origin.datadir()?, group.member.clone())?),
             ),
             None => (
                 open_partitions(
                     partitions,
-                    &datadir,
+                    &origin,
                     &config,
                     start,
                     &mut backlog,
@@ -344,7 +373,7 @@ impl ConsoleConsumer {
             None => backlog,
         };
         Ok(Self {
-            datadir,
+            origin,
             config,
             consumers,
             expected,
@@ -435,7 +464,7 @@ impl ConsoleConsumer {
             }
             if !assigned && last_refresh.elapsed() >= self.config.metadata_max_age {
                 if self.member.is_some() {
-                    let mut topics: Vec<String> = subscribed(&self.datadir, &self.config)?
+                    let mut topics: Vec<String> = subscribed(&self.origin, &self.config)?
                         .into_iter()
                         .map(|tp| tp.topic.to_string())
                         .collect();
@@ -681,7 +710,7 @@ impl ConsoleConsumer {
             };
             let opened = open_partitions(
                 vec![tp],
-                &self.datadir,
+                &self.origin,
                 &self.config,
                 start,
                 &mut 0,
@@ -730,7 +759,7 @@ impl ConsoleConsumer {
     /// join it, positioned by auto.offset.reset as Kafka positions a newly assigned partition
     /// without a committed offset.
     fn add_new_partitions(&mut self) -> Result<(), ConsoleConsumeError> {
-        let new: Vec<TopicPartition> = subscribed(&self.datadir, &self.config)?
+        let new: Vec<TopicPartition> = subscribed(&self.origin, &self.config)?
             .into_iter()
             .filter(|tp| !self.consumers.iter().any(|(known, _)| known == tp))
             .collect();
@@ -740,7 +769,7 @@ impl ConsoleConsumer {
             let start = self.config.reset.unwrap_or(StartOffset::At(-1));
             let opened = open_partitions(
                 new,
-                &self.datadir,
+                &self.origin,
                 &self.config,
                 start,
                 &mut 0,
@@ -761,38 +790,119 @@ fn joined(partitions: &[TopicPartition]) -> String {
         .join(", ")
 }
 
+/// Where a console consumer's partitions are.
+#[derive(Debug)]
+enum Origin {
+    /// A data directory.
+    Dir(DataDir),
+    /// A cluster, through one consumer's fetches.
+    #[cfg(feature = "net")]
+    Cluster(crate::net::fetch::Fetches),
+}
+
+impl Origin {
+    /// The data directory (a group's coordinator lives there).
+    fn datadir(&self) -> Result<&DataDir, ConsoleConsumeError> {
+        match self {
+            Origin::Dir(datadir) => Ok(datadir),
+            #[cfg(feature = "net")]
+            Origin::Cluster(_) => Err(crate::net::NetError::Unsupported {
+                name: "group.id".into(),
+                value: String::new(),
+            }
+            .into()),
+        }
+    }
+
+    /// Every topic: whether it is internal, and its partitions (a broker's directory may
+    /// hold only some of a topic's).
+    fn topics(&self) -> Result<Vec<(bool, Vec<TopicPartition>)>, ConsoleConsumeError> {
+        Ok(match self {
+            Origin::Dir(datadir) => datadir
+                .topics()?
+                .into_iter()
+                .map(|t| (t.is_internal(), t.topic_partitions()))
+                .collect(),
+            #[cfg(feature = "net")]
+            Origin::Cluster(fetches) => fetches
+                .with_cluster(|c| c.describe_topics())?
+                .into_iter()
+                .map(|t| {
+                    let internal = crate::datadir::names::is_internal(&t.name);
+                    let name: std::sync::Arc<str> = t.name.into();
+                    let partitions = t
+                        .partitions
+                        .iter()
+                        .map(|p| TopicPartition::new(name.clone(), p.partition))
+                        .collect();
+                    (internal, partitions)
+                })
+                .collect(),
+        })
+    }
+
+    /// The topic's partition count and partitions, or `None` when there is no such topic.
+    fn partitions(
+        &self,
+        topic: &str,
+    ) -> Result<Option<(usize, Vec<TopicPartition>)>, ConsoleConsumeError> {
+        match self {
+            Origin::Dir(datadir) => Ok(datadir
+                .topic(topic)?
+                .map(|t| (t.partition_count(), t.topic_partitions()))),
+            #[cfg(feature = "net")]
+            Origin::Cluster(_) => Ok(self
+                .topics()?
+                .into_iter()
+                .map(|(_, partitions)| partitions)
+                .find(|partitions| partitions.first().is_some_and(|tp| tp.topic() == topic))
+                .map(|partitions| (partitions.len(), partitions))),
+        }
+    }
+
+    /// What "does not exist in" names.
+    fn place(&self) -> String {
+        match self {
+            Origin::Dir(datadir) => datadir.path().display().to_string(),
+            #[cfg(feature = "net")]
+            Origin::Cluster(_) => "the cluster".to_string(),
+        }
+    }
+}
+
 /// The partitions to read: one in assign mode, else every partition of the matching topics.
 fn subscribed(
-    datadir: &DataDir,
+    origin: &Origin,
     config: &ConsoleConsumerConfig,
 ) -> Result<Vec<TopicPartition>, ConsoleConsumeError> {
     let mut partitions: Vec<TopicPartition> = Vec::new();
     match &config.subscription {
         Subscription::Topic { name, partition } => {
-            let topic = datadir
-                .topic(name)?
-                .ok_or_else(|| ConsoleConsumeError::UnknownTopic {
-                    topic: name.clone(),
-                    dir: datadir.path().to_path_buf(),
-                })?;
+            let (count, all) =
+                origin
+                    .partitions(name)?
+                    .ok_or_else(|| ConsoleConsumeError::UnknownTopic {
+                        topic: name.clone(),
+                        place: origin.place(),
+                    })?;
             match *partition {
-                Some(p) if p < 0 || p as usize >= topic.partition_count() => {
+                Some(p) if p < 0 || p as usize >= count => {
                     return Err(ConsoleConsumeError::UnknownPartition {
                         topic: name.clone(),
                         partition: p,
-                        partitions: topic.partition_count(),
+                        partitions: count,
                     })
                 }
                 Some(p) => partitions.push(TopicPartition::new(name.clone(), p)),
-                None => partitions.extend(topic.topic_partitions()),
+                None => partitions.extend(all),
             }
         }
         Subscription::Pattern(filter) => {
-            for topic in datadir.topics()? {
+            for (internal, all) in origin.topics()? {
                 // Kafka's IncludeList: internal topics only with exclude.internal.topics=false.
-                if filter.matches(&topic.name) && !(config.exclude_internal && topic.is_internal())
-                {
-                    partitions.extend(topic.topic_partitions());
+                let matches = all.first().is_some_and(|tp| filter.matches(tp.topic()));
+                if matches && !(config.exclude_internal && internal) {
+                    partitions.extend(all);
                 }
             }
         }
@@ -806,12 +916,20 @@ fn subscribed(
 /// records from each consumer's start to its partition's end.
 fn open_partitions(
     partitions: Vec<TopicPartition>,
-    datadir: &DataDir,
+    origin: &Origin,
     config: &ConsoleConsumerConfig,
     start: StartOffset,
     backlog: &mut u64,
     resets: &mut Vec<Reset>,
 ) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
+    #[cfg_attr(not(feature = "net"), allow(clippy::infallible_destructuring_match))]
+    let datadir = match origin {
+        Origin::Dir(datadir) => datadir,
+        #[cfg(feature = "net")]
+        Origin::Cluster(fetches) => {
+            return open_cluster_partitions(partitions, fetches, config, start, backlog)
+        }
+    };
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
     let mut consumers = Vec::new();
@@ -820,55 +938,169 @@ fn open_partitions(
         let dir = datadir.partition_dir(&tp);
         let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
         let range = offset_range(&dir, checkpointed)?;
-        let earliest = range.start;
         // An end that cannot be read (a corrupt last batch) is needed only to start there: a
         // read from before it serves the records up to the damage, then reports it.
-        let in_range = |n: i64| n >= earliest && range.end.as_ref().map_or(true, |&end| n <= end);
         let end = range.end.as_ref().ok().copied();
-        let offset = match (start, config.reset) {
-            (StartOffset::Earliest, _) => earliest,
-            // Kafka's offsetsForTimes: the first offset whose timestamp is at least the time;
-            // none (every record is older), the end, as kcat then starts.
-            (StartOffset::Time(ms), _) => {
-                match list_offset(&dir, OffsetSpec::Timestamp(ms), checkpointed)?.offset {
-                    Some(offset) => offset.max(earliest),
-                    None => range.end?,
-                }
-            }
-            (StartOffset::At(n), _) if in_range(n) => n,
-            (StartOffset::At(n), reset) if n >= 0 => {
-                // A position outside the log: the fetcher's OFFSET_OUT_OF_RANGE.
-                let to = match reset {
-                    Some(StartOffset::Earliest) => earliest,
-                    Some(_) => range.end?,
-                    None => {
-                        return Err(ConsoleConsumeError::OffsetOutOfRange {
-                            tp,
-                            offset: n,
-                            node: datadir.node_id(),
-                        })
-                    }
-                };
-                resets.push(Reset {
-                    tp: tp.clone(),
-                    from: n,
-                    to,
-                });
-                to
-            }
-            (StartOffset::At(_), Some(StartOffset::Earliest)) => earliest,
-            // Latest, or no position with auto.offset.reset latest.
-            (StartOffset::Latest, _) | (StartOffset::At(_), Some(_)) => range.end?,
-            (StartOffset::At(_), None) => {
-                undefined.push(tp);
-                continue;
-            }
+        let at_time =
+            |ms| list_offset(&dir, OffsetSpec::Timestamp(ms), checkpointed).map(|l| l.offset);
+        let position = start_offset(start, config.reset, range.start, range.end, at_time)?;
+        let Some(offset) = position.resolve(&tp, datadir.node_id(), resets)? else {
+            undefined.push(tp);
+            continue;
         };
         if let Some(end) = end {
             *backlog += u64::try_from(end - offset).unwrap_or(0);
         }
         let consumer = PartitionConsumer::new(dir, offset, config.isolation)
             .with_check_crcs(config.check_crcs);
+        consumers.push((tp, consumer));
+    }
+    if !undefined.is_empty() {
+        return Err(ConsoleConsumeError::NoOffset(undefined));
+    }
+    Ok(consumers)
+}
+
+/// Where a partition starts (Kafka's `seek`, `offsetsForTimes` and reset rules, for a
+/// directory and a cluster).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// At this offset.
+    At(i64),
+    /// A position outside the log (below its start or past its end: the fetcher's
+    /// OFFSET_OUT_OF_RANGE), moved by `auto.offset.reset`.
+    Reset { from: i64, to: i64 },
+    /// A position outside the log with `auto.offset.reset=none`.
+    OutOfRange(i64),
+    /// No position, and `auto.offset.reset=none`.
+    Undefined,
+}
+
+impl Start {
+    /// The offset to start at, a reset noted in `resets`; `None`: undefined (Kafka's
+    /// `NoOffsetForPartitionException`, raised for all such partitions at once).
+    fn resolve(
+        self,
+        tp: &TopicPartition,
+        node: i32,
+        resets: &mut Vec<Reset>,
+    ) -> Result<Option<i64>, ConsoleConsumeError> {
+        match self {
+            Start::At(offset) => Ok(Some(offset)),
+            Start::Reset { from, to } => {
+                resets.push(Reset {
+                    tp: tp.clone(),
+                    from,
+                    to,
+                });
+                Ok(Some(to))
+            }
+            Start::OutOfRange(offset) => Err(ConsoleConsumeError::OffsetOutOfRange {
+                tp: tp.clone(),
+                offset,
+                node,
+            }),
+            Start::Undefined => Ok(None),
+        }
+    }
+}
+
+/// Where a partition starts, from its first offset, its end, and (for a time) the first
+/// offset whose timestamp is at least it.
+fn start_offset<E: Into<ConsoleConsumeError>>(
+    start: StartOffset,
+    reset: Option<StartOffset>,
+    earliest: i64,
+    end: Result<i64, E>,
+    at_time: impl FnOnce(i64) -> Result<Option<i64>, E>,
+) -> Result<Start, ConsoleConsumeError> {
+    let in_range = |n: i64| n >= earliest && end.as_ref().map_or(true, |&end| n <= end);
+    Ok(match (start, reset) {
+        (StartOffset::Earliest, _) => Start::At(earliest),
+        // Kafka's offsetsForTimes: the first offset whose timestamp is at least the time;
+        // none (every record is older), the end, as kcat then starts.
+        (StartOffset::Time(ms), _) => Start::At(match at_time(ms).map_err(Into::into)? {
+            Some(offset) => offset.max(earliest),
+            None => end.map_err(Into::into)?,
+        }),
+        (StartOffset::At(n), _) if in_range(n) => Start::At(n),
+        (StartOffset::At(n), reset) if n >= 0 => match reset {
+            Some(StartOffset::Earliest) => Start::Reset {
+                from: n,
+                to: earliest,
+            },
+            Some(_) => Start::Reset {
+                from: n,
+                to: end.map_err(Into::into)?,
+            },
+            None => Start::OutOfRange(n),
+        },
+        (StartOffset::At(_), Some(StartOffset::Earliest)) => Start::At(earliest),
+        // Latest, or no position with auto.offset.reset latest.
+        (StartOffset::Latest, _) | (StartOffset::At(_), Some(_)) => {
+            Start::At(end.map_err(Into::into)?)
+        }
+        (StartOffset::At(_), None) => Start::Undefined,
+    })
+}
+
+/// [`open_partitions`] of a cluster: the partitions' first offsets and ends (and offsets for
+/// a time) from ListOffsets, their batches from the consumer's fetches.
+#[cfg(feature = "net")]
+fn open_cluster_partitions(
+    partitions: Vec<TopicPartition>,
+    fetches: &crate::net::fetch::Fetches,
+    config: &ConsoleConsumerConfig,
+    start: StartOffset,
+    backlog: &mut u64,
+) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
+    use crate::net::NetError;
+    let (earliest, latest, times) = fetches.with_cluster(|c| {
+        let earliest = c.list_offsets(&partitions, -2)?;
+        let latest = c.list_offsets(&partitions, -1)?;
+        let times = match start {
+            StartOffset::Time(ms) => Some(c.list_offsets(&partitions, ms)?),
+            _ => None,
+        };
+        Ok::<_, NetError>((earliest, latest, times))
+    })?;
+    let answer = |answers: &std::collections::BTreeMap<
+        TopicPartition,
+        crate::net::offsets::ListedOffset,
+    >,
+                  tp: &TopicPartition|
+     -> Result<Option<i64>, NetError> {
+        match answers.get(tp) {
+            Some(Ok(offset)) => Ok(*offset),
+            Some(Err(e)) => Err(e.clone().into()),
+            None => Ok(None),
+        }
+    };
+    let mut consumers = Vec::new();
+    let mut undefined: Vec<TopicPartition> = Vec::new();
+    for tp in partitions {
+        let first = answer(&earliest, &tp)?.unwrap_or(0);
+        let end = answer(&latest, &tp).map(|o| o.unwrap_or(first));
+        let known_end = end.as_ref().ok().copied();
+        let at_time = |_| match &times {
+            Some(times) => answer(times, &tp),
+            None => Ok(None),
+        };
+        // A position out of range starts where auto.offset.reset says, unlogged (Kafka's line
+        // names the leader, unknown here), and without a policy fails as an undefined one.
+        let offset = match start_offset(start, config.reset, first, end, at_time)? {
+            Start::At(offset) | Start::Reset { to: offset, .. } => offset,
+            Start::OutOfRange(_) | Start::Undefined => {
+                undefined.push(tp);
+                continue;
+            }
+        };
+        if let Some(end) = known_end {
+            *backlog += u64::try_from(end - offset).unwrap_or(0);
+        }
+        let source = fetches.partition(tp.clone(), offset);
+        let consumer =
+            PartitionConsumer::from_source(tp.to_string(), source, offset, config.isolation);
         consumers.push((tp, consumer));
     }
     if !undefined.is_empty() {

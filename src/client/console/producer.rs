@@ -23,8 +23,10 @@ use serde_json::Value;
 use super::Diagnostics;
 use crate::client::line_reader::{LineError, LineFormat, Lines};
 use crate::client::partitioner::Partitioner;
-use crate::client::producer::{Event, ProduceError, Producer, ProducerConfig, SendFailure};
-use crate::datadir::{now_ms, PartitionWriter, Topic};
+use crate::client::producer::{
+    Destination, Event, ProduceError, Producer, ProducerConfig, SendFailure,
+};
+use crate::datadir::{now_ms, Topic};
 use crate::output::json::{bytes_from_value, write_event, BytesError};
 use crate::output::log4j;
 use crate::output::progress::Progress;
@@ -208,7 +210,7 @@ impl ConsoleProducer {
     /// A console producer writing `topic` through `writer` as `config` asks; its events go to
     /// `out` and its log lines to `diagnostics`.
     pub fn new(
-        writer: PartitionWriter,
+        writer: impl Into<Destination>,
         topic: Topic,
         partitioner: Box<dyn Partitioner>,
         config: ProducerConfig,

@@ -30,6 +30,8 @@
 
 mod accumulator;
 mod flusher;
+#[cfg(feature = "net")]
+mod remote;
 mod sender;
 
 use std::path::PathBuf;
@@ -179,6 +181,10 @@ pub enum ProduceError {
         #[source]
         source: std::io::Error,
     },
+    /// The cluster could not be reached or answered wrongly (`--bootstrap-server`).
+    #[cfg(feature = "net")]
+    #[error(transparent)]
+    Network(#[from] crate::net::NetError),
     /// The codec failed to compress.
     #[error("compressing a batch for {tp}: {source}")]
     Compress {
@@ -196,6 +202,30 @@ pub enum ProduceError {
 /// Kafka runs its send callbacks, or with `acks=all` on the thread whose flush made the
 /// records durable.
 pub type Callback = Box<dyn FnMut(&[Event]) + Send>;
+
+/// Where a producer's batches go: a data directory's partition logs, through the writer that
+/// holds its lock, or a cluster's partition leaders (`--bootstrap-server`).
+#[derive(Debug)]
+pub enum Destination {
+    /// The data directory's logs.
+    Log(PartitionWriter),
+    /// The cluster's brokers.
+    #[cfg(feature = "net")]
+    Cluster(crate::net::produce::ClusterSink),
+}
+
+impl From<PartitionWriter> for Destination {
+    fn from(writer: PartitionWriter) -> Self {
+        Destination::Log(writer)
+    }
+}
+
+#[cfg(feature = "net")]
+impl From<crate::net::produce::ClusterSink> for Destination {
+    fn from(sink: crate::net::produce::ClusterSink) -> Self {
+        Destination::Cluster(sink)
+    }
+}
 
 /// The sender thread's first error, as the producer holds it.
 #[derive(Debug)]
@@ -271,7 +301,7 @@ impl Producer {
     /// A producer writing `topic` through `writer` (which holds the data directory's lock)
     /// from a sender thread it starts.
     pub fn new(
-        writer: PartitionWriter,
+        writer: impl Into<Destination>,
         topic: Topic,
         partitioner: Box<dyn Partitioner>,
         config: ProducerConfig,
@@ -286,7 +316,7 @@ impl Producer {
     /// then has the records [`Self::send`] itself refused). The callback has run for every
     /// write when [`Self::flush`] or [`Self::close`] returns.
     pub fn with_callback(
-        writer: PartitionWriter,
+        writer: impl Into<Destination>,
         topic: Topic,
         partitioner: Box<dyn Partitioner>,
         config: ProducerConfig,
@@ -302,7 +332,7 @@ impl Producer {
             free,
         );
         let (sender, error) = Sender::start(
-            writer,
+            writer.into(),
             &topic,
             &config,
             callback,

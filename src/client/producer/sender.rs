@@ -22,7 +22,9 @@ use crate::record::{BuiltBatch, Compression, RawBatch};
 
 use super::accumulator::{updated_compression_estimate, Closing, Sealed};
 use super::flusher::Flusher;
-use super::{Acks, Callback, Event, ProduceError, ProducerConfig, RecordMetadata, SendFailure};
+use super::{
+    Acks, Callback, Destination, Event, ProduceError, ProducerConfig, RecordMetadata, SendFailure,
+};
 
 /// What the producer asks of its sender thread.
 #[derive(Debug)]
@@ -61,7 +63,7 @@ impl Sender {
     /// any, has the events. A thread that cannot start is said by the error returned beside a
     /// sender that refuses every request.
     pub(super) fn start(
-        writer: PartitionWriter,
+        destination: Destination,
         topic: &Topic,
         config: &ProducerConfig,
         callback: Option<Callback>,
@@ -71,34 +73,45 @@ impl Sender {
     ) -> (Self, Option<ProduceError>) {
         let (requests, inbox) = mpsc::sync_channel(in_flight);
         let (replies, outbox) = mpsc::channel();
-        let durability = Durability::of(config);
-        let (flusher, callback) = match durability {
-            Durability::GroupCommit => match Flusher::start(callback, replies.clone()) {
-                Ok(flusher) => (Ok(Some(flusher)), None),
-                Err(e) => (Err(e), None),
-            },
-            Durability::Written | Durability::EachBatch => (Ok(None), callback),
-        };
-        let started = flusher.and_then(|flusher| {
-            let sender = SenderThread {
-                writer,
-                topic: topic.clone(),
-                durability,
-                flusher,
-                touched: BTreeSet::new(),
-                replies,
-                free,
-                compression_estimate,
-                callback,
-                acknowledged: Vec::new(),
-            };
-            thread::Builder::new()
-                .name("kafkit-producer-sender".to_string())
-                .spawn(move || sender.run(inbox))
-                .map_err(|e| {
-                    ProduceError::Sender(format!("starting the producer's sender thread: {e}"))
+        let started = match destination {
+            Destination::Log(writer) => {
+                let durability = Durability::of(config);
+                let (flusher, callback) = match durability {
+                    Durability::GroupCommit => match Flusher::start(callback, replies.clone()) {
+                        Ok(flusher) => (Ok(Some(flusher)), None),
+                        Err(e) => (Err(e), None),
+                    },
+                    Durability::Written | Durability::EachBatch => (Ok(None), callback),
+                };
+                flusher.and_then(|flusher| {
+                    let sender = SenderThread {
+                        writer,
+                        topic: topic.clone(),
+                        durability,
+                        flusher,
+                        touched: BTreeSet::new(),
+                        replies,
+                        free,
+                        compression_estimate,
+                        callback,
+                        acknowledged: Vec::new(),
+                    };
+                    spawn(move || sender.run(inbox))
                 })
-        });
+            }
+            #[cfg(feature = "net")]
+            Destination::Cluster(sink) => {
+                let sender = super::remote::RemoteSender {
+                    sink,
+                    topic: topic.name.clone(),
+                    replies,
+                    free,
+                    compression_estimate,
+                    callback,
+                };
+                spawn(move || sender.run(inbox))
+            }
+        };
         let (thread, error) = match started {
             Ok(handle) => (Some(handle), None),
             Err(e) => (None, Some(e)),
@@ -139,6 +152,22 @@ impl Sender {
                 .unwrap_or_else(|_| Err(ProduceError::Sender("the sender thread panicked".into()))),
         )
     }
+}
+
+/// The sender thread's stack: it appends, compresses and sends batches, none of it
+/// recursive (the codecs keep their tables on the heap). Less than std's 2 MiB default, so
+/// a producer's address space stays small (`tests/memory.rs` runs it under a ceiling).
+const SENDER_STACK: usize = 1 << 20;
+
+/// Starts the sender thread running `body`.
+fn spawn(
+    body: impl FnOnce() -> Result<(), ProduceError> + Send + 'static,
+) -> Result<thread::JoinHandle<Result<(), ProduceError>>, ProduceError> {
+    thread::Builder::new()
+        .name("kafkit-producer-sender".to_string())
+        .stack_size(SENDER_STACK)
+        .spawn(body)
+        .map_err(|e| ProduceError::Sender(format!("starting the producer's sender thread: {e}")))
 }
 
 /// The producer's I/O thread (Kafka's `Sender`): it owns the partition logs, appends the
@@ -309,19 +338,7 @@ impl SenderThread {
             for sealed in std::iter::once(first).chain(std::iter::from_fn(|| {
                 group.next_if(|next| next.partition == partition)
             })) {
-                let batch = match sealed.batch {
-                    Closing::Built(batch) => batch,
-                    Closing::ToCompress(builder) => builder
-                        .seal()
-                        .map_err(|source| ProduceError::Compress { tp: tp(), source })?,
-                };
-                if batch.compression() != Compression::None {
-                    let current = f32::from_bits(self.compression_estimate.load(Ordering::Relaxed));
-                    let next = updated_compression_estimate(current, batch.compression_ratio());
-                    self.compression_estimate
-                        .store(next.to_bits(), Ordering::Relaxed);
-                }
-                batches.push(batch);
+                batches.push(finish(sealed.batch, tp, &self.compression_estimate)?);
                 timestamps.push(sealed.timestamps);
             }
             let written = if self.durability == Durability::EachBatch {
@@ -428,8 +445,29 @@ impl SenderThread {
     }
 }
 
+/// A sealed batch finished for sending: compressed if it is still to be (as Kafka's sender
+/// closes a `ProducerBatch`), the compression-ratio estimate moved by what it achieved.
+pub(super) fn finish(
+    batch: Closing,
+    tp: impl Fn() -> TopicPartition,
+    compression_estimate: &AtomicU32,
+) -> Result<BuiltBatch, ProduceError> {
+    let batch = match batch {
+        Closing::Built(batch) => batch,
+        Closing::ToCompress(builder) => builder
+            .seal()
+            .map_err(|source| ProduceError::Compress { tp: tp(), source })?,
+    };
+    if batch.compression() != Compression::None {
+        let current = f32::from_bits(compression_estimate.load(Ordering::Relaxed));
+        let next = updated_compression_estimate(current, batch.compression_ratio());
+        compression_estimate.store(next.to_bits(), Ordering::Relaxed);
+    }
+    Ok(batch)
+}
+
 /// Key and value sizes (-1 for null) of each record of a batch, for failure reports.
-fn record_sizes(batch: &[u8]) -> Vec<(i32, i32)> {
+pub(super) fn record_sizes(batch: &[u8]) -> Vec<(i32, i32)> {
     let size = |b: &Option<Vec<u8>>| b.as_ref().map_or(-1, |b| b.len() as i32);
     match RawBatch::read_at(batch, 0) {
         Ok(Some(raw)) => raw

@@ -1,0 +1,69 @@
+//! `--bootstrap-server` and the client properties, shared by the commands that can run
+//! against a cluster instead of `--data-dir` (the library's `kafkit::net`).
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::{stderrln, usage_error, GlobalArgs};
+use kafkit::net::{parse_bootstrap, ClientConfig, Cluster, NetError};
+use kafkit::output::log4j;
+
+/// The cluster `servers` names, with Kafka's client properties from `config_file` then
+/// `properties` (`name=value`), for `command` (whose usage errors these are).
+/// `--data-dir` given as well is a usage error: the two name different places.
+pub fn cluster(
+    command: &str,
+    servers: &str,
+    config_file: Option<&Path>,
+    properties: &[String],
+    global: &GlobalArgs,
+    client_id: &str,
+) -> Result<Cluster> {
+    if global.data_dir_given {
+        return Err(usage_error(
+            command,
+            "Option \"[bootstrap-server]\" can't be used with option \"[data-dir]\"",
+        ));
+    }
+    if servers.trim().is_empty() {
+        return Err(usage_error(
+            command,
+            "Error while validating the bootstrap address",
+        ));
+    }
+    let bootstrap = parse_bootstrap(servers).map_err(|e| usage_error(command, e.to_string()))?;
+    let props = super::properties(config_file, properties)?;
+    let config =
+        ClientConfig::new(client_id).apply(props.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+    Ok(Cluster::new(bootstrap, config))
+}
+
+/// What a command prints for a failed call: the broker's message for a Kafka error (as
+/// Kafka's tools print `e.getMessage`), and the warning Kafka's client logs when no broker
+/// could be reached (on stderr, once).
+pub fn message(e: &NetError) -> String {
+    match e {
+        NetError::Kafka(k) => k.text(),
+        NetError::Timeout {
+            unreachable: Some(warning),
+            message,
+        } => {
+            stderrln!(
+                "{}",
+                log4j::line("WARN", warning, "org.apache.kafka.clients.NetworkClient")
+            );
+            message.clone()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A command (or a use of one) that cannot run against a cluster yet: refused, never
+/// ignored (the data directory would be read or written instead of the cluster).
+pub fn not_yet(command: &str, what: &str) -> anyhow::Error {
+    usage_error(
+        command,
+        format!("--bootstrap-server is not supported {what} yet: run it on a --data-dir"),
+    )
+}

@@ -1,0 +1,126 @@
+//! The client properties kafkit reads, by Kafka's names, with Kafka's defaults.
+
+use std::time::Duration;
+
+use super::NetError;
+
+/// How a client talks to a cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// `client.id`, sent in every request header.
+    pub client_id: String,
+    /// `request.timeout.ms` (30 s): how long a request waits for its response.
+    pub request_timeout: Duration,
+    /// `default.api.timeout.ms` (60 s): how long a call may take, retries included (the
+    /// producer's `max.block.ms` for its metadata).
+    pub api_timeout: Duration,
+    /// `retry.backoff.ms` (100 ms): the first wait before a retry.
+    pub retry_backoff: Duration,
+    /// `retry.backoff.max.ms` (1 s): the longest wait between retries (the wait doubles).
+    pub retry_backoff_max: Duration,
+    /// `socket.connection.setup.timeout.ms` (10 s): how long a connect may take.
+    pub connect_timeout: Duration,
+}
+
+impl ClientConfig {
+    /// Kafka's defaults, with `client_id`.
+    pub fn new(client_id: &str) -> Self {
+        ClientConfig {
+            client_id: client_id.to_string(),
+            request_timeout: Duration::from_millis(30_000),
+            api_timeout: Duration::from_millis(60_000),
+            retry_backoff: Duration::from_millis(100),
+            retry_backoff_max: Duration::from_millis(1000),
+            connect_timeout: Duration::from_millis(10_000),
+        }
+    }
+
+    /// Applies client properties (a file's, then the command line's, in order: a later one
+    /// wins), refusing a value Kafka would refuse and a security protocol kafkit does not
+    /// speak yet. Properties it does not use are left alone, as Kafka only warns of them.
+    pub fn apply<'a>(
+        mut self,
+        properties: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, NetError> {
+        for (name, value) in properties {
+            let ms = || -> Result<Duration, NetError> {
+                let refused = |reason| NetError::Config {
+                    name: name.to_string(),
+                    value: value.to_string(),
+                    reason,
+                };
+                let n = value
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|_| refused("Not a number of type LONG"))?;
+                u64::try_from(n)
+                    .map(Duration::from_millis)
+                    .map_err(|_| refused("Value must be at least 0"))
+            };
+            match name {
+                "client.id" => self.client_id = value.to_string(),
+                "request.timeout.ms" => self.request_timeout = ms()?,
+                "default.api.timeout.ms" | "max.block.ms" => self.api_timeout = ms()?,
+                "retry.backoff.ms" => self.retry_backoff = ms()?,
+                "retry.backoff.max.ms" => self.retry_backoff_max = ms()?,
+                "socket.connection.setup.timeout.ms" => self.connect_timeout = ms()?,
+                "security.protocol" if !value.trim().eq_ignore_ascii_case("PLAINTEXT") => {
+                    return Err(NetError::Unsupported {
+                        name: name.to_string(),
+                        value: value.to_string(),
+                    })
+                }
+                _ => {}
+            }
+        }
+        Ok(self)
+    }
+
+    /// The wait before retry number `attempt` (0 first): `retry.backoff.ms` doubled each
+    /// time, at most `retry.backoff.max.ms` (Kafka's `ExponentialBackoff`, without jitter).
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 1u32.checked_shl(attempt.min(16)).unwrap_or(u32::MAX);
+        self.retry_backoff
+            .saturating_mul(factor)
+            .min(self.retry_backoff_max.max(self.retry_backoff))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn properties_apply_in_order() {
+        let c = ClientConfig::new("x")
+            .apply([
+                ("request.timeout.ms", "5"),
+                ("request.timeout.ms", "7"),
+                ("foo", "bar"),
+            ])
+            .unwrap();
+        assert_eq!(c.request_timeout, Duration::from_millis(7));
+        let e = ClientConfig::new("x")
+            .apply([("request.timeout.ms", "-1")])
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Invalid value -1 for configuration request.timeout.ms: Value must be at least 0"
+        );
+        assert!(ClientConfig::new("x")
+            .apply([("security.protocol", "SSL")])
+            .is_err());
+        assert!(ClientConfig::new("x")
+            .apply([("security.protocol", "plaintext")])
+            .is_ok());
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_its_max() {
+        let c = ClientConfig::new("x");
+        assert_eq!(c.backoff(0), Duration::from_millis(100));
+        assert_eq!(c.backoff(2), Duration::from_millis(400));
+        assert_eq!(c.backoff(9), Duration::from_millis(1000));
+        assert_eq!(c.backoff(100), Duration::from_millis(1000));
+    }
+}

@@ -1,0 +1,120 @@
+//! A blocking Kafka client for `--bootstrap-server`: the same commands against a cluster.
+//!
+//! Kafka's wire messages come from the `kafka-protocol` crate, which is generated from Kafka's
+//! own JSON message schemas; the record batches they carry are kafkit's own
+//! ([`crate::record`]), so disk and wire share one encoder and one decoder. The client is
+//! blocking, over `std::net`, one request/response stream per connection, so no async runtime
+//! reaches the library or its callers:
+//!
+//! - [`address`]: the `bootstrap.servers` list, parsed as Kafka's `ClientUtils` parses it.
+//! - [`config`]: the client properties kafkit reads (`request.timeout.ms`, `client.id`, ...),
+//!   from `--command-config`/`--producer.config`/`--consumer.config` with Kafka's names.
+//! - [`connection`]: one broker connection: frames, correlation ids, `ApiVersions`
+//!   negotiation (the highest version both sides support, per API), request timeouts.
+//! - [`cluster`]: the bootstrap, metadata (with Kafka's retries and backoff on a leader or a
+//!   topic not known yet) and a connection per broker.
+//! - [`admin`]: what `topics` asks of a cluster (Kafka's `Admin` calls).
+//! - [`offsets`]: ListOffsets to each partition's leader.
+//! - [`produce`]: Produce requests of batches kafkit's producer built, idempotent by default.
+//! - [`fetch`]: Fetch requests feeding a console consumer's partitions.
+//! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
+//!
+//! Feature `net` (on by default): the library without it has no network code.
+
+pub mod address;
+pub mod admin;
+pub mod cluster;
+pub mod config;
+pub mod connection;
+pub mod errors;
+pub mod fetch;
+pub mod offsets;
+pub mod produce;
+
+pub use address::{parse_bootstrap, Address};
+pub use cluster::Cluster;
+pub use config::ClientConfig;
+pub use connection::Connection;
+pub use errors::KafkaError;
+
+/// What can go wrong talking to a cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum NetError {
+    /// A client property has a value Kafka refuses (`ConfigException`).
+    #[error("Invalid value {value} for configuration {name}: {reason}")]
+    Config {
+        /// The property.
+        name: String,
+        /// Its value.
+        value: String,
+        /// Kafka's reason.
+        reason: &'static str,
+    },
+    /// A `bootstrap.servers` entry that is not `host:port`.
+    #[error("Invalid url in bootstrap.servers: {0}")]
+    InvalidUrl(String),
+    /// No bootstrap entry resolved to an address.
+    #[error("No resolvable bootstrap urls given in bootstrap.servers")]
+    NoResolvableUrl,
+    /// A property asks for what kafkit does not do yet (TLS, SASL).
+    #[error("{name}={value} is not supported yet: kafkit speaks PLAINTEXT only")]
+    Unsupported {
+        /// The property.
+        name: String,
+        /// Its value.
+        value: String,
+    },
+    /// Kafka's `TimeoutException`: a call did not complete within its timeout.
+    #[error("{message}")]
+    Timeout {
+        /// Kafka's message.
+        message: String,
+        /// Why no broker answered, when it was that (Kafka's `Connection to node ... could
+        /// not be established` warning).
+        unreachable: Option<String>,
+    },
+    /// The connection failed or closed while a call was in flight.
+    #[error("Connection to node {node} ({address}) terminated during a request: {source}")]
+    Disconnected {
+        /// The node id (-1 and below: a bootstrap address).
+        node: i32,
+        /// Its address.
+        address: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The broker's bytes do not decode as the message they should be.
+    #[error("Malformed {api} response from node {node}: {message}")]
+    Protocol {
+        /// The API.
+        api: &'static str,
+        /// The node.
+        node: i32,
+        /// What the decoder said.
+        message: String,
+    },
+    /// A request kafkit could not encode (a value its version cannot carry).
+    #[error("Could not encode a {api} request: {message}")]
+    Encode {
+        /// The API.
+        api: &'static str,
+        /// What the encoder said.
+        message: String,
+    },
+    /// The broker supports no version of an API kafkit needs.
+    #[error("The node {node} does not support {api} (versions {min} to {max} are kafkit's)")]
+    UnsupportedApi {
+        /// The API.
+        api: &'static str,
+        /// The node.
+        node: i32,
+        /// kafkit's lowest version.
+        min: i16,
+        /// kafkit's highest version.
+        max: i16,
+    },
+    /// The broker answered with an error code.
+    #[error("{0}")]
+    Kafka(#[from] KafkaError),
+}
