@@ -21,6 +21,7 @@ mod json_schema;
 mod library;
 mod live_groups;
 mod log;
+mod log_cleaner;
 mod man;
 mod memory;
 mod produce;

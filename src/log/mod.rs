@@ -26,6 +26,7 @@ pub(crate) mod os;
 pub mod partition;
 pub mod producer_state;
 pub mod reader;
+pub mod retention;
 pub mod segment;
 pub mod txn_index;
 
@@ -40,5 +41,6 @@ pub use producer_state::{
     ProducerStateEntry,
 };
 pub use reader::{ReadChecks, SegmentReader, Stop};
+pub use retention::{RetentionConfig, RetentionPlan, RetentionRule};
 pub use segment::{LogSegment, SegmentAppend};
 pub use txn_index::{AbortedTxn, TransactionIndex};

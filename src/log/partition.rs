@@ -11,6 +11,7 @@ use super::config::{CompressionPolicy, LogConfig};
 use super::error::{InvalidAppend, LogError, Result};
 use super::index::TimestampOffset;
 use super::reader::{SegmentReader, Stop};
+use super::retention::{self, RetentionConfig, RetentionPlan};
 use super::segment::{self, BatchPosition, LogSegment, SegmentAppend};
 use crate::record::{self, BatchBuilder, BuiltBatch, RawBatch, TimestampType};
 
@@ -104,7 +105,7 @@ fn sync_dir(dir: &Path) -> Result<()> {
 }
 
 /// Base offsets of the `.log` files in `dir`, sorted.
-fn list_segments(dir: &Path) -> Result<Vec<i64>> {
+pub(crate) fn list_segments(dir: &Path) -> Result<Vec<i64>> {
     let mut bases = Vec::new();
     for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
         let entry = entry.map_err(LogError::io("listing", dir))?;
@@ -801,6 +802,58 @@ impl Log {
         }
         self.active = Some(segment);
         Ok(())
+    }
+
+    /// Kafka's `deleteOldSegments` at `now_ms` ([`super::retention`]): plans which segments
+    /// go and why, rolls the active segment first when every segment goes, renames the files
+    /// of those that go (and their producer snapshots) to `.deleted`, oldest first, and moves
+    /// the log start offset to the first segment kept. The `.deleted` files are removed at
+    /// once when `file.delete.delay.ms` is 0, else left for a later pass
+    /// ([`super::retention::remove_deleted_files`]) or the next open. Returns the plan taken,
+    /// its records counted.
+    pub fn delete_old_segments(
+        &mut self,
+        config: &RetentionConfig,
+        now_ms: i64,
+    ) -> Result<RetentionPlan> {
+        let mut infos = Vec::with_capacity(self.segments.len());
+        let active = self.active.as_ref().ok_or_else(|| LogError::Closed {
+            dir: self.dir.clone(),
+        })?;
+        for &base in &self.segments {
+            let info = if base == active.base_offset() {
+                retention::segment_info(active)?
+            } else {
+                retention::segment_info(&LogSegment::open_read_only(&self.dir, base)?)?
+            };
+            infos.push(info);
+        }
+        // A single replica's high watermark is its log end.
+        let leo = self.log_end_offset;
+        let mut plan = retention::plan(&infos, leo, leo, self.log_start_offset, config, now_ms);
+        if plan.is_empty() {
+            return Ok(plan);
+        }
+        retention::count_records(&self.dir, &mut plan)?;
+        if plan.roll {
+            self.roll(now_ms)?;
+        }
+        for deletion in &plan.deletions {
+            retention::rename_deleted(&self.dir, deletion.segment.base_offset)?;
+        }
+        let gone: Vec<i64> = plan
+            .deletions
+            .iter()
+            .map(|d| d.segment.base_offset)
+            .collect();
+        self.segments.retain(|base| !gone.contains(base));
+        let first = self.segments.first().copied().unwrap_or(leo);
+        self.log_start_offset = self.log_start_offset.max(first).max(plan.log_start_offset);
+        sync_dir(&self.dir)?;
+        if config.file_delete_delay_ms == 0 {
+            retention::remove_deleted_files(&self.dir, 0, i64::MAX, true)?;
+        }
+        Ok(plan)
     }
 
     /// Waits for the last rolled segment's flush and moves the recovery point past it.

@@ -16,6 +16,7 @@ pub enum OutputFormat {
     Json,
 }
 
+pub mod cleaner;
 mod decimal;
 pub mod deserializer;
 pub mod dump;

@@ -28,6 +28,7 @@ pub mod dump_log_segments;
 pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
+pub mod log_cleaner;
 pub mod produce;
 mod progress;
 // poll(2) has no safe wrapper in std.
@@ -131,6 +132,9 @@ pub enum Command {
     /// List and describe consumer groups: state, members, committed offsets and lag, read from
     /// the data directory's __consumer_offsets (kafka-consumer-groups.sh).
     ConsumerGroups(Box<consumer_groups::Args>),
+    /// Delete old segments as a broker's retention does (retention.ms, retention.bytes, the log
+    /// start offset), in one pass now or at --now; --dry-run shows what would go and why.
+    LogCleaner(Box<log_cleaner::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -178,6 +182,7 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("get-offsets") => get_offsets::EXAMPLES,
         Some("consumer-groups") => consumer_groups::EXAMPLES,
         Some("dump-log-segments") => dump_log_segments::EXAMPLES,
+        Some("log-cleaner") => log_cleaner::EXAMPLES,
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
         Some(_) => &[],
     }
@@ -368,6 +373,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Produce(args) => produce::run(&args, &global),
         Command::Consume(args) => consume::run(&args, &global),
         Command::GetOffsets(args) => get_offsets::run(&args, &global),
+        Command::LogCleaner(args) => log_cleaner::run(&args, &global),
         Command::ConsumerGroups(args) => consumer_groups::run(&args, &global),
     }
 }

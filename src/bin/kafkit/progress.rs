@@ -9,7 +9,9 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-pub use kafkit::output::progress::{CONSUME_MIN_RECORDS, DUMP_MIN_BYTES, DUMP_MIN_FILES};
+pub use kafkit::output::progress::{
+    CLEANER_MIN_PARTITIONS, CONSUME_MIN_RECORDS, DUMP_MIN_BYTES, DUMP_MIN_FILES,
+};
 
 /// A bar the library moves: it reports through [`kafkit::output::progress::Progress`], and
 /// the bar shows the item it works on as its message.
@@ -43,6 +45,14 @@ pub fn records(len: u64) -> ProgressBar {
     bar(
         len,
         "{bar:40.cyan/blue} {human_pos}/{human_len} records {per_sec} eta {eta}",
+    )
+}
+
+/// A bar of `len` partitions on stderr, drawn at once, the partition at work as its message.
+pub fn partitions(len: u64) -> ProgressBar {
+    bar(
+        len,
+        "{bar:40.cyan/blue} {human_pos}/{human_len} partitions eta {eta} {wide_msg}",
     )
 }
 

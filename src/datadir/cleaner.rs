@@ -1,0 +1,266 @@
+//! One pass of a broker's log-retention and log-cleaner schedulers over a data directory, at a
+//! moment the caller names: what `kafkit log-cleaner` runs.
+//!
+//! A broker deletes old segments every `log.retention.check.interval.ms` and removes `.deleted`
+//! files `file.delete.delay.ms` after it renamed them; kafkit does both when asked. Each pass
+//! removes the `.deleted` files whose delay has passed by then (their rename time, the files'
+//! status-change time, against the pass's time), then applies retention
+//! ([`crate::log::retention`]) to every partition of the topics chosen. A partition is looked
+//! at read-only first; only one with segments to delete is opened by the pass's
+//! [`PartitionWriter`] (under its partition lock, so a producer appending meanwhile waits for
+//! the deletion, and the directory's `.lock`, so a broker's directory is refused), planned again
+//! on the log it holds, and changed. Its log start offset and recovery point reach the root
+//! checkpoints when the writer closes, and its `leader-epoch-checkpoint` loses the epochs that
+//! start below the new log start as Kafka's `LeaderEpochFileCache.truncateFromStart` does.
+//!
+//! Compaction (`cleanup.policy=compact`) is not done yet: a compacted partition gets retention's
+//! log-start-offset rule only (and the size and time rules too with `compact,delete`), and its
+//! report says its compaction was skipped.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::checkpoint::{LEADER_EPOCH_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT};
+use super::config::{ConfigValue, TopicConfigs};
+use super::{
+    DataDir, DataDirError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint, PartitionWriter,
+    Result, TopicFilter,
+};
+use crate::common::TopicPartition;
+use crate::log::retention::{self, RetentionConfig, RetentionPlan};
+
+/// A topic's `cleanup.policy`, as the cleaner reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CleanupPolicy {
+    /// It contains `delete`: retention by size and time.
+    pub delete: bool,
+    /// It contains `compact`.
+    pub compact: bool,
+}
+
+impl CleanupPolicy {
+    /// The policy of a topic's configs.
+    pub fn of(configs: &TopicConfigs) -> Self {
+        let words = match configs.value("cleanup.policy") {
+            Some(ConfigValue::List(words)) => words,
+            Some(ConfigValue::String(word)) => vec![word],
+            _ => vec!["delete".to_string()],
+        };
+        CleanupPolicy {
+            delete: words.iter().any(|w| w.trim() == "delete"),
+            compact: words.iter().any(|w| w.trim() == "compact"),
+        }
+    }
+
+    /// The policy as Kafka lists it (`delete`, `compact`, `compact,delete`, or empty).
+    pub fn name(self) -> &'static str {
+        match (self.compact, self.delete) {
+            (true, true) => "compact,delete",
+            (true, false) => "compact",
+            (false, true) => "delete",
+            (false, false) => "",
+        }
+    }
+}
+
+/// The retention settings of a topic's configs.
+pub fn retention_config(configs: &TopicConfigs) -> RetentionConfig {
+    let long = |name: &str, default: i64| {
+        configs
+            .value(name)
+            .and_then(|v| v.as_i64())
+            .unwrap_or(default)
+    };
+    let defaults = RetentionConfig::default();
+    RetentionConfig {
+        delete: CleanupPolicy::of(configs).delete,
+        retention_ms: long("retention.ms", defaults.retention_ms),
+        retention_bytes: long("retention.bytes", defaults.retention_bytes),
+        file_delete_delay_ms: long("file.delete.delay.ms", defaults.file_delete_delay_ms),
+    }
+}
+
+/// What a pass does.
+#[derive(Debug, Clone)]
+pub struct CleanerOptions {
+    /// Only the topics this matches (all when `None`).
+    pub topic: Option<TopicFilter>,
+    /// The pass's time, in milliseconds since the epoch: every rule is judged at it.
+    pub now_ms: i64,
+    /// Plan only: no file changes, no lock.
+    pub dry_run: bool,
+}
+
+/// What the pass did (or, dry, would do) to one partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionReport {
+    /// The partition.
+    pub tp: TopicPartition,
+    /// Its topic's `cleanup.policy`.
+    pub policy: CleanupPolicy,
+    /// The segments deleted and why.
+    pub retention: RetentionPlan,
+    /// `.deleted` files removed, their delay past.
+    pub removed_files: Vec<PathBuf>,
+    /// The topic is compacted, and its compaction was skipped (not done by kafkit yet).
+    pub compaction_skipped: bool,
+}
+
+impl PartitionReport {
+    /// Whether the pass had nothing to do here.
+    pub fn is_empty(&self) -> bool {
+        self.retention.is_empty() && self.removed_files.is_empty() && !self.compaction_skipped
+    }
+}
+
+/// Every partition's report, in topic and partition order.
+#[derive(Debug, Clone, Default)]
+pub struct CleanerSummary {
+    /// Partitions looked at.
+    pub partitions: usize,
+    /// Segments deleted.
+    pub segments: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Their records.
+    pub records: u64,
+    /// `.deleted` files removed.
+    pub removed_files: usize,
+}
+
+/// Kafka's `truncateFromStart`: epochs starting at or below `start` are dropped, the last of
+/// them kept from `start` on. `None` when nothing changes.
+fn truncate_epochs_from_start(entries: &[EpochEntry], start: i64) -> Option<Vec<EpochEntry>> {
+    let below = entries.iter().filter(|e| e.start_offset <= start).count();
+    let last_below = entries.get(below.checked_sub(1)?)?;
+    if last_below.start_offset == start && below == 1 {
+        return None;
+    }
+    let mut out = vec![EpochEntry {
+        epoch: last_below.epoch,
+        start_offset: start,
+    }];
+    out.extend(entries.iter().skip(below).copied());
+    Some(out)
+}
+
+/// One pass over `datadir` at `options.now_ms`: reports each partition to `report` when it is
+/// done (in topic and partition order, every partition looked at; a caller's progress counts
+/// these), and returns the totals.
+pub fn run_pass(
+    datadir: &DataDir,
+    options: &CleanerOptions,
+    report: &mut dyn FnMut(&PartitionReport) -> Result<()>,
+) -> Result<CleanerSummary> {
+    let topics: Vec<_> = datadir
+        .topics()?
+        .into_iter()
+        .filter(|t| options.topic.as_ref().is_none_or(|f| f.matches(&t.name)))
+        .collect();
+    let mut writer = if options.dry_run {
+        None
+    } else {
+        Some(PartitionWriter::new(datadir)?)
+    };
+    let log_starts: BTreeMap<TopicPartition, i64> =
+        OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))?;
+    let mut summary = CleanerSummary::default();
+    let now = options.now_ms;
+    for topic in &topics {
+        let policy = CleanupPolicy::of(&topic.configs);
+        let config = retention_config(&topic.configs);
+        for tp in topic.topic_partitions() {
+            let dir = datadir.partition_dir(&tp);
+            if !dir.is_dir() {
+                continue;
+            }
+            let log_err = |source| DataDirError::Log {
+                tp: tp.clone(),
+                source,
+            };
+            let removed_files = retention::remove_deleted_files(
+                &dir,
+                config.file_delete_delay_ms,
+                now,
+                !options.dry_run,
+            )
+            .map_err(log_err)?;
+            let start = log_starts.get(&tp).copied().unwrap_or(0);
+            let mut plan = retention::plan_read_only(&dir, start, &config, now).map_err(log_err)?;
+            if let (Some(writer), false) = (writer.as_mut(), plan.is_empty()) {
+                let log = writer.log(topic, tp.partition)?;
+                plan = log.delete_old_segments(&config, now).map_err(log_err)?;
+                writer.release()?;
+                if !plan.is_empty() {
+                    let path = dir.join(LEADER_EPOCH_CHECKPOINT);
+                    let epochs = LeaderEpochCheckpoint::read(&path)?;
+                    if let Some(kept) = truncate_epochs_from_start(&epochs, plan.log_start_offset) {
+                        LeaderEpochCheckpoint::write(&path, &kept)?;
+                    }
+                }
+            }
+            let partition = PartitionReport {
+                tp: tp.clone(),
+                policy,
+                retention: plan,
+                removed_files,
+                compaction_skipped: policy.compact,
+            };
+            summary.partitions += 1;
+            summary.segments += partition.retention.deletions.len();
+            summary.bytes += partition.retention.bytes();
+            summary.records += partition.retention.records();
+            summary.removed_files += partition.removed_files.len();
+            report(&partition)?;
+        }
+    }
+    if let Some(writer) = writer {
+        writer.close()?;
+    }
+    Ok(summary)
+}
+
+/// How many partitions a pass goes over (what its progress counts to).
+pub fn partition_count(datadir: &DataDir, topic: Option<&TopicFilter>) -> Result<u64> {
+    Ok(datadir
+        .topics()?
+        .iter()
+        .filter(|t| topic.is_none_or(|f| f.matches(&t.name)))
+        .map(|t| t.partition_count() as u64)
+        .sum())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(epoch: i32, start_offset: i64) -> EpochEntry {
+        EpochEntry {
+            epoch,
+            start_offset,
+        }
+    }
+
+    #[test]
+    fn epochs_below_the_log_start_are_dropped_the_last_one_kept_from_it() {
+        let epochs = [e(0, 0), e(2, 50), e(5, 120)];
+        assert_eq!(
+            truncate_epochs_from_start(&epochs, 60),
+            Some(vec![e(2, 60), e(5, 120)])
+        );
+        assert_eq!(
+            truncate_epochs_from_start(&epochs, 120),
+            Some(vec![e(5, 120)])
+        );
+        assert_eq!(truncate_epochs_from_start(&[e(0, 0)], 0), None);
+        assert_eq!(truncate_epochs_from_start(&[], 10), None);
+    }
+
+    #[test]
+    fn policies() {
+        let of = |v: &str| CleanupPolicy::of(&TopicConfigs::new([("cleanup.policy", v)]).unwrap());
+        assert_eq!(of("compact").name(), "compact");
+        assert_eq!(of("delete,compact").name(), "compact,delete");
+        assert_eq!(CleanupPolicy::of(&TopicConfigs::default()).name(), "delete");
+    }
+}

@@ -1,0 +1,350 @@
+//! `kafkit log-cleaner`: retention's rules on small logs built for each (records produced with
+//! timestamps hours apart, one segment each), judged at a `--now` in their future.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{kafkit, kafkit_stdin, tempdir};
+
+const T0: i64 = 1_700_000_000_000;
+const HOUR: i64 = 3_600_000;
+
+/// Makes topic `t` with `configs` (and `segment.ms` of an hour, so that each record, produced
+/// 2 hours after the one before, starts a segment) and writes one record per timestamp,
+/// `v0`, `v1`, ...
+fn topic_with_segments(d: &Path, configs: &[&str], stamps: &[i64]) {
+    let mut args = vec![
+        "topics",
+        "--create",
+        "--topic",
+        "t",
+        "--config",
+        "segment.ms=3600000",
+    ];
+    for c in configs {
+        args.extend(["--config", c]);
+    }
+    kafkit(d, &args).ok();
+    let input: String = stamps
+        .iter()
+        .enumerate()
+        .map(|(i, ts)| format!("{{\"key\":\"k{i}\",\"value\":\"v{i}\",\"timestamp\":{ts}}}\n"))
+        .collect();
+    kafkit_stdin(
+        d,
+        &["produce", "--topic", "t", "--input", "json", "--sync"],
+        input.as_bytes(),
+    )
+    .ok();
+}
+
+/// The partition's files, sorted.
+fn files(d: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(d.join("t-0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The base offsets of the partition's `.log` files.
+fn segments(d: &Path) -> Vec<i64> {
+    files(d)
+        .iter()
+        .filter_map(|n| n.strip_suffix(".log"))
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+/// `offset:value` of every record a consumer reads from the beginning.
+fn consumed(d: &Path) -> Vec<String> {
+    let run = kafkit(
+        d,
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--property",
+            "print.offset=true",
+        ],
+    );
+    run.stdout
+        .lines()
+        .map(|l| l.replace("Offset:", "").replace('\t', ":"))
+        .collect()
+}
+
+fn cleaner(d: &Path, now: i64, extra: &[&str]) -> crate::common::Run {
+    let now = now.to_string();
+    let mut args = vec!["log-cleaner", "--now", &now];
+    args.extend(extra);
+    kafkit(d, &args)
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn retention_ms_deletes_the_expired_segments_oldest_first() {
+    let dir = tempdir();
+    let d = dir.path();
+    let stamps = [T0, T0 + 2 * HOUR, T0 + 4 * HOUR, T0 + 6 * HOUR];
+    topic_with_segments(d, &["retention.ms=10800000"], &stamps);
+    assert_eq!(segments(d), [0, 1, 2, 3]);
+    // At T0 + 8h, the segments of T0 and T0+2h are more than 3 hours old; T0+4h is exactly 4h
+    // old too, and goes; T0+6h (2h) stays.
+    let run = cleaner(d, T0 + 8 * HOUR, &["--output", "json"]);
+    let events = json_lines(run.ok());
+    let deleted: Vec<(i64, &str)> = events
+        .iter()
+        .filter(|e| e["type"] == "segment")
+        .map(|e| {
+            (
+                e["base_offset"].as_i64().unwrap(),
+                e["rule"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        deleted,
+        [
+            (0, "retention.ms"),
+            (1, "retention.ms"),
+            (2, "retention.ms")
+        ]
+    );
+    assert_eq!(events[0]["largest_timestamp"], T0);
+    assert_eq!(events[0]["records"], 1);
+    let partition = events.iter().find(|e| e["type"] == "partition").unwrap();
+    assert_eq!(partition["log_start_offset"], 3);
+    assert_eq!(partition["rolled"], false);
+    assert_eq!(segments(d), [3]);
+    // The files wait for file.delete.delay.ms as `.deleted`.
+    assert!(files(d).contains(&"00000000000000000000.log.deleted".to_string()));
+    assert_eq!(consumed(d), ["3:v3"]);
+    let earliest = kafkit(d, &["get-offsets", "--topic", "t", "--time", "earliest"]);
+    assert_eq!(earliest.ok(), "t:0:3\n");
+}
+
+#[test]
+fn every_segment_expired_rolls_the_active_one_and_keeps_the_log_end() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(d, &["retention.ms=3600000"], &[T0, T0 + 2 * HOUR]);
+    let run = cleaner(d, T0 + 10 * HOUR, &[]);
+    let out = run.ok();
+    assert!(
+        out.contains("Deleted segment 1 of t-0 (offsets 1..2, 1 record"),
+        "{out}"
+    );
+    assert!(out.contains("t-0 now starts at offset 2 (its active segment was rolled first)"));
+    assert!(
+        out.ends_with("Deleted 2 segments (144 bytes, 2 records) of 1 partition.\n"),
+        "{out}"
+    );
+    assert_eq!(segments(d), [2]);
+    assert_eq!(consumed(d), Vec::<String>::new());
+    // The log goes on at its end.
+    kafkit_stdin(d, &["produce", "--topic", "t"], b"next\n").ok();
+    assert_eq!(consumed(d), ["2:next"]);
+    // An empty active segment never goes.
+    let again = cleaner(d, T0 + 20 * HOUR, &[]);
+    assert!(
+        again.ok().starts_with("Deleted 0 segments"),
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn retention_bytes_keeps_at_least_that_much() {
+    let dir = tempdir();
+    let d = dir.path();
+    let stamps = [T0, T0 + 2 * HOUR, T0 + 4 * HOUR, T0 + 6 * HOUR];
+    // 72 bytes a segment, 288 in all: keeping at least 140 lets the two oldest go.
+    topic_with_segments(d, &["retention.ms=-1", "retention.bytes=140"], &stamps);
+    let run = cleaner(d, T0, &["--output", "json"]);
+    let rules: Vec<Value> = json_lines(run.ok())
+        .into_iter()
+        .filter(|e| e["type"] == "segment")
+        .map(|e| e["rule"].clone())
+        .collect();
+    assert_eq!(rules, ["retention.bytes", "retention.bytes"]);
+    assert_eq!(segments(d), [2, 3]);
+    assert_eq!(consumed(d), ["2:v2", "3:v3"]);
+}
+
+#[test]
+fn a_dry_run_says_what_and_why_and_changes_nothing() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(
+        d,
+        &["retention.ms=3600000"],
+        &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR],
+    );
+    let before = files(d);
+    let run = cleaner(d, T0 + 5 * HOUR, &["--dry-run"]);
+    let out = run.ok();
+    assert!(out.contains("PARTITION"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "its largest timestamp {T0} is {} ms old, past retention.ms=3600000",
+            5 * HOUR
+        )),
+        "{out}"
+    );
+    assert!(out.ends_with("Would delete 2 segments (144 bytes, 2 records) of 1 partition.\n"));
+    assert_eq!(files(d), before);
+    let json = cleaner(d, T0 + 5 * HOUR, &["--dry-run", "--output", "json"]);
+    let events = json_lines(json.ok());
+    assert!(events.iter().all(|e| e["dry_run"] == true), "{events:?}");
+    assert_eq!(events.last().unwrap()["type"], "summary");
+    assert_eq!(files(d), before);
+}
+
+#[test]
+fn deleted_files_stay_for_file_delete_delay_ms() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(
+        d,
+        &["retention.ms=3600000", "file.delete.delay.ms=600000"],
+        &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR],
+    );
+    // A producer snapshot at a deleted segment's base goes with it.
+    fs::write(d.join("t-0/00000000000000000001.snapshot"), b"").unwrap();
+    let now = kafkit::datadir::now_ms();
+    // The clock says now: the segments of T0 (2023) are long expired.
+    kafkit(d, &["log-cleaner"]).ok();
+    let deleted: Vec<String> = files(d)
+        .into_iter()
+        .filter(|f| f.ends_with(".deleted"))
+        .collect();
+    assert!(deleted.contains(&"00000000000000000001.snapshot.deleted".to_string()));
+    assert!(deleted.contains(&"00000000000000000000.log.deleted".to_string()));
+    // Ten minutes have not passed: nothing is removed.
+    let early = cleaner(d, now + 60_000, &[]);
+    assert!(!early.ok().contains("Removed"), "{}", early.stdout);
+    assert_eq!(
+        files(d).iter().filter(|f| f.ends_with(".deleted")).count(),
+        deleted.len()
+    );
+    // Eleven minutes later they are.
+    let late = cleaner(d, now + 660_000, &[]);
+    assert_eq!(
+        late.ok().matches("Removed ").count(),
+        deleted.len(),
+        "{}",
+        late.stdout
+    );
+    assert!(files(d).iter().all(|f| !f.ends_with(".deleted")));
+}
+
+#[test]
+fn with_no_delay_deleted_files_go_at_once() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(
+        d,
+        &["retention.ms=3600000", "file.delete.delay.ms=0"],
+        &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR],
+    );
+    cleaner(d, T0 + 5 * HOUR, &[]).ok();
+    assert_eq!(
+        files(d),
+        [
+            "00000000000000000002.index",
+            "00000000000000000002.log",
+            "00000000000000000002.timeindex",
+            "partition.metadata"
+        ]
+    );
+}
+
+#[test]
+fn the_log_start_offset_deletes_segments_below_it_even_when_compacted() {
+    let dir = tempdir();
+    let d = dir.path();
+    let stamps = [T0, T0 + 2 * HOUR, T0 + 4 * HOUR];
+    topic_with_segments(d, &["cleanup.policy=compact", "retention.ms=1"], &stamps);
+    // Records deleted up to offset 2 (what delete-records leaves), and a leader-epoch file.
+    fs::write(d.join("log-start-offset-checkpoint"), "0\n1\nt 0 2\n").unwrap();
+    fs::write(d.join("t-0/leader-epoch-checkpoint"), "0\n2\n0 0\n3 1\n").unwrap();
+    let run = cleaner(d, T0 + 100 * HOUR, &["--output", "json"]);
+    let events = json_lines(run.ok());
+    let rules: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "segment")
+        .map(|e| &e["rule"])
+        .collect();
+    // retention.ms does not apply without `delete`: only the log start offset rule.
+    assert_eq!(rules, ["log-start-offset", "log-start-offset"]);
+    let skipped = events
+        .iter()
+        .find(|e| e["type"] == "compaction_skipped")
+        .unwrap();
+    assert_eq!(skipped["policy"], "compact");
+    assert_eq!(segments(d), [2]);
+    // The log starts at its first segment: Kafka leaves it out of the checkpoint.
+    assert_eq!(
+        fs::read_to_string(d.join("log-start-offset-checkpoint")).unwrap(),
+        "0\n0\n"
+    );
+    assert_eq!(
+        fs::read_to_string(d.join("t-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n1\n3 2\n"
+    );
+}
+
+#[test]
+fn a_crash_between_renames_leaves_a_log_the_next_open_takes() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(
+        d,
+        &["retention.ms=3600000"],
+        &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR],
+    );
+    // What a kill -9 after the first `.log` rename leaves: its indexes still named.
+    fs::rename(
+        d.join("t-0/00000000000000000000.log"),
+        d.join("t-0/00000000000000000000.log.deleted"),
+    )
+    .unwrap();
+    assert_eq!(consumed(d), ["1:v1", "2:v2"]);
+    kafkit_stdin(d, &["produce", "--topic", "t"], b"v3\n").ok();
+    assert_eq!(consumed(d), ["1:v1", "2:v2", "3:v3"]);
+    assert!(!files(d)
+        .iter()
+        .any(|f| f.starts_with("00000000000000000000.")));
+}
+
+#[test]
+fn only_the_topics_asked_for() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(d, &["retention.ms=3600000"], &[T0, T0 + 2 * HOUR]);
+    kafkit(d, &["topics", "--create", "--topic", "other"]).ok();
+    let run = cleaner(d, T0 + 10 * HOUR, &["--topic", "other"]);
+    assert_eq!(
+        run.ok(),
+        "Deleted 0 segments (0 bytes, 0 records) of 1 partition.\n"
+    );
+    assert_eq!(segments(d), [0, 1]);
+    let missing = cleaner(d, T0, &["--topic", "absent"]);
+    assert!(
+        missing.fails().contains("Topic 'absent' does not exist"),
+        "{}",
+        missing.stderr
+    );
+}
