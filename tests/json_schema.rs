@@ -375,3 +375,48 @@ fn dump_events_match_docs() {
     }
     doc.assert_covered("dump-log-segments", &seen);
 }
+
+#[test]
+fn log_cleaner_prints_its_documented_objects() {
+    let dir = tempdir();
+    let d = dir.path();
+    for (topic, config) in [
+        ("t", "retention.ms=3600000"),
+        ("c", "cleanup.policy=compact"),
+    ] {
+        let args = ["topics", "--create", "--topic", topic, "--config", config];
+        kafkit(d, &args[..]).ok();
+    }
+    kafkit_stdin(d, &["produce", "--topic", "t"], b"x\n").ok();
+    let runs: Vec<_> = [
+        // t's record has expired (the active segment is rolled first); c is compacted.
+        &["log-cleaner", "--now", "+8d", "--output", "json"][..],
+        // Its `.deleted` files are due a day later.
+        &[
+            "log-cleaner",
+            "--now",
+            "+9d",
+            "--output",
+            "json",
+            "--dry-run",
+        ],
+    ]
+    .iter()
+    .map(|args| {
+        let run = kafkit(d, args);
+        run.ok();
+        run
+    })
+    .collect();
+    assert!(
+        runs[0].stdout.contains("\"type\":\"segment\""),
+        "{}",
+        runs[0].stdout
+    );
+    assert!(
+        runs[1].stdout.contains("\"type\":\"removed_file\""),
+        "{}",
+        runs[1].stdout
+    );
+    check_covered("log-cleaner", &runs);
+}

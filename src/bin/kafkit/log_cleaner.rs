@@ -134,7 +134,8 @@ fn text_line(event: &CleanerEvent<'_>) -> Option<String> {
             reason,
             ..
         } => format!(
-            "Deleted segment {base_offset} of {topic}-{partition} (offsets {base_offset}..{next_offset}, {records} records, {bytes} bytes) by {rule}: {reason}"
+            "Deleted segment {base_offset} of {topic}-{partition} (offsets {base_offset}..{next_offset}, {}, {bytes} bytes) by {rule}: {reason}",
+            plural(*records, "record")
         ),
         CleanerEvent::Partition {
             topic,
