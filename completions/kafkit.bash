@@ -603,7 +603,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__log__subcmd__cleaner)
-            opts="-q -h -V --topic --now --dry-run --data-dir --output --quiet --help --version"
+            opts="-q -h -V --topic --now --dry-run --dedupe-buffer-size --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,6 +617,13 @@ _kafkit() {
                     return 0
                     ;;
                 --now)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --dedupe-buffer-size)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

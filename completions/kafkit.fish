@@ -349,6 +349,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -s h -l h
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand log-cleaner" -l topic -d 'Only the topics this matches: a regular expression that must match whole names (`,` means `|`). Default: all topics' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand log-cleaner" -l now -d 'The time of the pass: milliseconds since the epoch, or the current time plus a duration (`+90s`, `+30m`, `+2h`, `+7d`, `+500ms`). Default: now' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand log-cleaner" -l dedupe-buffer-size -d 'The broker\'s log.cleaner.dedupe.buffer.size: the memory of the key-to-offset map a cleaning builds (24 bytes a key, filled to 90%); a dry run\'s compaction analysis stops where a cleaning would, once it is full' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand log-cleaner" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand log-cleaner" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"

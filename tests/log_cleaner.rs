@@ -348,3 +348,97 @@ fn only_the_topics_asked_for() {
         missing.stderr
     );
 }
+
+/// A compacted topic `c`: a, b, a, (no key), b's tombstone, then c in the active segment, each
+/// record in its own segment but the pairs produced within an hour.
+fn compacted(d: &Path) {
+    kafkit(
+        d,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "c",
+            "--config",
+            "cleanup.policy=compact",
+            "--config",
+            "segment.ms=3600000",
+        ],
+    )
+    .ok();
+    let day = 24 * HOUR;
+    let input = format!(
+        concat!(
+            "{{\"key\":\"a\",\"value\":\"1\",\"timestamp\":{}}}\n",
+            "{{\"key\":\"b\",\"value\":\"1\",\"timestamp\":{}}}\n",
+            "{{\"key\":\"a\",\"value\":\"2\",\"timestamp\":{}}}\n",
+            "{{\"value\":\"nokey\",\"timestamp\":{}}}\n",
+            "{{\"key\":\"b\",\"value\":null,\"timestamp\":{}}}\n",
+            "{{\"key\":\"c\",\"value\":\"1\",\"timestamp\":{}}}\n"
+        ),
+        T0,
+        T0 + 1,
+        T0 + day,
+        T0 + day + 1,
+        T0 + 2 * day,
+        T0 + 3 * day
+    );
+    kafkit_stdin(
+        d,
+        &["produce", "--topic", "c", "--input", "json", "--sync"],
+        input.as_bytes(),
+    )
+    .ok();
+}
+
+fn compaction_event(d: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--dry-run", "--output", "json", "--topic", "c"];
+    args.extend(extra);
+    let run = cleaner(d, T0 + 10 * 24 * HOUR, &args);
+    json_lines(run.ok())
+        .into_iter()
+        .find(|e| e["type"] == "compaction")
+        .unwrap()
+}
+
+#[test]
+fn a_dry_run_of_a_compacted_topic_says_what_kafkas_cleaner_would_remove() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    let before = fs::read_dir(d.join("c-0")).unwrap().count();
+    let c = compaction_event(d, &[]);
+    // Never cleaned: everything up to the active segment (offset 5) is dirty.
+    assert_eq!(c["first_dirty_offset"], 0);
+    assert_eq!(c["first_uncleanable_offset"], 5);
+    assert_eq!(c["dirty_ratio"], 1.0);
+    assert_eq!(c["cleanable"], true);
+    assert_eq!(c["end_offset"], 5);
+    assert_eq!(c["keys"], 2);
+    // a@0 and b@1 are superseded, the keyless record goes, b's tombstone stays with a horizon.
+    assert_eq!(c["records"], 5);
+    assert_eq!(c["superseded"], 2);
+    assert_eq!(c["without_key"], 1);
+    assert_eq!(c["tombstones_removed"], 0);
+    assert_eq!(c["tombstones_marked"], 1);
+    assert_eq!(fs::read_dir(d.join("c-0")).unwrap().count(), before);
+    // Cleaned up to 4 already (the cleaner checkpoint): only one segment is dirty.
+    fs::write(d.join("cleaner-offset-checkpoint"), "0\n1\nc 0 4\n").unwrap();
+    let c = compaction_event(d, &[]);
+    assert_eq!(c["first_dirty_offset"], 4);
+    assert!(c["dirty_ratio"].as_f64().unwrap() < 0.5, "{c}");
+    assert_eq!(c["cleanable"], false);
+    assert_eq!(c["why"], "not-dirty-enough");
+}
+
+#[test]
+fn a_full_offset_map_stops_the_cleaning_where_kafkas_would() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    // Two slots: full (at 90%) after one key, so the map ends at a's first offset.
+    let c = compaction_event(d, &["--dedupe-buffer-size", "48"]);
+    assert_eq!(c["keys"], 1);
+    assert_eq!(c["end_offset"], 1);
+    assert_eq!(c["superseded"], 0);
+}

@@ -20,13 +20,16 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::checkpoint::{LEADER_EPOCH_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT};
+use super::checkpoint::{
+    CLEANER_OFFSET_CHECKPOINT, LEADER_EPOCH_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
+};
 use super::config::{ConfigValue, TopicConfigs};
 use super::{
     DataDir, DataDirError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint, PartitionWriter,
     Result, TopicFilter,
 };
 use crate::common::TopicPartition;
+use crate::log::compaction::{self, CompactionConfig, CompactionPlan};
 use crate::log::retention::{self, RetentionConfig, RetentionPlan};
 
 /// A topic's `cleanup.policy`, as the cleaner reads it.
@@ -80,6 +83,28 @@ pub fn retention_config(configs: &TopicConfigs) -> RetentionConfig {
     }
 }
 
+/// The compaction settings of a topic's configs, with the broker's dedupe buffer.
+pub fn compaction_config(configs: &TopicConfigs, dedupe_buffer_size: usize) -> CompactionConfig {
+    let defaults = CompactionConfig::default();
+    let long = |name: &str, default: i64| {
+        configs
+            .value(name)
+            .and_then(|v| v.as_i64())
+            .unwrap_or(default)
+    };
+    let ratio = match configs.value("min.cleanable.dirty.ratio") {
+        Some(ConfigValue::Double(r)) => r,
+        _ => defaults.min_cleanable_dirty_ratio,
+    };
+    CompactionConfig {
+        min_cleanable_dirty_ratio: ratio,
+        min_compaction_lag_ms: long("min.compaction.lag.ms", defaults.min_compaction_lag_ms),
+        max_compaction_lag_ms: long("max.compaction.lag.ms", defaults.max_compaction_lag_ms),
+        delete_retention_ms: long("delete.retention.ms", defaults.delete_retention_ms),
+        dedupe_buffer_size,
+    }
+}
+
 /// What a pass does.
 #[derive(Debug, Clone)]
 pub struct CleanerOptions {
@@ -89,10 +114,12 @@ pub struct CleanerOptions {
     pub now_ms: i64,
     /// Plan only: no file changes, no lock.
     pub dry_run: bool,
+    /// The broker's `log.cleaner.dedupe.buffer.size`: the compaction analysis's offset map.
+    pub dedupe_buffer_size: usize,
 }
 
 /// What the pass did (or, dry, would do) to one partition.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PartitionReport {
     /// The partition.
     pub tp: TopicPartition,
@@ -104,6 +131,8 @@ pub struct PartitionReport {
     pub removed_files: Vec<PathBuf>,
     /// The topic is compacted, and its compaction was skipped (not done by kafkit yet).
     pub compaction_skipped: bool,
+    /// What a cleaning would do (a dry run of a compacted topic's partition).
+    pub compaction: Option<CompactionPlan>,
 }
 
 impl PartitionReport {
@@ -164,11 +193,14 @@ pub fn run_pass(
     };
     let log_starts: BTreeMap<TopicPartition, i64> =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))?;
+    let cleaner_offsets: BTreeMap<TopicPartition, i64> =
+        OffsetCheckpoint::read(&datadir.root_file(CLEANER_OFFSET_CHECKPOINT))?;
     let mut summary = CleanerSummary::default();
     let now = options.now_ms;
     for topic in &topics {
         let policy = CleanupPolicy::of(&topic.configs);
         let config = retention_config(&topic.configs);
+        let compaction_config = compaction_config(&topic.configs, options.dedupe_buffer_size);
         for tp in topic.topic_partitions() {
             let dir = datadir.partition_dir(&tp);
             if !dir.is_dir() {
@@ -199,12 +231,27 @@ pub fn run_pass(
                     }
                 }
             }
+            let compaction = if policy.compact && options.dry_run {
+                Some(
+                    compaction::plan_read_only(
+                        &dir,
+                        plan.log_start_offset,
+                        cleaner_offsets.get(&tp).copied(),
+                        &compaction_config,
+                        now,
+                    )
+                    .map_err(log_err)?,
+                )
+            } else {
+                None
+            };
             let partition = PartitionReport {
                 tp: tp.clone(),
                 policy,
                 retention: plan,
                 removed_files,
                 compaction_skipped: policy.compact,
+                compaction,
             };
             summary.partitions += 1;
             summary.segments += partition.retention.deletions.len();

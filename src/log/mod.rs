@@ -17,6 +17,7 @@
 )]
 
 mod chunks;
+pub mod compaction;
 pub mod config;
 pub mod error;
 pub mod index;

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::datadir::cleaner::PartitionReport;
+use crate::log::compaction::Cleanability;
 use crate::log::retention::{RetentionConfig, RetentionRule, SegmentDeletion};
 
 /// One JSON Lines object of `kafkit log-cleaner --output json`, in the order and with the
@@ -66,6 +67,42 @@ pub enum CleanerEvent<'a> {
         /// A dry run: nothing was removed.
         dry_run: bool,
     },
+    /// A dry run's analysis of a compacted partition: what a cleaning would do now.
+    Compaction {
+        /// The topic.
+        topic: &'a str,
+        /// The partition.
+        partition: i32,
+        /// Where the dirty part starts.
+        first_dirty_offset: i64,
+        /// Where cleaning must stop (the active segment, or `min.compaction.lag.ms`).
+        first_uncleanable_offset: i64,
+        /// Bytes of the clean part.
+        clean_bytes: u64,
+        /// Bytes of the cleanable dirty part.
+        dirty_bytes: u64,
+        /// dirty / (clean + dirty).
+        dirty_ratio: f64,
+        /// Whether a cleaning would run now.
+        cleanable: bool,
+        /// Why (or why not): `dirty-ratio`, `max-compaction-lag`, `not-dirty-enough`,
+        /// `unsupported-batches`.
+        why: &'static str,
+        /// Where the cleaning would end (the offset map's end).
+        end_offset: i64,
+        /// Distinct keys of the dirty part the map holds.
+        keys: usize,
+        /// Records of the segments it would rewrite.
+        records: u64,
+        /// Records a later one of the same key supersedes.
+        superseded: u64,
+        /// Records without a key.
+        without_key: u64,
+        /// Tombstones past their delete horizon.
+        tombstones_removed: u64,
+        /// Tombstones kept, their batches given a delete horizon.
+        tombstones_marked: u64,
+    },
     /// A compacted partition whose compaction was skipped.
     CompactionSkipped {
         /// The topic.
@@ -92,6 +129,16 @@ pub enum CleanerEvent<'a> {
         /// A dry run: nothing was changed.
         dry_run: bool,
     },
+}
+
+/// How a [`Cleanability`] is named in output.
+pub fn cleanability_name(c: Cleanability) -> &'static str {
+    match c {
+        Cleanability::DirtyRatio => "dirty-ratio",
+        Cleanability::MaxCompactionLag => "max-compaction-lag",
+        Cleanability::NotDirtyEnough => "not-dirty-enough",
+        Cleanability::Unsupported => "unsupported-batches",
+    }
 }
 
 /// Why compaction is skipped, until kafkit compacts.
@@ -168,6 +215,29 @@ pub fn partition_events<'a>(
             partition,
             file: file.display().to_string(),
             dry_run,
+        });
+    }
+    if let Some(c) = &report.compaction {
+        events.push(CleanerEvent::Compaction {
+            topic,
+            partition,
+            first_dirty_offset: c.first_dirty_offset,
+            first_uncleanable_offset: c.first_uncleanable_offset,
+            clean_bytes: c.clean_bytes,
+            dirty_bytes: c.dirty_bytes,
+            dirty_ratio: c.dirty_ratio,
+            cleanable: matches!(
+                c.cleanability,
+                Cleanability::DirtyRatio | Cleanability::MaxCompactionLag
+            ),
+            why: cleanability_name(c.cleanability),
+            end_offset: c.end_offset,
+            keys: c.keys,
+            records: c.records,
+            superseded: c.superseded,
+            without_key: c.without_key,
+            tombstones_removed: c.tombstones_removed,
+            tombstones_marked: c.tombstones_marked,
         });
     }
     if report.compaction_skipped {

@@ -61,6 +61,11 @@ pub struct Args {
     /// json), and change nothing. Takes no lock.
     #[arg(long)]
     pub dry_run: bool,
+    /// The broker's log.cleaner.dedupe.buffer.size: the memory of the key-to-offset map a
+    /// cleaning builds (24 bytes a key, filled to 90%); a dry run's compaction analysis stops
+    /// where a cleaning would, once it is full.
+    #[arg(long, value_name = "BYTES", default_value_t = kafkit::log::compaction::DEFAULT_DEDUPE_BUFFER_SIZE, value_hint = ValueHint::Other)]
+    pub dedupe_buffer_size: usize,
 }
 
 /// `--now`: milliseconds, or `+N<unit>` after the clock.
@@ -161,6 +166,27 @@ fn text_line(event: &CleanerEvent<'_>) -> Option<String> {
             policy,
             reason,
         } => format!("Skipped the compaction of {topic}-{partition} (cleanup.policy={policy}): {reason}"),
+        CleanerEvent::Compaction {
+            topic,
+            partition,
+            first_dirty_offset,
+            dirty_ratio,
+            cleanable,
+            why,
+            end_offset,
+            records,
+            superseded,
+            without_key,
+            tombstones_removed,
+            tombstones_marked,
+            ..
+        } => format!(
+            "{topic}-{partition}: dirty ratio {dirty_ratio:.3} from offset {first_dirty_offset}, {} ({why}); a cleaning to offset {end_offset} would remove {} of {} ({superseded} superseded, {without_key} without a key, {tombstones_removed} tombstones past their delete horizon) and give {} a delete horizon",
+            if *cleanable { "cleanable" } else { "not cleanable" },
+            superseded + without_key + tombstones_removed,
+            plural(*records, "record"),
+            plural(*tombstones_marked, "tombstone"),
+        ),
         CleanerEvent::Summary { .. } => return None,
     })
 }
@@ -196,6 +222,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         topic,
         now_ms: now,
         dry_run: args.dry_run,
+        dedupe_buffer_size: args.dedupe_buffer_size,
     };
     let partitions = cleaner::partition_count(&datadir, options.topic.as_ref())?;
     let bar = (global.progress_wanted() && partitions >= progress::CLEANER_MIN_PARTITIONS)

@@ -1,0 +1,447 @@
+//! What Kafka's log cleaner would do to a compacted partition, read without changing it:
+//! which range is dirty and cleanable (`LogCleanerManager.cleanableOffsets`), its dirty ratio
+//! against `min.cleanable.dirty.ratio` and `max.compaction.lag.ms` (`grabFilthiestCompactedLog`),
+//! the key→offset map of the dirty range bounded as Kafka bounds it (`SkimpyOffsetMap`: 24-byte
+//! slots of a 16-byte key hash and an offset, filled to 0.9 of its slots; when it is full the
+//! cleaning stops there and the rest waits for the next one), and what a cleaning from the log
+//! start to the end of that map would remove (`Cleaner.shouldRetainRecord`): records whose key
+//! has a later offset, records without a key, and tombstones whose delete horizon has passed;
+//! tombstones kept get a delete horizon.
+//!
+//! Rewriting segments is not done here yet. Partitions holding transactional, control or
+//! legacy (magic 0/1) batches are reported as such and not analysed.
+//!
+//! The key hash is XXH3-128 where Kafka uses MD5: both give the 16 bytes a slot holds, and
+//! which of two keys that collide in 128 bits is lost is equally negligible.
+
+use std::path::Path;
+
+use twox_hash::XxHash3_128;
+
+use super::error::Result;
+use super::partition::list_segments;
+use super::retention;
+use super::segment::LogSegment;
+
+/// Bytes of one slot of the offset map: a 16-byte hash and an 8-byte offset.
+pub const BYTES_PER_ENTRY: usize = 24;
+/// Kafka's `log.cleaner.io.buffer.load.factor`: the map is full at this share of its slots.
+pub const LOAD_FACTOR: f64 = 0.9;
+/// Kafka's `log.cleaner.dedupe.buffer.size` default (128 MiB).
+pub const DEFAULT_DEDUPE_BUFFER_SIZE: usize = 128 << 20;
+
+/// The topic settings compaction obeys (and the broker's dedupe buffer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompactionConfig {
+    /// `min.cleanable.dirty.ratio`.
+    pub min_cleanable_dirty_ratio: f64,
+    /// `min.compaction.lag.ms`.
+    pub min_compaction_lag_ms: i64,
+    /// `max.compaction.lag.ms`.
+    pub max_compaction_lag_ms: i64,
+    /// `delete.retention.ms`.
+    pub delete_retention_ms: i64,
+    /// `log.cleaner.dedupe.buffer.size` (the broker's; one cleaner thread).
+    pub dedupe_buffer_size: usize,
+}
+
+impl Default for CompactionConfig {
+    fn default() -> Self {
+        Self {
+            min_cleanable_dirty_ratio: 0.5,
+            min_compaction_lag_ms: 0,
+            max_compaction_lag_ms: i64::MAX,
+            delete_retention_ms: 86_400_000,
+            dedupe_buffer_size: DEFAULT_DEDUPE_BUFFER_SIZE,
+        }
+    }
+}
+
+/// Kafka's `SkimpyOffsetMap`: an open-addressing table of key hashes and offsets in one buffer
+/// of a fixed size.
+#[derive(Debug)]
+pub struct OffsetMap {
+    bytes: Vec<u8>,
+    slots: usize,
+    entries: usize,
+    latest_offset: i64,
+}
+
+impl OffsetMap {
+    /// A map within `memory` bytes.
+    pub fn new(memory: usize) -> Self {
+        let slots = (memory / BYTES_PER_ENTRY).max(1);
+        OffsetMap {
+            bytes: vec![0; slots * BYTES_PER_ENTRY],
+            slots,
+            entries: 0,
+            latest_offset: -1,
+        }
+    }
+
+    /// Its slots.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// Distinct keys in it.
+    pub fn len(&self) -> usize {
+        self.entries
+    }
+
+    /// Whether it holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// The last offset put (-1 when none).
+    pub fn latest_offset(&self) -> i64 {
+        self.latest_offset
+    }
+
+    /// How many keys it takes before it is full (Kafka's `maxDesiredMapSize`).
+    pub fn max_entries(&self) -> usize {
+        // The load factor of a table of at most a few hundred million slots: exact enough.
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            clippy::cast_precision_loss
+        )]
+        let max = (self.slots as f64 * LOAD_FACTOR) as usize;
+        max
+    }
+
+    fn hash(key: &[u8]) -> [u8; 16] {
+        let mut h = XxHash3_128::oneshot(key).to_le_bytes();
+        // An all-zero hash marks an empty slot.
+        if h == [0; 16] {
+            h[0] = 1;
+        }
+        h
+    }
+
+    /// The slot of `hash`: where it is, or the empty one where it goes (linear probing).
+    fn slot(&self, hash: &[u8; 16]) -> usize {
+        let start = u64::from_le_bytes([
+            hash[0], hash[1], hash[2], hash[3], hash[4], hash[5], hash[6], hash[7],
+        ]);
+        #[allow(clippy::cast_possible_truncation)]
+        let mut slot = (start % self.slots as u64) as usize;
+        loop {
+            let at = slot * BYTES_PER_ENTRY;
+            match self.bytes.get(at..at + 16) {
+                Some(stored) if stored == hash || stored == [0u8; 16] => return slot,
+                Some(_) => slot = (slot + 1) % self.slots,
+                None => return 0,
+            }
+        }
+    }
+
+    /// Puts `key` at `offset` unless the map is full: `false` when full (Kafka stops the map
+    /// there, whether or not the key is in it).
+    pub fn put(&mut self, key: &[u8], offset: i64) -> bool {
+        if self.entries >= self.max_entries() {
+            return false;
+        }
+        let hash = Self::hash(key);
+        let at = self.slot(&hash) * BYTES_PER_ENTRY;
+        if let Some(slot) = self.bytes.get_mut(at..at + BYTES_PER_ENTRY) {
+            if slot.get(..16) != Some(&hash[..]) {
+                self.entries += 1;
+                if let Some(h) = slot.get_mut(..16) {
+                    h.copy_from_slice(&hash);
+                }
+            }
+            if let Some(o) = slot.get_mut(16..) {
+                o.copy_from_slice(&offset.to_le_bytes());
+            }
+        }
+        self.latest_offset = offset;
+        true
+    }
+
+    /// The offset of `key`, -1 when absent.
+    pub fn get(&self, key: &[u8]) -> i64 {
+        let hash = Self::hash(key);
+        let at = self.slot(&hash) * BYTES_PER_ENTRY;
+        match self.bytes.get(at..at + BYTES_PER_ENTRY) {
+            Some(slot) if slot.get(..16) == Some(&hash[..]) => {
+                let mut offset = [0u8; 8];
+                if let Some(o) = slot.get(16..) {
+                    offset.copy_from_slice(o);
+                }
+                i64::from_le_bytes(offset)
+            }
+            _ => -1,
+        }
+    }
+}
+
+/// Whether a cleaning would run now, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cleanability {
+    /// The dirty ratio is above `min.cleanable.dirty.ratio`.
+    DirtyRatio,
+    /// A dirty segment is older than `max.compaction.lag.ms`.
+    MaxCompactionLag,
+    /// Not dirty enough (or nothing cleanable yet).
+    NotDirtyEnough,
+    /// The log holds batches this analysis does not read (transactional, control, magic 0/1).
+    Unsupported,
+}
+
+/// What a cleaning of a compacted partition would do, now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionPlan {
+    /// Where the dirty part starts (`cleaner-offset-checkpoint`, else the log start).
+    pub first_dirty_offset: i64,
+    /// Where cleaning must stop: the active segment, or the first segment within
+    /// `min.compaction.lag.ms`.
+    pub first_uncleanable_offset: i64,
+    /// Bytes of the clean part (Kafka's `cleanBytes`).
+    pub clean_bytes: u64,
+    /// Bytes of the cleanable dirty part.
+    pub dirty_bytes: u64,
+    /// `dirty / (clean + dirty)`, 0 when both are 0.
+    pub dirty_ratio: f64,
+    /// Whether it would clean, and why.
+    pub cleanability: Cleanability,
+    /// Where the cleaning ends: one past the last offset the map holds (the map filling up
+    /// stops it before the first uncleanable offset); the cleaner checkpoint moves here.
+    pub end_offset: i64,
+    /// Distinct keys in the map.
+    pub keys: usize,
+    /// Records read in the segments a cleaning rewrites.
+    pub records: u64,
+    /// Records a later one of the same key supersedes.
+    pub superseded: u64,
+    /// Records without a key.
+    pub without_key: u64,
+    /// Tombstones whose delete horizon has passed.
+    pub tombstones_removed: u64,
+    /// Tombstones kept, in batches that get a delete horizon now.
+    pub tombstones_marked: u64,
+}
+
+impl CompactionPlan {
+    /// Records a cleaning would remove.
+    pub fn removed(&self) -> u64 {
+        self.superseded + self.without_key + self.tombstones_removed
+    }
+}
+
+/// One segment as the analysis sees it.
+struct Seg {
+    base: i64,
+    size: u64,
+    largest_timestamp: i64,
+    first_batch_timestamp: Option<i64>,
+}
+
+/// Kafka's cleanable offsets, dirty ratio and map over the compacted partition in `dir`, read
+/// without a lock and without changing it; `cleaner_checkpoint` is its
+/// `cleaner-offset-checkpoint` entry.
+pub fn plan_read_only(
+    dir: &Path,
+    log_start_offset: i64,
+    cleaner_checkpoint: Option<i64>,
+    config: &CompactionConfig,
+    now_ms: i64,
+) -> Result<CompactionPlan> {
+    let bases = list_segments(dir)?;
+    let mut segs = Vec::with_capacity(bases.len());
+    let mut log_end_offset = bases.first().copied().unwrap_or(0);
+    for (i, &base) in bases.iter().enumerate() {
+        let seg = LogSegment::open_read_only(dir, base)?;
+        if i + 1 == bases.len() {
+            log_end_offset = seg.read_next_offset()?.unwrap_or(base);
+        }
+        let info = retention::segment_info(&seg)?;
+        let mut reader = seg.reader_at(0)?;
+        let first_batch_timestamp = reader.next_batch()?.map(|(_, b)| b.max_timestamp());
+        segs.push(Seg {
+            base,
+            size: info.size,
+            largest_timestamp: info.largest_timestamp,
+            first_batch_timestamp,
+        });
+    }
+    let start = log_start_offset.max(bases.first().copied().unwrap_or(0));
+    let first_dirty = match cleaner_checkpoint {
+        Some(c) if c >= start && c <= log_end_offset => c,
+        _ => start,
+    };
+    let active_base = bases.last().copied().unwrap_or(0);
+    // Non-active segments holding offsets at or after the first dirty one.
+    let next_base = |i: usize| segs.get(i + 1).map_or(log_end_offset, |s| s.base);
+    let dirty_non_active: Vec<usize> = (0..segs.len().saturating_sub(1))
+        .filter(|&i| next_base(i) > first_dirty)
+        .collect();
+    let mut first_uncleanable = active_base.min(log_end_offset);
+    if config.min_compaction_lag_ms > 0 {
+        if let Some(&i) = dirty_non_active.iter().find(|&&i| {
+            segs.get(i).is_some_and(|s| {
+                s.largest_timestamp > now_ms.saturating_sub(config.min_compaction_lag_ms)
+            })
+        }) {
+            first_uncleanable = first_uncleanable.min(segs.get(i).map_or(0, |s| s.base));
+        }
+    }
+    // Kafka's logSegments(from, to): the segment holding `from` up to those starting before `to`.
+    let overlapping = |from: i64, to: i64| -> u64 {
+        segs.iter()
+            .enumerate()
+            .filter(|&(i, s)| s.base < to && next_base(i) > from)
+            .map(|(_, s)| s.size)
+            .sum()
+    };
+    let clean_bytes = overlapping(-1, first_dirty);
+    // The segment holding the first uncleanable offset starts the uncleanable part.
+    let uncleanable_base = segs
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|&(_, s)| s.base <= first_uncleanable)
+        .map_or(first_uncleanable, |(_, s)| s.base);
+    let dirty_bytes = overlapping(first_dirty.max(start), uncleanable_base);
+    let total = clean_bytes + dirty_bytes;
+    #[allow(clippy::cast_precision_loss)]
+    let dirty_ratio = if total == 0 {
+        0.0
+    } else {
+        dirty_bytes as f64 / total as f64
+    };
+    let earliest_dirty = dirty_non_active
+        .iter()
+        .filter_map(|&i| segs.get(i).and_then(|s| s.first_batch_timestamp))
+        .filter(|&t| t > 0)
+        .min();
+    let clean_until = now_ms.saturating_sub(config.max_compaction_lag_ms.max(0));
+    let need_now = earliest_dirty.is_some_and(|t| t < clean_until);
+    let mut cleanability = if need_now && dirty_bytes > 0 {
+        Cleanability::MaxCompactionLag
+    } else if dirty_ratio > config.min_cleanable_dirty_ratio {
+        Cleanability::DirtyRatio
+    } else {
+        Cleanability::NotDirtyEnough
+    };
+    let mut plan = CompactionPlan {
+        first_dirty_offset: first_dirty,
+        first_uncleanable_offset: uncleanable_base,
+        clean_bytes,
+        dirty_bytes,
+        dirty_ratio,
+        cleanability,
+        end_offset: first_dirty,
+        keys: 0,
+        records: 0,
+        superseded: 0,
+        without_key: 0,
+        tombstones_removed: 0,
+        tombstones_marked: 0,
+    };
+    // The map over the dirty range, up to where it fills.
+    let mut map = OffsetMap::new(config.dedupe_buffer_size);
+    let mut supported = true;
+    'map: for (i, seg) in segs.iter().enumerate() {
+        if seg.base >= uncleanable_base || next_base(i) <= first_dirty {
+            continue;
+        }
+        let segment = LogSegment::open_read_only(dir, seg.base)?;
+        let mut reader = segment.reader_at(0)?;
+        while let Some((_, batch)) = reader.next_batch()? {
+            if batch.magic() < 2 || batch.is_transactional() || batch.is_control() {
+                supported = false;
+                break 'map;
+            }
+            let records = batch.records().map_err(|source| super::LogError::Corrupt {
+                path: segment.log_path().to_path_buf(),
+                position: 0,
+                source,
+            })?;
+            for r in &records {
+                if let Some(key) = &r.key {
+                    if r.offset >= first_dirty && !map.put(key, r.offset) {
+                        break 'map;
+                    }
+                }
+            }
+        }
+    }
+    if !supported {
+        cleanability = Cleanability::Unsupported;
+        plan.cleanability = cleanability;
+        return Ok(plan);
+    }
+    plan.keys = map.len();
+    plan.end_offset = if map.latest_offset() >= 0 {
+        map.latest_offset() + 1
+    } else {
+        first_dirty
+    };
+    // What a cleaning of the segments from the start to the map's end would keep.
+    for seg in segs.iter().filter(|s| s.base < plan.end_offset) {
+        let segment = LogSegment::open_read_only(dir, seg.base)?;
+        let mut reader = segment.reader_at(0)?;
+        while let Some((_, batch)) = reader.next_batch()? {
+            if batch.magic() < 2 || batch.is_transactional() || batch.is_control() {
+                plan.cleanability = Cleanability::Unsupported;
+                return Ok(plan);
+            }
+            let horizon = batch.delete_horizon_ms();
+            let records = batch.records().map_err(|source| super::LogError::Corrupt {
+                path: segment.log_path().to_path_buf(),
+                position: 0,
+                source,
+            })?;
+            for r in &records {
+                plan.records += 1;
+                if r.offset > map.latest_offset() {
+                    continue;
+                }
+                let Some(key) = &r.key else {
+                    plan.without_key += 1;
+                    continue;
+                };
+                if r.offset < map.get(key) {
+                    plan.superseded += 1;
+                } else if r.value.is_none() {
+                    match horizon {
+                        Some(h) if now_ms >= h => plan.tombstones_removed += 1,
+                        Some(_) => {}
+                        None => plan.tombstones_marked += 1,
+                    }
+                }
+            }
+        }
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_map_keeps_the_latest_offset_and_fills_at_nine_tenths() {
+        let mut map = OffsetMap::new(10 * BYTES_PER_ENTRY);
+        assert_eq!(map.slots(), 10);
+        assert_eq!(map.max_entries(), 9);
+        assert!(map.put(b"a", 1));
+        assert!(map.put(b"a", 5));
+        assert_eq!(map.get(b"a"), 5);
+        assert_eq!(map.len(), 1);
+        assert_eq!(map.get(b"absent"), -1);
+        for i in 0..8u8 {
+            assert!(map.put(&[b'k', i], i64::from(i) + 10));
+        }
+        assert_eq!(map.len(), 9);
+        // Full: even a key it has is refused, as Kafka stops there.
+        assert!(!map.put(b"a", 30));
+        assert_eq!(map.get(b"a"), 5);
+        assert_eq!(map.latest_offset(), 17);
+        for i in 0..8u8 {
+            assert_eq!(map.get(&[b'k', i]), i64::from(i) + 10);
+        }
+    }
+}
