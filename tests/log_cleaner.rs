@@ -442,3 +442,60 @@ fn a_full_offset_map_stops_the_cleaning_where_kafkas_would() {
     assert_eq!(c["end_offset"], 1);
     assert_eq!(c["superseded"], 0);
 }
+
+/// What a cleaning that dropped record 0 leaves when killed: the new segment `0` (holding
+/// offset 1 alone) as `.swap`, the old segments `0` and `1` still in place.
+fn interrupted_clean(d: &Path) {
+    topic_with_segments(d, &["retention.ms=-1"], &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR]);
+    let p = d.join("t-0");
+    fs::copy(
+        p.join("00000000000000000001.log"),
+        p.join("00000000000000000000.log.swap"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_finished_swap_is_completed_by_the_next_open() {
+    let dir = tempdir();
+    let d = dir.path();
+    interrupted_clean(d);
+    // Readers see the old segments until a writer completes the swap.
+    assert_eq!(consumed(d), ["0:v0", "1:v1", "2:v2"]);
+    cleaner(d, T0, &[]).ok();
+    assert_eq!(segments(d), [0, 2]);
+    assert!(!files(d).iter().any(|f| f.ends_with(".swap")));
+    assert_eq!(consumed(d), ["1:v1", "2:v2"]);
+    // The swapped-in segment got its indexes rebuilt.
+    let dump = kafkit(
+        d,
+        &[
+            "dump-log-segments",
+            "--files",
+            d.join("t-0/00000000000000000000.timeindex")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert!(
+        dump.ok().contains("timestamp: 1700007200000 offset: 1"),
+        "{}",
+        dump.stdout
+    );
+}
+
+#[test]
+fn a_swap_beside_cleaned_files_is_undone_by_the_next_open() {
+    let dir = tempdir();
+    let d = dir.path();
+    interrupted_clean(d);
+    // Killed before the index was renamed: the cleaning never happened.
+    fs::write(d.join("t-0/00000000000000000000.index.cleaned"), b"").unwrap();
+    kafkit_stdin(d, &["produce", "--topic", "t"], b"v3\n").ok();
+    // (v3, written now, rolls a segment of its own.)
+    assert_eq!(segments(d), [0, 1, 2, 3]);
+    assert!(!files(d)
+        .iter()
+        .any(|f| f.ends_with(".swap") || f.ends_with(".cleaned")));
+    assert_eq!(consumed(d), ["0:v0", "1:v1", "2:v2", "3:v3"]);
+}

@@ -13,6 +13,10 @@
 //! checkpoints when the writer closes, and its `leader-epoch-checkpoint` loses the epochs that
 //! start below the new log start as Kafka's `LeaderEpochFileCache.truncateFromStart` does.
 //!
+//! A partition holding what an interrupted cleaning left (`.cleaned`, `.swap`: a broker's, as
+//! kafkit does not compact yet) is opened too, and the open finishes or undoes that cleaning as
+//! Kafka's `LogLoader` does.
+//!
 //! Compaction (`cleanup.policy=compact`) is not done yet: a compacted partition gets retention's
 //! log-start-offset rule only (and the size and time rules too with `compact,delete`), and its
 //! report says its compaction was skipped.
@@ -219,7 +223,9 @@ pub fn run_pass(
             .map_err(log_err)?;
             let start = log_starts.get(&tp).copied().unwrap_or(0);
             let mut plan = retention::plan_read_only(&dir, start, &config, now).map_err(log_err)?;
-            if let (Some(writer), false) = (writer.as_mut(), plan.is_empty()) {
+            let unfinished = crate::log::partition::has_unfinished_clean(&dir).map_err(log_err)?;
+            if let (Some(writer), true) = (writer.as_mut(), !plan.is_empty() || unfinished) {
+                // Opening the log finishes (or undoes) an interrupted cleaning first.
                 let log = writer.log(topic, tp.partition)?;
                 plan = log.delete_old_segments(&config, now).map_err(log_err)?;
                 writer.release()?;

@@ -121,26 +121,117 @@ pub(crate) fn list_segments(dir: &Path) -> Result<Vec<i64>> {
     Ok(bases)
 }
 
-/// Kafka's clean-up before loading: files left by an interrupted delete or clean, and index
-/// files whose `.log` is gone.
-fn remove_leftovers(dir: &Path) -> Result<()> {
+/// The offset after the last batch of the `.log` at `path` (its base offset when it has none).
+fn next_offset_of(path: &Path, base: i64) -> Result<i64> {
+    let mut reader = SegmentReader::open(path, 0)?;
+    let mut next = base;
+    while let Some((_, batch)) = reader.next_batch()? {
+        next = batch.next_offset();
+    }
+    Ok(next)
+}
+
+/// Kafka's clean-up before loading (`LogLoader.removeTempFilesAndCollectSwapFiles` and the
+/// swap passes of `LogLoader.load`): files left by an interrupted delete are removed, and so
+/// are those of an interrupted clean (`.cleaned`, and the `.swap` files at or above the
+/// smallest `.cleaned` base offset: a swap whose renames had not all happened). The other
+/// `.swap` files are a cleaning that finished writing: the segment files they replace (every
+/// file whose offset lies from the smallest swap base to the largest swap's next offset) are
+/// removed and the swaps renamed into place. Then index files whose `.log` is gone are removed.
+/// Returns the smallest base offset swapped in (its segments must be recovered: their indexes
+/// are rebuilt from there).
+fn remove_leftovers(dir: &Path) -> Result<Option<i64>> {
+    const SWAP: &str = ".swap";
+    let mut min_cleaned: Option<i64> = None;
+    let mut swaps: Vec<(i64, PathBuf)> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+        let entry = entry.map_err(LogError::io("listing", dir))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let path = entry.path();
+        if name.ends_with(".deleted") || name.ends_with(".cleaned") {
+            if name.ends_with(".cleaned") {
+                if let Some(base) = segment::parse_base_offset(name) {
+                    min_cleaned = Some(min_cleaned.map_or(base, |m: i64| m.min(base)));
+                }
+            }
+            fs::remove_file(&path).map_err(LogError::io("removing", &path))?;
+        } else if name.ends_with(SWAP) {
+            if let Some(base) = segment::parse_base_offset(name) {
+                swaps.push((base, path));
+            }
+        }
+    }
+    let (invalid, valid): (Vec<_>, Vec<_>) = swaps
+        .into_iter()
+        .partition(|(base, _)| min_cleaned.is_some_and(|m| *base >= m));
+    for (_, path) in invalid {
+        fs::remove_file(&path).map_err(LogError::io("removing", &path))?;
+    }
+    let mut swapped_from: Option<i64> = None;
+    if !valid.is_empty() {
+        let (mut min_swap, mut max_swap) = (i64::MAX, i64::MIN);
+        for (base, path) in &valid {
+            if path
+                .to_str()
+                .is_some_and(|p| p.ends_with(&format!(".log{SWAP}")))
+            {
+                min_swap = min_swap.min(*base);
+                max_swap = max_swap.max(next_offset_of(path, *base)?);
+            }
+        }
+        for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+            let entry = entry.map_err(LogError::io("listing", dir))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name.ends_with(SWAP) {
+                continue;
+            }
+            if let Some(offset) = segment::parse_base_offset(name) {
+                if offset >= min_swap && offset < max_swap {
+                    let path = entry.path();
+                    fs::remove_file(&path).map_err(LogError::io("removing", &path))?;
+                }
+            }
+        }
+        for (_, path) in &valid {
+            if let Some(to) = path.to_str().and_then(|p| p.strip_suffix(SWAP)) {
+                fs::rename(path, to).map_err(LogError::io("renaming", path))?;
+            }
+        }
+        sync_dir(dir)?;
+        swapped_from = (min_swap < i64::MAX).then_some(min_swap);
+    }
     let logs: Vec<i64> = list_segments(dir)?;
     for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
         let entry = entry.map_err(LogError::io("listing", dir))?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let leftover = name.ends_with(".deleted") || name.ends_with(".cleaned");
         let orphan = [".index", ".timeindex", ".txnindex"].iter().any(|suffix| {
             name.strip_suffix(suffix)
                 .and_then(segment::parse_base_offset)
                 .is_some_and(|base| logs.binary_search(&base).is_err())
         });
-        if leftover || orphan {
+        if orphan {
             let path = entry.path();
             fs::remove_file(&path).map_err(LogError::io("removing", path))?;
         }
     }
-    Ok(())
+    Ok(swapped_from)
+}
+
+/// Whether the partition in `dir` holds what an interrupted cleaning leaves (`.cleaned` or
+/// `.swap` files), which the next [`Log::open`] finishes or undoes.
+pub fn has_unfinished_clean(dir: &Path) -> Result<bool> {
+    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+        let entry = entry.map_err(LogError::io("listing", dir))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".cleaned") || name.ends_with(".swap") {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// What a log's checkpoints say when it is opened ([`Log::open`]), as a broker reads them from
@@ -203,8 +294,8 @@ impl Log {
         now_ms: i64,
     ) -> Result<Self> {
         let LogCheckpoints {
-            recovery_point,
-            intact_to,
+            mut recovery_point,
+            mut intact_to,
             log_start_offset,
         } = checkpoints;
         if !dir.is_dir() {
@@ -213,7 +304,12 @@ impl Log {
                 sync_dir(parent)?;
             }
         }
-        remove_leftovers(dir)?;
+        if let Some(swapped) = remove_leftovers(dir)? {
+            // Swapped-in segments are validated and their indexes rebuilt, as Kafka recovers a
+            // segment whose index is missing.
+            recovery_point = recovery_point.min(swapped);
+            intact_to = intact_to.min(swapped);
+        }
         let mut segments = list_segments(dir)?;
         let mut recovery = RecoveryReport::default();
         if segments.is_empty() {
