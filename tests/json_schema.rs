@@ -388,6 +388,17 @@ fn log_cleaner_prints_its_documented_objects() {
         kafkit(d, &args[..]).ok();
     }
     kafkit_stdin(d, &["produce", "--topic", "t"], b"x\n").ok();
+    // A broker's __consumer_offsets (compacted) holding magic-1 messages, which the cleaner
+    // leaves alone.
+    let legacy = repo_root().join("tests/data/kafka-python/kp-legacy-0/00000000000000000000.log");
+    std::fs::create_dir(d.join("__consumer_offsets-0")).unwrap();
+    std::fs::copy(
+        legacy,
+        d.join("__consumer_offsets-0/00000000000000000000.log"),
+    )
+    .unwrap();
+    // An empty active segment after it, so that it is in the dirty part.
+    std::fs::write(d.join("__consumer_offsets-0/00000000000000001000.log"), b"").unwrap();
     let runs: Vec<_> = [
         // t's record has expired (the active segment is rolled first); c is compacted.
         &["log-cleaner", "--now", "+8d", "--output", "json"][..],
@@ -417,6 +428,11 @@ fn log_cleaner_prints_its_documented_objects() {
         runs[1].stdout.contains("\"type\":\"removed_file\""),
         "{}",
         runs[1].stdout
+    );
+    assert!(
+        runs[0].stdout.contains("\"type\":\"compaction_skipped\""),
+        "{}",
+        runs[0].stdout
     );
     check_covered("log-cleaner", &runs);
 }

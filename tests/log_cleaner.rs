@@ -289,11 +289,9 @@ fn the_log_start_offset_deletes_segments_below_it_even_when_compacted() {
         .collect();
     // retention.ms does not apply without `delete`: only the log start offset rule.
     assert_eq!(rules, ["log-start-offset", "log-start-offset"]);
-    let skipped = events
-        .iter()
-        .find(|e| e["type"] == "compaction_skipped")
-        .unwrap();
-    assert_eq!(skipped["policy"], "compact");
+    // Three keys once each, and only the active segment left: nothing to clean.
+    let compaction = events.iter().find(|e| e["type"] == "compaction").unwrap();
+    assert_eq!(compaction["cleaned"], false);
     assert_eq!(segments(d), [2]);
     // The log starts at its first segment: Kafka leaves it out of the checkpoint.
     assert_eq!(
@@ -460,8 +458,8 @@ fn a_finished_swap_is_completed_by_the_next_open() {
     let dir = tempdir();
     let d = dir.path();
     interrupted_clean(d);
-    // Readers see the old segments until a writer completes the swap.
-    assert_eq!(consumed(d), ["0:v0", "1:v1", "2:v2"]);
+    // Readers see the log as the swap leaves it, before a writer completes it.
+    assert_eq!(consumed(d), ["1:v1", "2:v2"]);
     cleaner(d, T0, &[]).ok();
     assert_eq!(segments(d), [0, 2]);
     assert!(!files(d).iter().any(|f| f.ends_with(".swap")));
@@ -498,4 +496,219 @@ fn a_swap_beside_cleaned_files_is_undone_by_the_next_open() {
         .iter()
         .any(|f| f.ends_with(".swap") || f.ends_with(".cleaned")));
     assert_eq!(consumed(d), ["0:v0", "1:v1", "2:v2", "3:v3"]);
+}
+
+/// `key:value` (null for a tombstone) at each offset of topic `topic`.
+fn consumed_keys(d: &Path, topic: &str) -> Vec<String> {
+    let run = kafkit(
+        d,
+        &[
+            "consume",
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--property",
+            "print.offset=true",
+            "--property",
+            "print.key=true",
+        ],
+    );
+    run.stdout
+        .lines()
+        .map(|l| l.replace("Offset:", "").replace('\t', ":"))
+        .collect()
+}
+
+#[test]
+fn compaction_keeps_the_latest_value_of_each_key_and_marks_then_drops_tombstones() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    let now = T0 + 10 * 24 * HOUR;
+    let run = cleaner(d, now, &["--topic", "c"]);
+    assert!(
+        run.ok().contains("Cleaned c-0 up to offset 5: removed 3 of 5 records (2 superseded, 1 without a key, 0 tombstones past their delete horizon), 1 tombstone given a delete horizon"),
+        "{}",
+        run.stdout
+    );
+    // Offsets kept with their gaps; the active segment (c) untouched.
+    assert_eq!(consumed_keys(d, "c"), ["2:a:2", "4:b:null", "5:c:1"]);
+    assert_eq!(
+        fs::read_to_string(d.join("cleaner-offset-checkpoint")).unwrap(),
+        "0\n1\nc 0 5\n"
+    );
+    let p = d.join("c-0");
+    let logs: Vec<String> = fs::read_dir(&p)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    // The four cleaned segments fit one.
+    assert_eq!(
+        logs,
+        ["00000000000000000000.log", "00000000000000000005.log"]
+    );
+    // The tombstone's batch has its delete horizon: now + delete.retention.ms, as base timestamp.
+    let dump = kafkit(
+        d,
+        &[
+            "dump-log-segments",
+            "--files",
+            p.join("00000000000000000000.log").to_str().unwrap(),
+        ],
+    );
+    let horizon = now + 86_400_000;
+    assert!(
+        dump.ok()
+            .contains(&format!("deleteHorizonMs: OptionalLong[{horizon}]")),
+        "{}",
+        dump.stdout
+    );
+    // Nothing dirty: a second pass cleans nothing.
+    let again = cleaner(d, now, &["--topic", "c"]);
+    assert!(
+        again.ok().contains("not cleaned (not-dirty-enough)"),
+        "{}",
+        again.stdout
+    );
+    // New records make it dirty again; past the horizon the tombstone goes.
+    let input = format!(
+        "{{\"key\":\"d\",\"value\":\"1\",\"timestamp\":{}}}\n{{\"key\":\"a\",\"value\":\"3\",\"timestamp\":{}}}\n{{\"key\":\"e\",\"value\":\"1\",\"timestamp\":{}}}\n",
+        T0 + 4 * 24 * HOUR,
+        T0 + 5 * 24 * HOUR,
+        T0 + 6 * 24 * HOUR
+    );
+    kafkit_stdin(
+        d,
+        &["produce", "--topic", "c", "--input", "json", "--sync"],
+        input.as_bytes(),
+    )
+    .ok();
+    let later = cleaner(d, horizon + 1, &["--topic", "c", "--output", "json"]);
+    let c = json_lines(later.ok())
+        .into_iter()
+        .find(|e| e["type"] == "compaction")
+        .unwrap();
+    assert_eq!(c["cleaned"], true, "{c}");
+    assert_eq!(c["tombstones_removed"], 1);
+    assert_eq!(c["superseded"], 1);
+    assert_eq!(consumed_keys(d, "c"), ["5:c:1", "6:d:1", "7:a:3", "8:e:1"]);
+}
+
+#[test]
+fn a_compacted_partition_reads_back_in_kafka_python() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    cleaner(d, T0 + 10 * 24 * HOUR, &["--topic", "c"]).ok();
+    let script = crate::common::repo_root().join("scripts/read-with-kafka-python.py");
+    let log = d.join("c-0/00000000000000000000.log");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(&log)
+        .output();
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        Ok(out)
+            if out.status.code() == Some(2)
+                && std::env::var_os("KAFKIT_REQUIRE_KAFKA_PYTHON").is_none() =>
+        {
+            crate::common::skip("kafka-python is not installed (pip install kafka-python)");
+            return;
+        }
+        other => panic!("kafka-python failed: {other:?}"),
+    };
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let batches = v["files"][0]["batches"].as_array().unwrap();
+    let records: Vec<(i64, Value, Value)> = batches
+        .iter()
+        .inspect(|b| assert_eq!(b["crc_valid"], true, "{b}"))
+        .flat_map(|b| b["records"].as_array().unwrap().clone())
+        .map(|r| {
+            (
+                r["offset"].as_i64().unwrap(),
+                r["key"].clone(),
+                r["value"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        records,
+        [
+            (2, Value::from("a"), Value::from("2")),
+            (4, Value::from("b"), Value::Null)
+        ]
+    );
+}
+
+#[test]
+fn a_brokers_compacted_consumer_offsets_is_cleaned_again_as_kafka_would() {
+    let Some(fixtures) = crate::common::fixtures() else {
+        crate::common::skip("../shared/kafka-fixtures is absent");
+        return;
+    };
+    let dir = tempdir();
+    let d = dir.path();
+    let from = fixtures.join("DonaldY__kafka-2.7.1/__consumer_offsets-39");
+    crate::common::copy_dir(&from, &d.join("__consumer_offsets-39"));
+    let before = consumed_keys_raw(d);
+    let now = 1_800_000_000_000;
+    let run = cleaner(
+        d,
+        now,
+        &["--topic", "__consumer_offsets", "--output", "json"],
+    );
+    let events = json_lines(run.ok());
+    let c = events.iter().find(|e| e["type"] == "compaction").unwrap();
+    assert_eq!(c["cleaned"], true, "{c}");
+    // Kafka 2.7 cleaned it without delete horizons: the tombstone's batch gets one now.
+    assert_eq!(c["tombstones_marked"], 1, "{c}");
+    assert_eq!(c["end_offset"], 18);
+    assert_eq!(
+        fs::read_to_string(d.join("cleaner-offset-checkpoint")).unwrap(),
+        "0\n1\n__consumer_offsets 39 18\n"
+    );
+    let dump = kafkit(
+        d,
+        &[
+            "dump-log-segments",
+            "--files",
+            d.join("__consumer_offsets-39/00000000000000000000.log")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    let horizon = now + 86_400_000;
+    assert!(
+        dump.ok()
+            .contains(&format!("deleteHorizonMs: OptionalLong[{horizon}]")),
+        "{}",
+        dump.stdout
+    );
+    // Every record kept (each key's latest already), at its offset.
+    assert_eq!(consumed_keys_raw(d), before);
+}
+
+/// `offset` of every record of the copied `__consumer_offsets` (its keys are binary).
+fn consumed_keys_raw(d: &Path) -> Vec<String> {
+    let run = kafkit(
+        d,
+        &[
+            "consume",
+            "--topic",
+            "__consumer_offsets",
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--property",
+            "print.offset=true",
+            "--property",
+            "print.value=false",
+        ],
+    );
+    run.stdout.lines().map(str::to_string).collect()
 }

@@ -13,13 +13,15 @@
 //! checkpoints when the writer closes, and its `leader-epoch-checkpoint` loses the epochs that
 //! start below the new log start as Kafka's `LeaderEpochFileCache.truncateFromStart` does.
 //!
-//! A partition holding what an interrupted cleaning left (`.cleaned`, `.swap`: a broker's, as
-//! kafkit does not compact yet) is opened too, and the open finishes or undoes that cleaning as
-//! Kafka's `LogLoader` does.
+//! A partition holding what an interrupted cleaning left (`.cleaned`, `.swap`: kafkit's or a
+//! broker's) is opened too, and the open finishes or undoes that cleaning as Kafka's
+//! `LogLoader` does.
 //!
-//! Compaction (`cleanup.policy=compact`) is not done yet: a compacted partition gets retention's
-//! log-start-offset rule only (and the size and time rules too with `compact,delete`), and its
-//! report says its compaction was skipped.
+//! A compacted partition (`cleanup.policy` with `compact`) gets retention's log-start-offset
+//! rule (all three with `compact,delete`), then Kafka's cleaner when it is cleanable
+//! ([`crate::log::compaction`]), under its partition lock; `cleaner-offset-checkpoint` then
+//! moves to where the cleaning ended. One whose log holds transactional, control or legacy
+//! batches is not cleaned, and its report says so.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -29,11 +31,11 @@ use super::checkpoint::{
 };
 use super::config::{ConfigValue, TopicConfigs};
 use super::{
-    DataDir, DataDirError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint, PartitionWriter,
-    Result, TopicFilter,
+    names, DataDir, DataDirError, EpochEntry, LeaderEpochCheckpoint, OffsetCheckpoint,
+    PartitionWriter, Result, Topic, TopicFilter, TopicSource,
 };
 use crate::common::TopicPartition;
-use crate::log::compaction::{self, CompactionConfig, CompactionPlan};
+use crate::log::compaction::{self, Cleanability, CompactionConfig, CompactionPlan};
 use crate::log::retention::{self, RetentionConfig, RetentionPlan};
 
 /// A topic's `cleanup.policy`, as the cleaner reads it.
@@ -109,6 +111,23 @@ pub fn compaction_config(configs: &TopicConfigs, dedupe_buffer_size: usize) -> C
     }
 }
 
+/// A topic's configs as the cleaner applies them: a broker's directory does not say what its
+/// controller holds, but Kafka always makes `__consumer_offsets` and `__transaction_state`
+/// compacted (`offsets.topic`/`transaction.state.log` configs), so such a topic without an
+/// override is compacted here too.
+pub fn effective_configs(topic: &Topic) -> TopicConfigs {
+    let internal = topic.name == "__consumer_offsets" || topic.name == "__transaction_state";
+    if internal
+        && topic.source == TopicSource::Broker
+        && !topic.configs.overrides().contains_key("cleanup.policy")
+    {
+        if let Ok(configs) = TopicConfigs::new([("cleanup.policy", "compact")]) {
+            return configs;
+        }
+    }
+    topic.configs.clone()
+}
+
 /// What a pass does.
 #[derive(Debug, Clone)]
 pub struct CleanerOptions {
@@ -133,10 +152,13 @@ pub struct PartitionReport {
     pub retention: RetentionPlan,
     /// `.deleted` files removed, their delay past.
     pub removed_files: Vec<PathBuf>,
-    /// The topic is compacted, and its compaction was skipped (not done by kafkit yet).
+    /// The topic is compacted and its log holds batches the cleaner leaves alone
+    /// (transactional, control, magic 0/1): it was not cleaned.
     pub compaction_skipped: bool,
-    /// What a cleaning would do (a dry run of a compacted topic's partition).
+    /// A compacted topic's partition: what a cleaning would do (a dry run) or did.
     pub compaction: Option<CompactionPlan>,
+    /// The partition was cleaned.
+    pub cleaned: bool,
 }
 
 impl PartitionReport {
@@ -200,11 +222,17 @@ pub fn run_pass(
     let cleaner_offsets: BTreeMap<TopicPartition, i64> =
         OffsetCheckpoint::read(&datadir.root_file(CLEANER_OFFSET_CHECKPOINT))?;
     let mut summary = CleanerSummary::default();
+    let mut cleaned_to: BTreeMap<TopicPartition, i64> = BTreeMap::new();
     let now = options.now_ms;
     for topic in &topics {
-        let policy = CleanupPolicy::of(&topic.configs);
-        let config = retention_config(&topic.configs);
-        let compaction_config = compaction_config(&topic.configs, options.dedupe_buffer_size);
+        if topic.name == names::CLUSTER_METADATA_TOPIC {
+            // The KRaft metadata log: its raft client trims it by snapshots, not the cleaner.
+            continue;
+        }
+        let configs = effective_configs(topic);
+        let policy = CleanupPolicy::of(&configs);
+        let config = retention_config(&configs);
+        let compaction_config = compaction_config(&configs, options.dedupe_buffer_size);
         for tp in topic.topic_partitions() {
             let dir = datadir.partition_dir(&tp);
             if !dir.is_dir() {
@@ -237,27 +265,45 @@ pub fn run_pass(
                     }
                 }
             }
-            let compaction = if policy.compact && options.dry_run {
-                Some(
-                    compaction::plan_read_only(
+            let checkpoint = cleaner_offsets.get(&tp).copied();
+            let (compaction, cleaned) = match (policy.compact, writer.as_mut()) {
+                (false, _) => (None, false),
+                (true, None) => {
+                    let start = plan.log_start_offset;
+                    let c = compaction::plan_read_only(
                         &dir,
-                        plan.log_start_offset,
-                        cleaner_offsets.get(&tp).copied(),
+                        start,
+                        checkpoint,
                         &compaction_config,
                         now,
                     )
-                    .map_err(log_err)?,
-                )
-            } else {
-                None
+                    .map_err(log_err)?;
+                    (Some(c), false)
+                }
+                (true, Some(writer)) => {
+                    let log = writer.log(topic, tp.partition)?;
+                    let delay = config.file_delete_delay_ms;
+                    let (c, cleaned) = log
+                        .clean(&compaction_config, checkpoint, delay, now)
+                        .map_err(log_err)?;
+                    writer.release()?;
+                    if cleaned {
+                        cleaned_to.insert(tp.clone(), c.end_offset);
+                    }
+                    (Some(c), cleaned)
+                }
             };
+            let skipped = compaction
+                .as_ref()
+                .is_some_and(|c| c.cleanability == Cleanability::Unsupported);
             let partition = PartitionReport {
                 tp: tp.clone(),
                 policy,
                 retention: plan,
                 removed_files,
-                compaction_skipped: policy.compact,
+                compaction_skipped: skipped,
                 compaction,
+                cleaned,
             };
             summary.partitions += 1;
             summary.segments += partition.retention.deletions.len();
@@ -269,6 +315,15 @@ pub fn run_pass(
     }
     if let Some(writer) = writer {
         writer.close()?;
+    }
+    if !cleaned_to.is_empty() {
+        // Kafka's `doneCleaning`: where the next cleaning's dirty part starts.
+        let path = datadir.root_file(CLEANER_OFFSET_CHECKPOINT);
+        let lock = datadir.lock()?;
+        let _meta = lock.meta(super::DEFAULT_LOCK_WAIT)?;
+        let mut on_disk = OffsetCheckpoint::read(&path)?;
+        on_disk.extend(cleaned_to);
+        OffsetCheckpoint::write(&path, &on_disk)?;
     }
     Ok(summary)
 }

@@ -8,20 +8,26 @@
 //! has a later offset, records without a key, and tombstones whose delete horizon has passed;
 //! tombstones kept get a delete horizon.
 //!
-//! Rewriting segments is not done here yet. Partitions holding transactional, control or
-//! legacy (magic 0/1) batches are reported as such and not analysed.
+//! [`clean`] then does it, as Kafka's `Cleaner.cleanSegments` and `replaceSegments` do, through
+//! `.cleaned` and `.swap` files. Partitions holding transactional, control or legacy (magic
+//! 0/1) batches are reported as such and left alone (Kafka's rules for aborted transactions,
+//! markers and legacy tombstones are not done).
 //!
 //! The key hash is XXH3-128 where Kafka uses MD5: both give the 16 bytes a slot holds, and
 //! which of two keys that collide in 128 bits is lost is equally negligible.
 
+use std::collections::HashMap;
+use std::fs;
 use std::path::Path;
 
 use twox_hash::XxHash3_128;
 
-use super::error::Result;
-use super::partition::list_segments;
+use super::config::LogConfig;
+use super::error::{LogError, Result};
+use super::partition::{list_segments, sync_dir};
 use super::retention;
-use super::segment::LogSegment;
+use super::segment::{self, LogSegment};
+use crate::record::{BatchBuilder, BatchHeader, RawBatch, TimestampType};
 
 /// Bytes of one slot of the offset map: a 16-byte hash and an 8-byte offset.
 pub const BYTES_PER_ENTRY: usize = 24;
@@ -248,12 +254,51 @@ pub fn plan_read_only(
     config: &CompactionConfig,
     now_ms: i64,
 ) -> Result<CompactionPlan> {
+    let view = Checkpoints {
+        log_start_offset,
+        cleaner_checkpoint,
+        log_end_offset: None,
+    };
+    analyse(dir, &view, config, now_ms, true).map(|(plan, _)| plan)
+}
+
+/// Where a log starts and ends and was last cleaned, as [`analyse`] takes them.
+struct Checkpoints {
+    log_start_offset: i64,
+    cleaner_checkpoint: Option<i64>,
+    /// The log end when the caller knows it (its writer): the active segment is then not read
+    /// (its indexes are the writer's, preallocated).
+    log_end_offset: Option<i64>,
+}
+
+/// [`plan_read_only`], and the offset map; the records a cleaning would remove are counted
+/// only when `count` (a cleaning counts them as it goes).
+fn analyse(
+    dir: &Path,
+    view: &Checkpoints,
+    config: &CompactionConfig,
+    now_ms: i64,
+    count: bool,
+) -> Result<(CompactionPlan, OffsetMap)> {
+    let (log_start_offset, cleaner_checkpoint) = (view.log_start_offset, view.cleaner_checkpoint);
     let bases = list_segments(dir)?;
     let mut segs = Vec::with_capacity(bases.len());
     let mut log_end_offset = bases.first().copied().unwrap_or(0);
     for (i, &base) in bases.iter().enumerate() {
+        let active = i + 1 == bases.len();
+        if let (true, Some(end)) = (active, view.log_end_offset) {
+            // Never cleaned nor counted: only its base matters.
+            log_end_offset = end;
+            segs.push(Seg {
+                base,
+                size: 0,
+                largest_timestamp: now_ms,
+                first_batch_timestamp: None,
+            });
+            continue;
+        }
         let seg = LogSegment::open_read_only(dir, base)?;
-        if i + 1 == bases.len() {
+        if active {
             log_end_offset = seg.read_next_offset()?.unwrap_or(base);
         }
         let info = retention::segment_info(&seg)?;
@@ -371,7 +416,7 @@ pub fn plan_read_only(
     if !supported {
         cleanability = Cleanability::Unsupported;
         plan.cleanability = cleanability;
-        return Ok(plan);
+        return Ok((plan, map));
     }
     plan.keys = map.len();
     plan.end_offset = if map.latest_offset() >= 0 {
@@ -379,14 +424,18 @@ pub fn plan_read_only(
     } else {
         first_dirty
     };
+    if !count {
+        return Ok((plan, map));
+    }
     // What a cleaning of the segments from the start to the map's end would keep.
-    for seg in segs.iter().filter(|s| s.base < plan.end_offset) {
+    let end_offset = plan.end_offset;
+    for seg in segs.iter().filter(|s| s.base < end_offset) {
         let segment = LogSegment::open_read_only(dir, seg.base)?;
         let mut reader = segment.reader_at(0)?;
         while let Some((_, batch)) = reader.next_batch()? {
             if batch.magic() < 2 || batch.is_transactional() || batch.is_control() {
                 plan.cleanability = Cleanability::Unsupported;
-                return Ok(plan);
+                return Ok((plan, map));
             }
             let horizon = batch.delete_horizon_ms();
             let records = batch.records().map_err(|source| super::LogError::Corrupt {
@@ -395,27 +444,44 @@ pub fn plan_read_only(
                 source,
             })?;
             for r in &records {
-                plan.records += 1;
-                if r.offset > map.latest_offset() {
-                    continue;
-                }
-                let Some(key) = &r.key else {
-                    plan.without_key += 1;
-                    continue;
-                };
-                if r.offset < map.get(key) {
-                    plan.superseded += 1;
-                } else if r.value.is_none() {
-                    match horizon {
-                        Some(h) if now_ms >= h => plan.tombstones_removed += 1,
-                        Some(_) => {}
-                        None => plan.tombstones_marked += 1,
-                    }
-                }
+                retain(&mut plan, &map, r, horizon, now_ms);
             }
         }
     }
-    Ok(plan)
+    Ok((plan, map))
+}
+
+/// Kafka's `Cleaner.shouldRetainRecord`, counting in `plan` what it keeps and drops.
+fn retain(
+    plan: &mut CompactionPlan,
+    map: &OffsetMap,
+    r: &crate::record::Record,
+    horizon: Option<i64>,
+    now_ms: i64,
+) -> bool {
+    plan.records += 1;
+    if r.offset > map.latest_offset() {
+        return true;
+    }
+    let Some(key) = &r.key else {
+        plan.without_key += 1;
+        return false;
+    };
+    if r.offset < map.get(key) {
+        plan.superseded += 1;
+        return false;
+    }
+    if r.value.is_none() {
+        match horizon {
+            Some(h) if now_ms >= h => {
+                plan.tombstones_removed += 1;
+                return false;
+            }
+            Some(_) => {}
+            None => plan.tombstones_marked += 1,
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -444,4 +510,334 @@ mod tests {
             assert_eq!(map.get(&[b'k', i]), i64::from(i) + 10);
         }
     }
+}
+
+/// The last offset of each producer's last data batch in the segments `bases` of `dir`
+/// (Kafka's active producers' `lastDataOffset`), from the batch headers alone.
+fn producers_last_offsets(dir: &Path, bases: &[i64]) -> Result<HashMap<i64, i64>> {
+    use std::os::unix::fs::FileExt;
+    let mut last = HashMap::new();
+    let mut header = [0u8; crate::record::RECORD_BATCH_OVERHEAD];
+    for &base in bases {
+        let path = dir.join(segment::file_name(base, ".log"));
+        let file = fs::File::open(&path).map_err(LogError::io("opening segment", &path))?;
+        let size = file
+            .metadata()
+            .map_err(LogError::io("reading the size of", &path))?
+            .len();
+        let mut position = 0u64;
+        while position + header.len() as u64 <= size {
+            if file.read_exact_at(&mut header, position).is_err() {
+                break;
+            }
+            let Ok(h) = BatchHeader::parse(&header) else {
+                break;
+            };
+            let Ok(length) = u64::try_from(h.batch_length) else {
+                break;
+            };
+            if h.magic >= 2 && h.producer_id >= 0 && !h.is_control() {
+                last.insert(h.producer_id, h.last_offset());
+            }
+            position += crate::record::LOG_OVERHEAD as u64 + length;
+        }
+    }
+    Ok(last)
+}
+
+/// Kafka's `DefaultRecordBatch.writeEmptyHeader`: the batch kept without its records (the last
+/// one of a producer), its offsets, producer fields and max timestamp as they were.
+fn empty_batch(h: &BatchHeader) -> Vec<u8> {
+    let empty = BatchHeader {
+        batch_length: i32::try_from(
+            crate::record::RECORD_BATCH_OVERHEAD - crate::record::LOG_OVERHEAD,
+        )
+        .unwrap_or(49),
+        crc: 0,
+        base_timestamp: h.max_timestamp,
+        records_count: 0,
+        ..*h
+    };
+    let mut bytes = empty.to_bytes().to_vec();
+    let crc = crate::record::crc32c(bytes.get(21..).unwrap_or_default());
+    if let Some(dst) = bytes.get_mut(17..21) {
+        dst.copy_from_slice(&crc.to_be_bytes());
+    }
+    bytes
+}
+
+/// What one cleaned batch becomes.
+enum Filtered {
+    /// Written as it was.
+    Original,
+    /// Rewritten (fewer records, or a delete horizon set), or kept empty.
+    Rewritten(Vec<u8>),
+    /// Dropped.
+    Dropped,
+}
+
+/// Kafka's `MemoryRecords.filterTo` for one batch of a cleaning: records are kept by
+/// [`retain`]; a batch that keeps them all and needs no delete horizon is written as it is;
+/// one that keeps some is rebuilt from them with its codec, producer fields and leader epoch,
+/// from its first kept offset, with a delete horizon of now + `delete.retention.ms` when it
+/// keeps a tombstone and had none (Kafka stores it as the base timestamp); one that keeps none
+/// is dropped, unless it is its producer's last, which stays as an empty batch.
+fn filter_batch(
+    batch: &RawBatch<'_>,
+    plan: &mut CompactionPlan,
+    map: &OffsetMap,
+    producers: &HashMap<i64, i64>,
+    config: &CompactionConfig,
+    now_ms: i64,
+) -> std::result::Result<Filtered, crate::record::RecordError> {
+    let header = batch
+        .header()
+        .ok_or(crate::record::RecordError::Truncated {
+            position: 0,
+            what: "record batch",
+            needed: crate::record::RECORD_BATCH_OVERHEAD,
+            remaining: batch.size_in_bytes(),
+        })?;
+    let horizon = batch.delete_horizon_ms();
+    let records = batch.records()?;
+    let mut kept = Vec::with_capacity(records.len());
+    let mut tombstones = false;
+    for r in records {
+        if retain(plan, map, &r, horizon, now_ms) {
+            tombstones |= r.value.is_none();
+            kept.push(r);
+        }
+    }
+    let needs_horizon = tombstones && horizon.is_none();
+    let count = usize::try_from(header.records_count).unwrap_or(0);
+    if kept.len() == count && !needs_horizon {
+        return Ok(Filtered::Original);
+    }
+    let Some(first) = kept.first() else {
+        let last_of_producer = header.producer_id >= 0
+            && producers.get(&header.producer_id) == Some(&header.last_offset());
+        return Ok(if last_of_producer {
+            Filtered::Rewritten(empty_batch(&header))
+        } else {
+            Filtered::Dropped
+        });
+    };
+    let mut builder = BatchBuilder::new(first.offset, batch.compression()?, batch.timestamp_type())
+        .producer_id(header.producer_id)
+        .producer_epoch(header.producer_epoch)
+        .base_sequence(header.base_sequence)
+        .partition_leader_epoch(header.partition_leader_epoch);
+    if needs_horizon {
+        builder = builder.delete_horizon_ms(now_ms.saturating_add(config.delete_retention_ms));
+    } else if let Some(h) = horizon {
+        builder = builder.delete_horizon_ms(h);
+    }
+    if batch.timestamp_type() == TimestampType::LogAppendTime {
+        builder = builder.log_append_time(header.max_timestamp);
+    }
+    for r in &kept {
+        builder.append_with_offset(
+            r.offset,
+            r.timestamp,
+            r.key.as_deref(),
+            r.value.as_deref(),
+            &r.headers,
+        )?;
+    }
+    Ok(Filtered::Rewritten(builder.build()?))
+}
+
+/// Kafka's `groupSegmentsBySize`: consecutive segments while their current sizes together fit
+/// `segment.bytes`, their indexes `segment.index.bytes`, and their offsets an int above the
+/// first base.
+fn group_segments(
+    dir: &Path,
+    bases: &[i64],
+    end_offset: i64,
+    log_config: &LogConfig,
+) -> Result<Vec<Vec<i64>>> {
+    let len = |base: i64, suffix: &str| -> u64 {
+        fs::metadata(dir.join(segment::file_name(base, suffix))).map_or(0, |m| m.len())
+    };
+    let mut groups = Vec::new();
+    let mut rest = bases;
+    while let Some((&first, tail)) = rest.split_first() {
+        let mut group = vec![first];
+        let (mut log, mut index, mut time) = (
+            len(first, ".log"),
+            len(first, ".index"),
+            len(first, ".timeindex"),
+        );
+        rest = tail;
+        while let Some((&next, tail)) = rest.split_first() {
+            let last_offset = tail.first().map_or(end_offset, |&b| b) - 1;
+            let fits = log + len(next, ".log") <= u64::from(log_config.segment_bytes)
+                && index + len(next, ".index") <= u64::from(log_config.segment_index_bytes)
+                && time + len(next, ".timeindex") <= u64::from(log_config.segment_index_bytes)
+                && (len(next, ".log") == 0 || last_offset - first <= i64::from(i32::MAX));
+            if !fits {
+                break;
+            }
+            log += len(next, ".log");
+            index += len(next, ".index");
+            time += len(next, ".timeindex");
+            group.push(next);
+            rest = tail;
+        }
+        groups.push(group);
+    }
+    Ok(groups)
+}
+
+/// Renames `<base><kind><from>` to `<base><kind><to>` for the segment files, `.log` first
+/// (Kafka's `changeFileSuffixes`); absent files are skipped.
+fn change_suffixes(dir: &Path, base: i64, from: &str, to: &str) -> Result<()> {
+    for kind in [".log", ".index", ".timeindex", ".txnindex"] {
+        let src = dir.join(segment::file_name(base, &format!("{kind}{from}")));
+        let dst = dir.join(segment::file_name(base, &format!("{kind}{to}")));
+        match fs::rename(&src, &dst) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(LogError::io("renaming", src)(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Removes the `.cleaned` files of a cleaning given up.
+fn remove_cleaned(dir: &Path, base: i64) {
+    for kind in [".log", ".index", ".timeindex", ".txnindex"] {
+        let _ = fs::remove_file(dir.join(segment::file_name(base, &format!("{kind}.cleaned"))));
+    }
+}
+
+/// Cleans one group of segments into one (Kafka's `cleanSegments` and `replaceSegments`):
+/// writes `<base>.log.cleaned` and its indexes, syncs them, renames them `.swap`, renames the
+/// old segments `.deleted`, then the swap to the final names. A crash before every `.swap` is
+/// there leaves the old segments (the next open removes the rest); after, the next open
+/// finishes the swap ([`super::partition`]'s leftover rules, Kafka's `LogLoader`). `Ok(false)`
+/// when a batch it cannot clean is met: nothing changes.
+#[allow(clippy::too_many_arguments)]
+fn clean_group(
+    dir: &Path,
+    group: &[i64],
+    log_config: &LogConfig,
+    plan: &mut CompactionPlan,
+    map: &OffsetMap,
+    producers: &HashMap<i64, i64>,
+    config: &CompactionConfig,
+    now_ms: i64,
+) -> Result<bool> {
+    let Some(&base) = group.first() else {
+        return Ok(true);
+    };
+    let mut cleaned =
+        LogSegment::open_writable_suffixed(dir, base, log_config, now_ms, ".cleaned")?;
+    let mut last_mtime = None;
+    for &old in group {
+        let seg = LogSegment::open_read_only(dir, old)?;
+        last_mtime = fs::metadata(seg.log_path()).and_then(|m| m.modified()).ok();
+        let mut reader = seg.reader_at(0)?;
+        while let Some((position, batch)) = reader.next_batch()? {
+            if batch.magic() < 2 || batch.is_transactional() || batch.is_control() {
+                drop(cleaned);
+                remove_cleaned(dir, base);
+                return Ok(false);
+            }
+            let corrupt = |source| LogError::Corrupt {
+                path: seg.log_path().to_path_buf(),
+                position,
+                source,
+            };
+            match filter_batch(&batch, plan, map, producers, config, now_ms).map_err(corrupt)? {
+                Filtered::Original => cleaned.append(
+                    batch.as_bytes(),
+                    batch.last_offset(),
+                    batch.max_timestamp(),
+                    batch.last_offset(),
+                )?,
+                Filtered::Rewritten(bytes) => {
+                    let raw = RawBatch::read_at(&bytes, 0)
+                        .map_err(corrupt)?
+                        .ok_or(LogError::InvalidOffset("an empty rewritten batch".into()))?;
+                    let (last, max_ts) = (raw.last_offset(), raw.max_timestamp());
+                    cleaned.append(&bytes, last, max_ts, last)?;
+                }
+                Filtered::Dropped => {}
+            }
+        }
+    }
+    cleaned.trim()?;
+    cleaned.flush()?;
+    drop(cleaned);
+    if let Some(mtime) = last_mtime {
+        for kind in [".log", ".index", ".timeindex"] {
+            let path = dir.join(segment::file_name(base, &format!("{kind}.cleaned")));
+            if let Ok(file) = fs::File::options().write(true).open(&path) {
+                let _ = file.set_modified(mtime);
+            }
+        }
+    }
+    sync_dir(dir)?;
+    change_suffixes(dir, base, ".cleaned", ".swap")?;
+    sync_dir(dir)?;
+    for &old in group {
+        change_suffixes(dir, old, "", retention::DELETED_SUFFIX)?;
+    }
+    sync_dir(dir)?;
+    change_suffixes(dir, base, ".swap", "")?;
+    sync_dir(dir)?;
+    Ok(true)
+}
+
+/// Cleans the compacted partition in `dir` (whose writer the caller is, holding its
+/// partition lock; `bases` its segments, the last one active) as Kafka's cleaner would now,
+/// if it would: the segments from the log start to the end of the offset map, group by group.
+/// Returns the plan (its counts those of the records rewritten) and whether it cleaned. The `.deleted` files of the old segments are removed when
+/// `file_delete_delay_ms` is 0, else left for a later pass.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn clean(
+    dir: &Path,
+    bases: &[i64],
+    log_config: &LogConfig,
+    log_start_offset: i64,
+    log_end_offset: i64,
+    cleaner_checkpoint: Option<i64>,
+    config: &CompactionConfig,
+    file_delete_delay_ms: i64,
+    now_ms: i64,
+) -> Result<(CompactionPlan, bool)> {
+    let view = Checkpoints {
+        log_start_offset,
+        cleaner_checkpoint,
+        log_end_offset: Some(log_end_offset),
+    };
+    let (mut plan, map) = analyse(dir, &view, config, now_ms, false)?;
+    if !matches!(
+        plan.cleanability,
+        Cleanability::DirtyRatio | Cleanability::MaxCompactionLag
+    ) || plan.end_offset <= plan.first_dirty_offset
+    {
+        return Ok((plan, false));
+    }
+    let producers = producers_last_offsets(dir, bases)?;
+    let to_clean: Vec<i64> = bases
+        .iter()
+        .copied()
+        .filter(|&b| b < plan.end_offset)
+        .collect();
+    for group in group_segments(dir, &to_clean, plan.end_offset, log_config)? {
+        if !clean_group(
+            dir, &group, log_config, &mut plan, &map, &producers, config, now_ms,
+        )? {
+            // Groups before this one are cleaned; the checkpoint stays where it was, so the
+            // next cleaning maps the same range again.
+            plan.cleanability = Cleanability::Unsupported;
+            return Ok((plan, false));
+        }
+    }
+    if file_delete_delay_ms == 0 {
+        retention::remove_deleted_files(dir, 0, i64::MAX, true)?;
+    }
+    Ok((plan, true))
 }

@@ -7,6 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::thread;
 
+use super::compaction::{self, CompactionConfig, CompactionPlan};
 use super::config::{CompressionPolicy, LogConfig};
 use super::error::{InvalidAppend, LogError, Result};
 use super::index::TimestampOffset;
@@ -98,7 +99,7 @@ fn dir_identity(dir: &Path) -> Result<Option<(u64, u64)>> {
 }
 
 /// Makes a directory's entries (files created, renamed or removed in it) durable.
-fn sync_dir(dir: &Path) -> Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(LogError::io("syncing directory", dir))
@@ -952,6 +953,34 @@ impl Log {
         Ok(plan)
     }
 
+    /// Kafka's log cleaner on this compacted log at `now_ms`
+    /// ([`compaction`](super::compaction)): when it is cleanable, rewrites the segments from
+    /// its start to the end of the offset map through `.cleaned` and `.swap` files. Returns the
+    /// plan and whether it cleaned; after a cleaning the caller records the plan's `end_offset`
+    /// in `cleaner-offset-checkpoint`.
+    pub fn clean(
+        &mut self,
+        config: &CompactionConfig,
+        cleaner_checkpoint: Option<i64>,
+        file_delete_delay_ms: i64,
+        now_ms: i64,
+    ) -> Result<(CompactionPlan, bool)> {
+        let bases = self.segments.clone();
+        let (plan, cleaned) = compaction::clean(
+            &self.dir,
+            &bases,
+            &self.config,
+            self.log_start_offset,
+            self.log_end_offset,
+            cleaner_checkpoint,
+            config,
+            file_delete_delay_ms,
+            now_ms,
+        )?;
+        self.segments = list_segments(&self.dir)?;
+        Ok((plan, cleaned))
+    }
+
     /// Waits for the last rolled segment's flush and moves the recovery point past it.
     fn finish_rolled_flush(&mut self) -> Result<()> {
         if self.flush_failed {
@@ -1082,15 +1111,63 @@ impl SkippedTail {
 pub struct LogReader {
     dir: PathBuf,
     segments: Vec<i64>,
+    /// Segments read from their `.swap` files: a cleaning killed after its swap was complete,
+    /// which the next writer finishes (see [`reader_view`]).
+    swapped: Vec<i64>,
     cache: BTreeMap<i64, LogSegment>,
+}
+
+/// The segments a reader sees in `dir`: what the next writer's open will make of it
+/// ([`remove_leftovers`]), read without changing a file. A cleaning killed after its `.swap`
+/// files were all written is read from them in place of the segments they replace; one killed
+/// before (a `.cleaned` file at or below it) is not there. So a reader sees the log before or
+/// after a cleaning, never the old segments renamed away and the new one not yet in place.
+fn reader_view(dir: &Path) -> Result<(Vec<i64>, Vec<i64>)> {
+    let mut plain = Vec::new();
+    let mut swaps = Vec::new();
+    let mut min_cleaned: Option<i64> = None;
+    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+        let entry = entry.map_err(LogError::io("listing", dir))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(base) = segment::parse_base_offset(name) else {
+            continue;
+        };
+        if name.ends_with(".log") {
+            plain.push(base);
+        } else if name.ends_with(".log.swap") {
+            swaps.push(base);
+        }
+        if name.ends_with(".cleaned") {
+            min_cleaned = Some(min_cleaned.map_or(base, |m: i64| m.min(base)));
+        }
+    }
+    swaps.retain(|&b| min_cleaned.is_none_or(|m| b < m));
+    plain.sort_unstable();
+    if swaps.is_empty() {
+        return Ok((plain, swaps));
+    }
+    let (mut min_swap, mut max_swap) = (i64::MAX, i64::MIN);
+    for &base in &swaps {
+        min_swap = min_swap.min(base);
+        let path = dir.join(segment::file_name(base, ".log.swap"));
+        max_swap = max_swap.max(next_offset_of(&path, base)?);
+    }
+    plain.retain(|&b| b < min_swap || b >= max_swap);
+    plain.extend(&swaps);
+    plain.sort_unstable();
+    swaps.sort_unstable();
+    Ok((plain, swaps))
 }
 
 impl LogReader {
     /// Opens the partition in `dir` for reading.
     pub fn open(dir: &Path) -> Result<Self> {
+        let (segments, swapped) = reader_view(dir)?;
         Ok(LogReader {
             dir: dir.to_path_buf(),
-            segments: list_segments(dir)?,
+            segments,
+            swapped,
             cache: BTreeMap::new(),
         })
     }
@@ -1104,7 +1181,12 @@ impl LogReader {
     /// ([`ReadChecks`](super::ReadChecks)): a consumer's view of the log.
     pub fn segment(&mut self, base: i64) -> Result<&LogSegment> {
         if !self.cache.contains_key(&base) {
-            let seg = LogSegment::open_read_only(&self.dir, base)?
+            let suffix = if self.swapped.binary_search(&base).is_ok() {
+                ".swap"
+            } else {
+                ""
+            };
+            let seg = LogSegment::open_read_only_suffixed(&self.dir, base, suffix)?
                 .with_read_checks(self.next_segment(base), self.segments.last() == Some(&base))?;
             self.cache.insert(base, seg);
         }

@@ -111,7 +111,19 @@ impl LogSegment {
         config: &LogConfig,
         now_ms: i64,
     ) -> Result<Self> {
-        let log_path = dir.join(file_name(base_offset, ".log"));
+        Self::open_writable_suffixed(dir, base_offset, config, now_ms, "")
+    }
+
+    /// [`Self::open_writable`] with `suffix` after each file's name (`.cleaned`: a cleaning's
+    /// output, Kafka's `LogSegment.open(..., fileSuffix)`).
+    pub fn open_writable_suffixed(
+        dir: &Path,
+        base_offset: i64,
+        config: &LogConfig,
+        now_ms: i64,
+        suffix: &str,
+    ) -> Result<Self> {
+        let log_path = dir.join(file_name(base_offset, &format!(".log{suffix}")));
         let log = OpenOptions::new()
             .read(true)
             .write(true)
@@ -120,12 +132,12 @@ impl LogSegment {
             .open(&log_path)
             .map_err(LogError::io("opening segment", &log_path))?;
         let offset_index = OffsetIndex::open_writable(
-            &dir.join(file_name(base_offset, ".index")),
+            &dir.join(file_name(base_offset, &format!(".index{suffix}"))),
             base_offset,
             config.segment_index_bytes,
         )?;
         let time_index = TimeIndex::open_writable(
-            &dir.join(file_name(base_offset, ".timeindex")),
+            &dir.join(file_name(base_offset, &format!(".timeindex{suffix}"))),
             base_offset,
             config.segment_index_bytes,
         )?;
@@ -144,12 +156,17 @@ impl LogSegment {
     /// Opens an existing segment for reading only: no map, no change to any file. Missing index
     /// files read as empty indexes (lookups then scan from the start of the segment).
     pub fn open_read_only(dir: &Path, base_offset: i64) -> Result<Self> {
-        let log_path = dir.join(file_name(base_offset, ".log"));
+        Self::open_read_only_suffixed(dir, base_offset, "")
+    }
+
+    /// [`Self::open_read_only`] of the files named with `suffix` after their usual name (a
+    /// cleaning's `.swap` files, which readers take for the segments they replace).
+    pub fn open_read_only_suffixed(dir: &Path, base_offset: i64, suffix: &str) -> Result<Self> {
+        let name = |kind: &str| dir.join(file_name(base_offset, &format!("{kind}{suffix}")));
+        let log_path = name(".log");
         let log = File::open(&log_path).map_err(LogError::io("opening segment", &log_path))?;
-        let offset_index =
-            Self::read_only_index(&dir.join(file_name(base_offset, ".index")), base_offset)?;
-        let time_index =
-            Self::read_only_index(&dir.join(file_name(base_offset, ".timeindex")), base_offset)?;
+        let offset_index = Self::read_only_index(&name(".index"), base_offset)?;
+        let time_index = Self::read_only_index(&name(".timeindex"), base_offset)?;
         Self::assemble(
             log_path,
             log,

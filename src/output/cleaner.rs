@@ -85,6 +85,8 @@ pub enum CleanerEvent<'a> {
         dirty_ratio: f64,
         /// Whether a cleaning would run now.
         cleanable: bool,
+        /// Whether this pass cleaned it (never with `--dry-run`).
+        cleaned: bool,
         /// Why (or why not): `dirty-ratio`, `max-compaction-lag`, `not-dirty-enough`,
         /// `unsupported-batches`.
         why: &'static str,
@@ -92,7 +94,7 @@ pub enum CleanerEvent<'a> {
         end_offset: i64,
         /// Distinct keys of the dirty part the map holds.
         keys: usize,
-        /// Records of the segments it would rewrite.
+        /// Records of the segments it would rewrite (a dry run) or rewrote.
         records: u64,
         /// Records a later one of the same key supersedes.
         superseded: u64,
@@ -103,7 +105,7 @@ pub enum CleanerEvent<'a> {
         /// Tombstones kept, their batches given a delete horizon.
         tombstones_marked: u64,
     },
-    /// A compacted partition whose compaction was skipped.
+    /// A compacted partition the cleaner leaves alone.
     CompactionSkipped {
         /// The topic.
         topic: &'a str,
@@ -141,8 +143,9 @@ pub fn cleanability_name(c: Cleanability) -> &'static str {
     }
 }
 
-/// Why compaction is skipped, until kafkit compacts.
-pub const COMPACTION_SKIPPED: &str = "kafkit does not compact logs yet; only retention was applied";
+/// Why a compacted partition was not cleaned.
+pub const COMPACTION_SKIPPED: &str =
+    "its log holds transactional, control or magic 0/1 batches, which kafkit's cleaner leaves alone";
 
 /// Why a segment goes, in words: the rule and the numbers it compared.
 pub fn deletion_reason(
@@ -230,6 +233,7 @@ pub fn partition_events<'a>(
                 c.cleanability,
                 Cleanability::DirtyRatio | Cleanability::MaxCompactionLag
             ),
+            cleaned: report.cleaned,
             why: cleanability_name(c.cleanability),
             end_offset: c.end_offset,
             keys: c.keys,

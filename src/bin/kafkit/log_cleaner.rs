@@ -126,7 +126,7 @@ fn dry_run_row(table: &mut Table, event: &CleanerEvent<'_>) {
 
 /// The text of one event of a pass that changed files (and the dry run's lines that are not
 /// table rows).
-fn text_line(event: &CleanerEvent<'_>) -> Option<String> {
+fn text_line(event: &CleanerEvent<'_>, dry_run: bool) -> Option<String> {
     Some(match event {
         CleanerEvent::Segment {
             topic,
@@ -166,6 +166,33 @@ fn text_line(event: &CleanerEvent<'_>) -> Option<String> {
             policy,
             reason,
         } => format!("Skipped the compaction of {topic}-{partition} (cleanup.policy={policy}): {reason}"),
+        CleanerEvent::Compaction {
+            topic,
+            partition,
+            cleaned: true,
+            end_offset,
+            records,
+            superseded,
+            without_key,
+            tombstones_removed,
+            tombstones_marked,
+            ..
+        } => format!(
+            "Cleaned {topic}-{partition} up to offset {end_offset}: removed {} of {} ({superseded} superseded, {without_key} without a key, {tombstones_removed} tombstones past their delete horizon), {} given a delete horizon",
+            superseded + without_key + tombstones_removed,
+            plural(*records, "record"),
+            plural(*tombstones_marked, "tombstone"),
+        ),
+        CleanerEvent::Compaction {
+            topic,
+            partition,
+            first_dirty_offset,
+            dirty_ratio,
+            why,
+            ..
+        } if !dry_run => format!(
+            "{topic}-{partition}: dirty ratio {dirty_ratio:.3} from offset {first_dirty_offset}, not cleaned ({why})"
+        ),
         CleanerEvent::Compaction {
             topic,
             partition,
@@ -216,7 +243,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
     let configs: std::collections::BTreeMap<String, _> = topics
         .iter()
-        .map(|t| (t.name.clone(), cleaner::retention_config(&t.configs)))
+        .map(|t| {
+            let configs = cleaner::effective_configs(t);
+            (t.name.clone(), cleaner::retention_config(&configs))
+        })
         .collect();
     let options = CleanerOptions {
         topic,
@@ -258,9 +288,9 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                         event,
                         CleanerEvent::Segment { .. } | CleanerEvent::Partition { .. }
                     ) {
-                        notes.extend(text_line(&event));
+                        notes.extend(text_line(&event, true));
                     }
-                } else if let Some(line) = text_line(&event) {
+                } else if let Some(line) = text_line(&event, false) {
                     writeln!(out, "{line}")?;
                 }
             }
