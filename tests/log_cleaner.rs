@@ -712,3 +712,114 @@ fn consumed_keys_raw(d: &Path) -> Vec<String> {
     );
     run.stdout.lines().map(str::to_string).collect()
 }
+
+#[test]
+fn killed_cleanings_leave_the_latest_value_of_every_key() {
+    let dir = tempdir();
+    let d = dir.path();
+    kafkit(
+        d,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "k",
+            "--config",
+            "cleanup.policy=compact",
+            "--config",
+            "segment.bytes=1048576",
+            "--config",
+            "min.cleanable.dirty.ratio=0.01",
+            "--config",
+            "file.delete.delay.ms=0",
+        ],
+    )
+    .ok();
+    let pad = "x".repeat(2000);
+    let mut latest = std::collections::BTreeMap::new();
+    // A pseudo-random kill delay (no dependency on a random crate here).
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut killed_mid_way = 0;
+    for round in 0..24 {
+        // Every key written again (a deleted one every few rounds): dirty segments to clean.
+        let mut input = String::new();
+        for key in 0..200 {
+            let value = if (key + round) % 7 == 0 {
+                None
+            } else {
+                Some(format!("{round}-{pad}"))
+            };
+            input.push_str(&format!("k{key}\t{}\n", value.as_deref().unwrap_or("null")));
+            latest.insert(format!("k{key}"), value);
+        }
+        kafkit_stdin(
+            d,
+            &[
+                "produce",
+                "--topic",
+                "k",
+                "--property",
+                "parse.key=true",
+                "--property",
+                "null.marker=null",
+            ],
+            input.as_bytes(),
+        )
+        .ok();
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let delay = std::time::Duration::from_micros(seed % 40_000);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kafkit"))
+            .env("KAFKIT_DATA_DIR", d)
+            .args(["log-cleaner", "--topic", "k", "--quiet"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        if child.try_wait().unwrap().is_none() {
+            killed_mid_way += 1;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // A reader right after the kill sees every key's latest value (a tombstone as null).
+        let run = kafkit(
+            d,
+            &[
+                "consume",
+                "--topic",
+                "k",
+                "--from-beginning",
+                "--timeout-ms",
+                "500",
+                "--property",
+                "print.key=true",
+                "--property",
+                "null.literal=null",
+            ],
+        );
+        assert!(
+            !run.stderr.contains("ERROR") || run.stderr.contains("TimeoutException"),
+            "round {round}: {}",
+            run.stderr
+        );
+        let mut seen = std::collections::BTreeMap::new();
+        for line in run.stdout.lines() {
+            let (key, value) = line.split_once('\t').unwrap();
+            seen.insert(
+                key.to_string(),
+                (value != "null").then(|| value.to_string()),
+            );
+        }
+        for (key, value) in &latest {
+            // A key deleted long enough ago may be gone altogether; otherwise it is there.
+            match (seen.get(key), value) {
+                (Some(got), want) => assert_eq!(got, want, "round {round}, {key}"),
+                (None, None) => {}
+                (None, Some(_)) => panic!("round {round}: {key} lost"),
+            }
+        }
+    }
+    assert!(killed_mid_way > 0, "no cleaning was killed while it ran");
+}

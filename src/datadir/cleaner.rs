@@ -181,6 +181,8 @@ pub struct CleanerSummary {
     pub records: u64,
     /// `.deleted` files removed.
     pub removed_files: usize,
+    /// Partitions compacted.
+    pub cleaned: usize,
 }
 
 /// Kafka's `truncateFromStart`: epochs starting at or below `start` are dropped, the last of
@@ -310,6 +312,7 @@ pub fn run_pass(
             summary.bytes += partition.retention.bytes();
             summary.records += partition.retention.records();
             summary.removed_files += partition.removed_files.len();
+            summary.cleaned += usize::from(partition.cleaned);
             report(&partition)?;
         }
     }

@@ -128,6 +128,8 @@ pub enum CleanerEvent<'a> {
         records: u64,
         /// `.deleted` files removed.
         removed_files: usize,
+        /// Partitions compacted.
+        cleaned: usize,
         /// A dry run: nothing was changed.
         dry_run: bool,
     },

@@ -30,10 +30,13 @@ pub const EXAMPLES: &[Example] = &[
         what: "Run that pass on the topic:",
         line: "kafkit log-cleaner --topic events --now +2h",
     },
+    Example {
+        what: "A compacted topic: what a cleaning would keep of it, then the cleaning:",
+        line: "kafkit topics --create --topic users --config cleanup.policy=compact --config segment.ms=1000 && kafkit log-cleaner --topic users --dry-run && kafkit log-cleaner --topic users",
+    },
 ];
 
-/// Delete old segments as a broker's retention does: retention.ms, retention.bytes and the
-/// log start offset, once, now.
+/// Delete old segments and compact logs as a broker's retention and log cleaner do, once, now.
 ///
 /// A broker applies its topics' retention every log.retention.check.interval.ms; this runs
 /// one such pass over the data directory (or the topics --topic matches) at the current time,
@@ -42,8 +45,14 @@ pub const EXAMPLES: &[Example] = &[
 /// segments are renamed .deleted and removed by a later pass once file.delete.delay.ms has
 /// passed since (judged at the pass's time), or by the next writer that opens the partition;
 /// log-start-offset-checkpoint and leader-epoch-checkpoint follow the new log start.
-/// Compaction (cleanup.policy=compact) is not done yet: such partitions are reported as
-/// skipped and get the log-start-offset rule only (all three with compact,delete).
+/// Compacted topics (cleanup.policy=compact) are cleaned as Kafka's log cleaner does when their
+/// dirty ratio passes min.cleanable.dirty.ratio (or max.compaction.lag.ms has passed): the
+/// latest record of each key is kept at its offset, records without a key go, tombstones get
+/// a delete horizon (now + delete.retention.ms) and go at a cleaning after it, and
+/// cleaner-offset-checkpoint moves; a kill at any moment leaves the log before or after the
+/// cleaning. Logs holding transactional, control or magic 0/1 batches are reported and left
+/// alone. Retention's log-start-offset rule applies to them too (all three with
+/// compact,delete).
 /// The pass shares the data directory's .lock with other kafkit writers (a producer appending
 /// meanwhile waits for each partition's deletion) and refuses a directory a broker holds.
 #[derive(Debug, Default, clap::Args)]
@@ -62,8 +71,8 @@ pub struct Args {
     #[arg(long)]
     pub dry_run: bool,
     /// The broker's log.cleaner.dedupe.buffer.size: the memory of the key-to-offset map a
-    /// cleaning builds (24 bytes a key, filled to 90%); a dry run's compaction analysis stops
-    /// where a cleaning would, once it is full.
+    /// cleaning builds (24 bytes a key, filled to 90%); once it is full the cleaning stops
+    /// there and the rest waits for the next pass, as in Kafka.
     #[arg(long, value_name = "BYTES", default_value_t = kafkit::log::compaction::DEFAULT_DEDUPE_BUFFER_SIZE, value_hint = ValueHint::Other)]
     pub dedupe_buffer_size: usize,
 }
@@ -324,6 +333,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 bytes: summary.bytes,
                 records: summary.records,
                 removed_files: summary.removed_files,
+                cleaned: summary.cleaned,
                 dry_run: args.dry_run,
             },
         )?;
@@ -334,9 +344,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         for note in &notes {
             writeln!(out, "{note}")?;
         }
+        let cleaned = if summary.cleaned > 0 {
+            format!(
+                "; compacted {}",
+                plural(summary.cleaned as u64, "partition")
+            )
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{verb} {} ({} bytes, {}) of {}.",
+            "{verb} {} ({} bytes, {}) of {}{cleaned}.",
             plural(summary.segments as u64, "segment"),
             summary.bytes,
             plural(summary.records, "record"),

@@ -132,8 +132,8 @@ pub enum Command {
     /// List and describe consumer groups: state, members, committed offsets and lag, read from
     /// the data directory's __consumer_offsets (kafka-consumer-groups.sh).
     ConsumerGroups(Box<consumer_groups::Args>),
-    /// Delete old segments as a broker's retention does (retention.ms, retention.bytes, the log
-    /// start offset), in one pass now or at --now; --dry-run shows what would go and why.
+    /// Delete old segments and compact compacted topics as a broker's retention and log cleaner
+    /// do, in one pass now or at --now; --dry-run shows what would go and why.
     LogCleaner(Box<log_cleaner::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
