@@ -201,6 +201,20 @@ fn truncate_epochs_from_start(entries: &[EpochEntry], start: i64) -> Option<Vec<
     Some(out)
 }
 
+/// The pass's writer, made under its lock on first use.
+fn open_writer(
+    datadir: &DataDir,
+    lock: &mut Option<super::DirLock>,
+    writer: &mut Option<PartitionWriter>,
+) -> Result<()> {
+    if writer.is_none() {
+        if let Some(lock) = lock.take() {
+            *writer = Some(PartitionWriter::withlock(datadir, lock)?);
+        }
+    }
+    Ok(())
+}
+
 /// One pass over `datadir` at `options.now_ms`: reports each partition to `report` when it is
 /// done (in topic and partition order, every partition looked at; a caller's progress counts
 /// these), and returns the totals.
@@ -214,11 +228,15 @@ pub fn run_pass(
         .into_iter()
         .filter(|t| options.topic.as_ref().is_none_or(|f| f.matches(&t.name)))
         .collect();
-    let mut writer = if options.dry_run {
+    // The directory's lock is taken at once (a broker's directory is refused even when there is
+    // nothing to do); the writer, which checkpoints every log it opened when it closes, only
+    // when a partition needs it.
+    let mut lock = if options.dry_run {
         None
     } else {
-        Some(PartitionWriter::new(datadir)?)
+        Some(datadir.lock()?)
     };
+    let mut writer: Option<PartitionWriter> = None;
     let log_starts: BTreeMap<TopicPartition, i64> =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))?;
     let cleaner_offsets: BTreeMap<TopicPartition, i64> =
@@ -244,16 +262,21 @@ pub fn run_pass(
                 tp: tp.clone(),
                 source,
             };
+            let files = retention::PartitionFiles::list(&dir).map_err(log_err)?;
             let removed_files = retention::remove_deleted_files(
-                &dir,
+                &files,
                 config.file_delete_delay_ms,
                 now,
                 !options.dry_run,
             )
             .map_err(log_err)?;
             let start = log_starts.get(&tp).copied().unwrap_or(0);
-            let mut plan = retention::plan_read_only(&dir, start, &config, now).map_err(log_err)?;
-            let unfinished = crate::log::partition::has_unfinished_clean(&dir).map_err(log_err)?;
+            let mut plan =
+                retention::plan_read_only(&dir, &files, start, &config, now).map_err(log_err)?;
+            let unfinished = files.unfinished_clean;
+            if !options.dry_run && (!plan.is_empty() || unfinished || policy.compact) {
+                open_writer(datadir, &mut lock, &mut writer)?;
+            }
             if let (Some(writer), true) = (writer.as_mut(), !plan.is_empty() || unfinished) {
                 // Opening the log finishes (or undoes) an interrupted cleaning first.
                 let log = writer.log(topic, tp.partition)?;

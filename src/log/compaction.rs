@@ -837,7 +837,7 @@ pub(crate) fn clean(
         }
     }
     if file_delete_delay_ms == 0 {
-        retention::remove_deleted_files(dir, 0, i64::MAX, true)?;
+        retention::remove_deleted_files(&retention::PartitionFiles::list(dir)?, 0, i64::MAX, true)?;
     }
     Ok((plan, true))
 }

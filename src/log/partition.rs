@@ -221,20 +221,6 @@ fn remove_leftovers(dir: &Path) -> Result<Option<i64>> {
     Ok(swapped_from)
 }
 
-/// Whether the partition in `dir` holds what an interrupted cleaning leaves (`.cleaned` or
-/// `.swap` files), which the next [`Log::open`] finishes or undoes.
-pub fn has_unfinished_clean(dir: &Path) -> Result<bool> {
-    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
-        let entry = entry.map_err(LogError::io("listing", dir))?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.ends_with(".cleaned") || name.ends_with(".swap") {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
 /// What a log's checkpoints say when it is opened ([`Log::open`]), as a broker reads them from
 /// its log dir's checkpoint files. The default is a new log: everything from offset 0 is
 /// validated.
@@ -948,7 +934,12 @@ impl Log {
         self.log_start_offset = self.log_start_offset.max(first).max(plan.log_start_offset);
         sync_dir(&self.dir)?;
         if config.file_delete_delay_ms == 0 {
-            retention::remove_deleted_files(&self.dir, 0, i64::MAX, true)?;
+            retention::remove_deleted_files(
+                &retention::PartitionFiles::list(&self.dir)?,
+                0,
+                i64::MAX,
+                true,
+            )?;
         }
         Ok(plan)
     }

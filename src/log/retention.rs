@@ -277,34 +277,118 @@ pub(crate) fn count_records(dir: &Path, plan: &mut RetentionPlan) -> Result<()> 
     Ok(())
 }
 
-/// The plan of a pass over the partition in `dir` now, read without a lock and without
-/// changing a file: the segments as they are on disk, the log end read from the last one (the
-/// high watermark of a single replica). Records are counted.
+/// What one listing of a partition directory shows: its segments, its `.deleted` files (with
+/// the time they were renamed) and whether an interrupted cleaning left files there.
+#[derive(Debug, Clone, Default)]
+pub struct PartitionFiles {
+    /// Base offsets of the `.log` files, sorted.
+    pub segments: Vec<i64>,
+    /// `.deleted` files and their status-change time (the rename), in ms.
+    pub deleted: Vec<(PathBuf, i64)>,
+    /// `.cleaned` or `.swap` files are there.
+    pub unfinished_clean: bool,
+}
+
+impl PartitionFiles {
+    /// Lists `dir` once.
+    pub fn list(dir: &Path) -> Result<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let mut out = PartitionFiles::default();
+        for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+            let entry = entry.map_err(LogError::io("listing", dir))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Some(base) = segment::parse_base_offset(name) else {
+                continue;
+            };
+            if name.ends_with(".log") {
+                out.segments.push(base);
+            } else if name.ends_with(DELETED_SUFFIX) {
+                let path = entry.path();
+                match fs::symlink_metadata(&path) {
+                    Ok(meta) => {
+                        let renamed_ms = meta
+                            .ctime()
+                            .saturating_mul(1000)
+                            .saturating_add(meta.ctime_nsec() / 1_000_000);
+                        out.deleted.push((path, renamed_ms));
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(LogError::io("reading", path)(e)),
+                }
+            } else if name.ends_with(".cleaned") || name.ends_with(".swap") {
+                out.unfinished_clean = true;
+            }
+        }
+        out.segments.sort_unstable();
+        out.deleted.sort();
+        Ok(out)
+    }
+}
+
+/// A segment's size and largest timestamp from its `.log`'s metadata and the last entry of its
+/// `.timeindex`, without reading the `.log`. For the active segment of a running writer the
+/// index may lag or hold preallocated zeros: the timestamp then reads older than it is, never
+/// newer, so a plan made from it goes too far at worst, which the writer's own plan corrects.
+fn segment_info_light(dir: &Path, base: i64) -> Result<SegmentInfo> {
+    let log = dir.join(segment::file_name(base, ".log"));
+    let meta = fs::metadata(&log).map_err(LogError::io("reading", &log))?;
+    let time_index = dir.join(segment::file_name(base, ".timeindex"));
+    let largest = if time_index.exists() {
+        super::index::TimeIndex::open_read_only(&time_index, base)?
+            .last_entry()?
+            .timestamp
+    } else {
+        -1
+    };
+    Ok(SegmentInfo {
+        base_offset: base,
+        size: meta.len(),
+        largest_timestamp: if largest >= 0 {
+            largest
+        } else {
+            mtime_ms(&log)?
+        },
+    })
+}
+
+/// The plan of a pass over the partition in `dir` (listed as `files`) now, read without a
+/// lock and without changing a file: the segments as they are on disk; the log end (the high
+/// watermark of a single replica) is read from the last segment only when the plan reaches
+/// it. Records are counted.
 pub fn plan_read_only(
     dir: &Path,
+    files: &PartitionFiles,
     log_start_offset: i64,
     config: &RetentionConfig,
     now_ms: i64,
 ) -> Result<RetentionPlan> {
-    let bases = super::partition::list_segments(dir)?;
-    let mut infos = Vec::with_capacity(bases.len());
-    let mut log_end_offset = bases.first().copied().unwrap_or(0);
-    for (i, &base) in bases.iter().enumerate() {
-        let seg = LogSegment::open_read_only(dir, base)?;
-        if i + 1 == bases.len() {
-            log_end_offset = seg.read_next_offset()?.unwrap_or(base);
-        }
-        infos.push(segment_info(&seg)?);
-    }
+    let bases = &files.segments;
+    let infos = bases
+        .iter()
+        .map(|&base| segment_info_light(dir, base))
+        .collect::<Result<Vec<_>>>()?;
     let first = bases.first().copied().unwrap_or(0);
-    let mut plan = plan(
-        &infos,
-        log_end_offset,
-        log_end_offset,
-        log_start_offset.max(first),
-        config,
-        now_ms,
-    );
+    let start = log_start_offset.max(first);
+    // With the log end unknown, only the last segment's bound and the roll depend on it.
+    let mut plan = plan(&infos, i64::MAX, i64::MAX, start, config, now_ms);
+    let last = bases.last().copied();
+    if plan.roll || plan.deletions.last().map(|d| d.segment.base_offset) == last {
+        let log_end_offset = match last {
+            Some(base) => LogSegment::open_read_only(dir, base)?
+                .read_next_offset()?
+                .unwrap_or(base),
+            None => 0,
+        };
+        plan = super::retention::plan(
+            &infos,
+            log_end_offset,
+            log_end_offset,
+            start,
+            config,
+            now_ms,
+        );
+    }
     count_records(dir, &mut plan)?;
     Ok(plan)
 }
@@ -331,49 +415,31 @@ pub(crate) fn rename_deleted(dir: &Path, base_offset: i64) -> Result<()> {
     Ok(())
 }
 
-/// Removes the `.deleted` files of the partition in `dir` renamed at least `delay_ms` before
-/// `now_ms` (by their status-change time, which the rename set): Kafka's delayed delete of
+/// Removes the `.deleted` files of a partition renamed at least `delay_ms` before `now_ms`
+/// (by their status-change time, which the rename set): Kafka's delayed delete of
 /// `file.delete.delay.ms`, run by the pass that finds them due. Returns the files removed (with
 /// `remove` false, those that would be, and nothing is removed).
 pub fn remove_deleted_files(
-    dir: &Path,
+    files: &PartitionFiles,
     delay_ms: i64,
     now_ms: i64,
     remove: bool,
 ) -> Result<Vec<PathBuf>> {
-    use std::os::unix::fs::MetadataExt;
     let mut removed = Vec::new();
-    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
-        let entry = entry.map_err(LogError::io("listing", dir))?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if !name.ends_with(DELETED_SUFFIX) || segment::parse_base_offset(name).is_none() {
-            continue;
-        }
-        let path = entry.path();
-        let meta = match fs::symlink_metadata(&path) {
-            Ok(meta) => meta,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(LogError::io("reading", path)(e)),
-        };
-        let renamed_ms = meta
-            .ctime()
-            .saturating_mul(1000)
-            .saturating_add(meta.ctime_nsec() / 1_000_000);
-        if now_ms.saturating_sub(renamed_ms) < delay_ms {
+    for (path, renamed_ms) in &files.deleted {
+        if now_ms.saturating_sub(*renamed_ms) < delay_ms {
             continue;
         }
         if !remove {
-            removed.push(path);
-        } else {
-            match fs::remove_file(&path) {
-                Ok(()) => removed.push(path),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(LogError::io("removing", path)(e)),
-            }
+            removed.push(path.clone());
+            continue;
+        }
+        match fs::remove_file(path) {
+            Ok(()) => removed.push(path.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(LogError::io("removing", path)(e)),
         }
     }
-    removed.sort();
     Ok(removed)
 }
 
