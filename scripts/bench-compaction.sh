@@ -15,7 +15,8 @@ fi
 data=${DIR:-$(mktemp -d)}
 trap 'rm -rf "$data"' EXIT
 "$KAFKIT" --data-dir "$data" topics --create --topic big \
-    --config cleanup.policy=compact --config segment.bytes=268435456 >/dev/null 2>&1
+    --config cleanup.policy=compact --config segment.bytes=268435456 --config segment.ms=600000 \
+    >/dev/null 2>&1
 pad=$(head -c 240 /dev/zero | tr '\0' v)
 python3 - "$pad" <<'PY' | "$KAFKIT" --data-dir "$data" produce --topic big --property parse.key=true --acks 1 >/dev/null
 import sys
@@ -24,15 +25,19 @@ out = sys.stdout
 for round in range(4):
     out.write("".join("key-%07d\t%d-%s\n" % (k, round, pad) for k in range(1_000_000)))
 PY
-# Roll the active segment so that everything written is cleanable.
-echo "last	x" | "$KAFKIT" --data-dir "$data" produce --topic big --property parse.key=true >/dev/null
+# Roll the active segment so that everything written is cleanable: a record 20 minutes ahead
+# (segment.ms is 10 minutes; message.timestamp.after.max.ms allows an hour).
+ahead=$(( $(date +%s%3N) + 1200000 ))
+echo "{\"key\":\"last\",\"value\":\"x\",\"timestamp\":$ahead}" |
+    "$KAFKIT" --data-dir "$data" produce --topic big --input json >/dev/null
 sync
-dirty=$(du -cb "$data"/big-0/*.log | tail -1 | cut -f1)
-echo "dirty log: $dirty bytes in $(ls "$data"/big-0/*.log | wc -l) segments"
+# The dirty log: every segment but the active (last) one.
+dirty=$(ls "$data"/big-0/*.log | head -n -1 | xargs du -cb | tail -1 | cut -f1)
+echo "dirty log: $dirty bytes in $(( $(ls "$data"/big-0/*.log | wc -l) - 1 )) closed segments"
 "$KAFKIT" --data-dir "$data" log-cleaner --topic big --dry-run | head -2
 /usr/bin/time -v "$KAFKIT" --data-dir "$data" log-cleaner --topic big 2>"$data/time" | head -2
 wall=$(grep 'Elapsed (wall clock)' "$data/time" | sed 's/.*: //')
 rss=$(grep 'Maximum resident' "$data/time" | sed 's/.*: //')
 secs=$(echo "$wall" | awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
 echo "compaction: $wall wall, $(awk -v b="$dirty" -v s="$secs" 'BEGIN { printf "%.0f", b / s / 1048576 }') MiB/s of dirty log, max RSS $rss KB"
-echo "after: $(du -cb "$data"/big-0/*.log | tail -1 | cut -f1) bytes"
+echo "after: $(ls "$data"/big-0/*.log | head -n -1 | xargs du -cb | tail -1 | cut -f1) bytes in closed segments"
