@@ -484,34 +484,6 @@ fn retain(
     true
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_map_keeps_the_latest_offset_and_fills_at_nine_tenths() {
-        let mut map = OffsetMap::new(10 * BYTES_PER_ENTRY);
-        assert_eq!(map.slots(), 10);
-        assert_eq!(map.max_entries(), 9);
-        assert!(map.put(b"a", 1));
-        assert!(map.put(b"a", 5));
-        assert_eq!(map.get(b"a"), 5);
-        assert_eq!(map.len(), 1);
-        assert_eq!(map.get(b"absent"), -1);
-        for i in 0..8u8 {
-            assert!(map.put(&[b'k', i], i64::from(i) + 10));
-        }
-        assert_eq!(map.len(), 9);
-        // Full: even a key it has is refused, as Kafka stops there.
-        assert!(!map.put(b"a", 30));
-        assert_eq!(map.get(b"a"), 5);
-        assert_eq!(map.latest_offset(), 17);
-        for i in 0..8u8 {
-            assert_eq!(map.get(&[b'k', i]), i64::from(i) + 10);
-        }
-    }
-}
-
 /// The last offset of each producer's last data batch in the segments `bases` of `dir`
 /// (Kafka's active producers' `lastDataOffset`), from the batch headers alone.
 fn producers_last_offsets(dir: &Path, bases: &[i64]) -> Result<HashMap<i64, i64>> {
@@ -840,4 +812,32 @@ pub(crate) fn clean(
         retention::remove_deleted_files(&retention::PartitionFiles::list(dir)?, 0, i64::MAX, true)?;
     }
     Ok((plan, true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_map_keeps_the_latest_offset_and_fills_at_nine_tenths() {
+        let mut map = OffsetMap::new(10 * BYTES_PER_ENTRY);
+        assert_eq!(map.slots(), 10);
+        assert_eq!(map.max_entries(), 9);
+        assert!(map.put(b"a", 1));
+        assert!(map.put(b"a", 5));
+        assert_eq!(map.get(b"a"), 5);
+        assert_eq!(map.len(), 1);
+        assert_eq!(map.get(b"absent"), -1);
+        for i in 0..8u8 {
+            assert!(map.put(&[b'k', i], i64::from(i) + 10));
+        }
+        assert_eq!(map.len(), 9);
+        // Full: even a key it has is refused, as Kafka stops there.
+        assert!(!map.put(b"a", 30));
+        assert_eq!(map.get(b"a"), 5);
+        assert_eq!(map.latest_offset(), 17);
+        for i in 0..8u8 {
+            assert_eq!(map.get(&[b'k', i]), i64::from(i) + 10);
+        }
+    }
 }

@@ -481,7 +481,7 @@ mod tests {
         assert_eq!(rules(&plan), [(0, RetentionRule::RetentionMs)]);
         assert_eq!(plan.log_start_offset, 10);
         assert!(!plan.roll);
-        assert_eq!(plan.deletions[0].next_offset, 10);
+        assert_eq!(plan.deletions.first().unwrap().next_offset, 10);
     }
 
     #[test]
@@ -494,7 +494,7 @@ mod tests {
         let plan = plan(&segments, 17, 17, 0, &config, 3 * HOUR);
         assert!(plan.roll);
         assert_eq!(rules(&plan).len(), 2);
-        assert_eq!(plan.deletions[1].next_offset, 17);
+        assert_eq!(plan.deletions.get(1).unwrap().next_offset, 17);
         assert_eq!(plan.log_start_offset, 17);
         assert_eq!(plan.bytes(), 150);
     }
