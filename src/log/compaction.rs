@@ -8,7 +8,7 @@
 //! has a later offset, records without a key, and tombstones whose delete horizon has passed;
 //! tombstones kept get a delete horizon.
 //!
-//! [`clean`] then does it, as Kafka's `Cleaner.cleanSegments` and `replaceSegments` do, through
+//! [`Log::clean`](super::Log::clean) then does it, as Kafka's `Cleaner.cleanSegments` and `replaceSegments` do, through
 //! `.cleaned` and `.swap` files. Partitions holding transactional, control or legacy (magic
 //! 0/1) batches are reported as such and left alone (Kafka's rules for aborted transactions,
 //! markers and legacy tombstones are not done).

@@ -945,7 +945,7 @@ impl Log {
     }
 
     /// Kafka's log cleaner on this compacted log at `now_ms`
-    /// ([`compaction`](super::compaction)): when it is cleanable, rewrites the segments from
+    /// ([`super::compaction`]): when it is cleanable, rewrites the segments from
     /// its start to the end of the offset map through `.cleaned` and `.swap` files. Returns the
     /// plan and whether it cleaned; after a cleaning the caller records the plan's `end_offset`
     /// in `cleaner-offset-checkpoint`.
