@@ -526,6 +526,8 @@ fn compaction_keeps_the_latest_value_of_each_key_and_marks_then_drops_tombstones
     let dir = tempdir();
     let d = dir.path();
     compacted(d);
+    // A producer snapshot at a segment the cleaning merges away goes with it.
+    fs::write(d.join("c-0/00000000000000000002.snapshot"), b"").unwrap();
     let now = T0 + 10 * 24 * HOUR;
     let run = cleaner(d, now, &["--topic", "c"]);
     assert!(
@@ -552,6 +554,7 @@ fn compaction_keeps_the_latest_value_of_each_key_and_marks_then_drops_tombstones
         logs,
         ["00000000000000000000.log", "00000000000000000005.log"]
     );
+    assert!(!p.join("00000000000000000002.snapshot").exists());
     // The tombstone's batch has its delete horizon: now + delete.retention.ms, as base timestamp.
     let dump = kafkit(
         d,

@@ -755,6 +755,19 @@ fn clean_group(
     sync_dir(dir)?;
     for &old in group {
         change_suffixes(dir, old, "", retention::DELETED_SUFFIX)?;
+        if old != base {
+            // Kafka's `deleteProducerSnapshots` of the segments replaced by none of the same base.
+            let snapshot = dir.join(segment::file_name(old, ".snapshot"));
+            let deleted = dir.join(segment::file_name(
+                old,
+                &format!(".snapshot{}", retention::DELETED_SUFFIX),
+            ));
+            match fs::rename(&snapshot, &deleted) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(LogError::io("renaming", snapshot)(e)),
+            }
+        }
     }
     sync_dir(dir)?;
     change_suffixes(dir, base, ".swap", "")?;
