@@ -216,12 +216,14 @@ fn open_writer(
 }
 
 /// One pass over `datadir` at `options.now_ms`: reports each partition to `report` when it is
-/// done (in topic and partition order, every partition looked at; a caller's progress counts
-/// these), and returns the totals.
+/// done (in topic and partition order, every partition looked at), tells `progress` how many
+/// bytes of `.log` it went through so far (a partition's when it is done, and a compaction's
+/// batch by batch: [`pass_log_bytes`] is the whole), and returns the totals.
 pub fn run_pass(
     datadir: &DataDir,
     options: &CleanerOptions,
     report: &mut dyn FnMut(&PartitionReport) -> Result<()>,
+    progress: &mut dyn FnMut(u64),
 ) -> Result<CleanerSummary> {
     let topics: Vec<_> = datadir
         .topics()?
@@ -243,6 +245,7 @@ pub fn run_pass(
         OffsetCheckpoint::read(&datadir.root_file(CLEANER_OFFSET_CHECKPOINT))?;
     let mut summary = CleanerSummary::default();
     let mut cleaned_to: BTreeMap<TopicPartition, i64> = BTreeMap::new();
+    let mut done_bytes = 0u64;
     let now = options.now_ms;
     for topic in &topics {
         if topic.name == names::CLUSTER_METADATA_TOPIC {
@@ -263,6 +266,7 @@ pub fn run_pass(
                 source,
             };
             let files = retention::PartitionFiles::list(&dir).map_err(log_err)?;
+            let files_bytes = log_bytes(&dir, &files);
             let removed_files = retention::remove_deleted_files(
                 &files,
                 config.file_delete_delay_ms,
@@ -308,8 +312,13 @@ pub fn run_pass(
                 (true, Some(writer)) => {
                     let log = writer.log(topic, tp.partition)?;
                     let delay = config.file_delete_delay_ms;
+                    let mut at = done_bytes;
+                    let mut moved = |bytes: u64| {
+                        at += bytes;
+                        progress(at);
+                    };
                     let (c, cleaned) = log
-                        .clean(&compaction_config, checkpoint, delay, now)
+                        .clean(&compaction_config, checkpoint, delay, now, &mut moved)
                         .map_err(log_err)?;
                     writer.release()?;
                     if cleaned {
@@ -337,6 +346,8 @@ pub fn run_pass(
             summary.removed_files += partition.removed_files.len();
             summary.cleaned += usize::from(partition.cleaned);
             report(&partition)?;
+            done_bytes += files_bytes;
+            progress(done_bytes);
         }
     }
     if let Some(writer) = writer {
@@ -354,14 +365,35 @@ pub fn run_pass(
     Ok(summary)
 }
 
-/// How many partitions a pass goes over (what its progress counts to).
-pub fn partition_count(datadir: &DataDir, topic: Option<&TopicFilter>) -> Result<u64> {
-    Ok(datadir
-        .topics()?
+/// The bytes of a partition's `.log` files as listed.
+fn log_bytes(dir: &std::path::Path, files: &retention::PartitionFiles) -> u64 {
+    files
+        .segments
         .iter()
-        .filter(|t| topic.is_none_or(|f| f.matches(&t.name)))
-        .map(|t| t.partition_count() as u64)
-        .sum())
+        .filter_map(|&base| {
+            std::fs::metadata(dir.join(crate::log::segment::file_name(base, ".log"))).ok()
+        })
+        .map(|m| m.len())
+        .sum()
+}
+
+/// How many partitions a pass over the topics `topic` matches goes through, and the bytes of
+/// their `.log` files (what its progress counts to).
+pub fn pass_log_bytes(datadir: &DataDir, topic: Option<&TopicFilter>) -> Result<(u64, u64)> {
+    let (mut partitions, mut bytes) = (0, 0);
+    for t in datadir.topics()? {
+        if topic.is_some_and(|f| !f.matches(&t.name)) || t.name == names::CLUSTER_METADATA_TOPIC {
+            continue;
+        }
+        for tp in t.topic_partitions() {
+            let dir = datadir.partition_dir(&tp);
+            if let Ok(files) = retention::PartitionFiles::list(&dir) {
+                partitions += 1;
+                bytes += log_bytes(&dir, &files);
+            }
+        }
+    }
+    Ok((partitions, bytes))
 }
 
 #[cfg(test)]

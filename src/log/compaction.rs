@@ -699,6 +699,7 @@ fn clean_group(
     producers: &HashMap<i64, i64>,
     config: &CompactionConfig,
     now_ms: i64,
+    progress: &mut dyn FnMut(u64),
 ) -> Result<bool> {
     let Some(&base) = group.first() else {
         return Ok(true);
@@ -711,6 +712,7 @@ fn clean_group(
         last_mtime = fs::metadata(seg.log_path()).and_then(|m| m.modified()).ok();
         let mut reader = seg.reader_at(0)?;
         while let Some((position, batch)) = reader.next_batch()? {
+            progress(batch.size_in_bytes() as u64);
             if batch.magic() < 2 || batch.is_transactional() || batch.is_control() {
                 drop(cleaned);
                 remove_cleaned(dir, base);
@@ -778,7 +780,8 @@ fn clean_group(
 /// Cleans the compacted partition in `dir` (whose writer the caller is, holding its
 /// partition lock; `bases` its segments, the last one active) as Kafka's cleaner would now,
 /// if it would: the segments from the log start to the end of the offset map, group by group.
-/// Returns the plan (its counts those of the records rewritten) and whether it cleaned. The `.deleted` files of the old segments are removed when
+/// Returns the plan (its counts those of the records rewritten) and whether it cleaned;
+/// `progress` is told the bytes of each batch rewritten. The `.deleted` files of the old segments are removed when
 /// `file_delete_delay_ms` is 0, else left for a later pass.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn clean(
@@ -791,6 +794,7 @@ pub(crate) fn clean(
     config: &CompactionConfig,
     file_delete_delay_ms: i64,
     now_ms: i64,
+    progress: &mut dyn FnMut(u64),
 ) -> Result<(CompactionPlan, bool)> {
     let view = Checkpoints {
         log_start_offset,
@@ -813,7 +817,7 @@ pub(crate) fn clean(
         .collect();
     for group in group_segments(dir, &to_clean, plan.end_offset, log_config)? {
         if !clean_group(
-            dir, &group, log_config, &mut plan, &map, &producers, config, now_ms,
+            dir, &group, log_config, &mut plan, &map, &producers, config, now_ms, progress,
         )? {
             // Groups before this one are cleaned; the checkpoint stays where it was, so the
             // next cleaning maps the same range again.

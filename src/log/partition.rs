@@ -947,14 +947,15 @@ impl Log {
     /// Kafka's log cleaner on this compacted log at `now_ms`
     /// ([`super::compaction`]): when it is cleanable, rewrites the segments from
     /// its start to the end of the offset map through `.cleaned` and `.swap` files. Returns the
-    /// plan and whether it cleaned; after a cleaning the caller records the plan's `end_offset`
-    /// in `cleaner-offset-checkpoint`.
+    /// plan and whether it cleaned (`progress` is told the bytes of each batch rewritten); after
+    /// a cleaning the caller records the plan's `end_offset` in `cleaner-offset-checkpoint`.
     pub fn clean(
         &mut self,
         config: &CompactionConfig,
         cleaner_checkpoint: Option<i64>,
         file_delete_delay_ms: i64,
         now_ms: i64,
+        progress: &mut dyn FnMut(u64),
     ) -> Result<(CompactionPlan, bool)> {
         let bases = self.segments.clone();
         let (plan, cleaned) = compaction::clean(
@@ -967,6 +968,7 @@ impl Log {
             config,
             file_delete_delay_ms,
             now_ms,
+            progress,
         )?;
         self.segments = list_segments(&self.dir)?;
         Ok((plan, cleaned))

@@ -263,9 +263,14 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         dry_run: args.dry_run,
         dedupe_buffer_size: args.dedupe_buffer_size,
     };
-    let partitions = cleaner::partition_count(&datadir, options.topic.as_ref())?;
-    let bar = (global.progress_wanted() && partitions >= progress::CLEANER_MIN_PARTITIONS)
-        .then(|| progress::partitions(partitions));
+    // A bar of the `.log` bytes gone through, for a long pass: many partitions or much data.
+    let bar = if global.progress_wanted() {
+        let (partitions, bytes) = cleaner::pass_log_bytes(&datadir, options.topic.as_ref())?;
+        (partitions >= progress::CLEANER_MIN_PARTITIONS || bytes >= progress::DUMP_MIN_BYTES)
+            .then(|| progress::bytes(bytes))
+    } else {
+        None
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut table = Table::new();
@@ -282,7 +287,6 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             "WHY",
         ]);
     let mut notes: Vec<String> = Vec::new();
-    let mut done = 0u64;
     let json = global.output == OutputFormat::Json;
     let mut report = |report: &PartitionReport| -> kafkit::datadir::Result<()> {
         let default = Default::default();
@@ -305,17 +309,20 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             }
             Ok(())
         })();
-        done += 1;
         if let Some(bar) = &bar {
             bar.set_message(report.tp.to_string());
-            bar.set_position(done);
         }
         written.map_err(|source| kafkit::datadir::DataDirError::Io {
             path: "<stdout>".into(),
             source,
         })
     };
-    let summary = cleaner::run_pass(&datadir, &options, &mut report)?;
+    let mut moved = |done: u64| {
+        if let Some(bar) = &bar {
+            bar.set_position(done);
+        }
+    };
+    let summary = cleaner::run_pass(&datadir, &options, &mut report, &mut moved)?;
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

@@ -92,7 +92,8 @@ pub struct GlobalArgs {
     )]
     pub output: OutputFormat,
     /// Draw no progress bar. Bars show the progress of long work (dumping large or many files,
-    /// consuming a large range, producing from a large --file) on stderr, only when stderr is a
+    /// consuming a large range, producing from a large --file, a log-cleaner pass over 100
+    /// partitions or 256 MiB of logs) on stderr, only when stderr is a
     /// terminal and stdout is not: never in a pipe or a file, and stdout is the same with or
     /// without them.
     #[arg(short, long, global = true, help_heading = "Global options")]

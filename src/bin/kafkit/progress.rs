@@ -48,14 +48,6 @@ pub fn records(len: u64) -> ProgressBar {
     )
 }
 
-/// A bar of `len` partitions on stderr, drawn at once, the partition at work as its message.
-pub fn partitions(len: u64) -> ProgressBar {
-    bar(
-        len,
-        "{bar:40.cyan/blue} {human_pos}/{human_len} partitions eta {eta} {wide_msg}",
-    )
-}
-
 fn bar(len: u64, template: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
     bar.set_style(
