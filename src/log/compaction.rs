@@ -399,16 +399,24 @@ fn analyse(
                 supported = false;
                 break 'map;
             }
-            let records = batch.records().map_err(|source| super::LogError::Corrupt {
+            let corrupt = |source| super::LogError::Corrupt {
                 path: segment.log_path().to_path_buf(),
                 position: 0,
                 source,
-            })?;
-            for r in &records {
-                if let Some(key) = &r.key {
-                    if r.offset >= first_dirty && !map.put(key, r.offset) {
-                        break 'map;
+            };
+            // Keys are read in place: the map pass copies no record.
+            let mut records = batch.record_iter().map_err(corrupt)?;
+            let mut full = false;
+            while let Some(read) = records.next_key(|offset, key, _| {
+                if let Some(key) = key {
+                    if offset >= first_dirty && !map.put(key, offset) {
+                        full = true;
                     }
+                }
+            }) {
+                read.map_err(corrupt)?;
+                if full {
+                    break 'map;
                 }
             }
         }
@@ -834,6 +842,34 @@ pub(crate) fn clean(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_read_in_place_are_the_records_keys() {
+        use crate::record::{BatchBuilder, Compression, RawBatch, TimestampType};
+        for codec in [Compression::None, Compression::Zstd] {
+            let mut b = BatchBuilder::new(40, codec, TimestampType::CreateTime);
+            b.append(1, Some(b"a"), Some(b"1"), &[]);
+            b.append(2, None, Some(b"2"), &[]);
+            b.append(3, Some(b"b"), None, &[]);
+            let bytes = b.build().unwrap();
+            let batch = RawBatch::read_at(&bytes, 0).unwrap().unwrap();
+            let mut seen = Vec::new();
+            let mut it = batch.record_iter().unwrap();
+            while let Some(read) = it.next_key(|offset, key, value| {
+                seen.push((offset, key.map(<[u8]>::to_vec), value));
+            }) {
+                read.unwrap();
+            }
+            let want: Vec<_> = batch
+                .records()
+                .unwrap()
+                .into_iter()
+                .map(|r| (r.offset, r.key, r.value.is_some()))
+                .collect();
+            assert_eq!(seen, want, "{codec:?}");
+            assert_eq!(seen.len(), 3);
+        }
+    }
 
     #[test]
     fn the_map_keeps_the_latest_offset_and_fills_at_nine_tenths() {
