@@ -46,6 +46,9 @@ _kafkit() {
             kafkit,help)
                 cmd="kafkit__subcmd__help"
                 ;;
+            kafkit,log-cleaner)
+                cmd="kafkit__subcmd__log__subcmd__cleaner"
+                ;;
             kafkit,log-dirs)
                 cmd="kafkit__subcmd__log__subcmd__dirs"
                 ;;
@@ -79,6 +82,9 @@ _kafkit() {
             kafkit__subcmd__help,help)
                 cmd="kafkit__subcmd__help__subcmd__help"
                 ;;
+            kafkit__subcmd__help,log-cleaner)
+                cmd="kafkit__subcmd__help__subcmd__log__subcmd__cleaner"
+                ;;
             kafkit__subcmd__help,log-dirs)
                 cmd="kafkit__subcmd__help__subcmd__log__subcmd__dirs"
                 ;;
@@ -98,7 +104,7 @@ _kafkit() {
 
     case "${cmd}" in
         kafkit)
-            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets consumer-groups configs delete-records log-dirs simulate-assignment help"
+            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets consumer-groups configs delete-records log-dirs log-cleaner simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -688,7 +694,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help)
-            opts="topics dump-log-segments produce consume get-offsets consumer-groups configs delete-records log-dirs simulate-assignment help"
+            opts="topics dump-log-segments produce consume get-offsets consumer-groups configs delete-records log-dirs log-cleaner simulate-assignment help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -799,6 +805,20 @@ _kafkit() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kafkit__subcmd__help__subcmd__log__subcmd__cleaner)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kafkit__subcmd__help__subcmd__log__subcmd__dirs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -848,6 +868,52 @@ _kafkit() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__log__subcmd__cleaner)
+            opts="-q -h -V --topic --now --dry-run --dedupe-buffer-size --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --topic)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --dedupe-buffer-size)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

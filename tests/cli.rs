@@ -591,6 +591,11 @@ fn with_output_json_every_command_ends_an_error_with_one_error_object_on_stdout(
             "Missing required argument \"[files]\"",
         ),
         (
+            &["log-cleaner", "--now", "soon"],
+            b"",
+            "Invalid --now soon: expected milliseconds since the epoch",
+        ),
+        (
             &[
                 "simulate-assignment",
                 "--topic",

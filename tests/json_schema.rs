@@ -515,3 +515,64 @@ fn log_dirs_prints_its_documented_objects() {
     assert_eq!(run.ok().lines().count(), 4, "{}", run.stdout);
     check_covered("log-dirs", &[run]);
 }
+
+#[test]
+fn log_cleaner_prints_its_documented_objects() {
+    let dir = tempdir();
+    let d = dir.path();
+    for (topic, config) in [
+        ("t", "retention.ms=3600000"),
+        ("c", "cleanup.policy=compact"),
+    ] {
+        let args = ["topics", "--create", "--topic", topic, "--config", config];
+        kafkit(d, &args[..]).ok();
+    }
+    kafkit_stdin(d, &["produce", "--topic", "t"], b"x\n").ok();
+    // A broker's __consumer_offsets (compacted) holding magic-1 messages, which the cleaner
+    // leaves alone.
+    let legacy = repo_root().join("tests/data/kafka-python/kp-legacy-0/00000000000000000000.log");
+    std::fs::create_dir(d.join("__consumer_offsets-0")).unwrap();
+    std::fs::copy(
+        legacy,
+        d.join("__consumer_offsets-0/00000000000000000000.log"),
+    )
+    .unwrap();
+    // An empty active segment after it, so that it is in the dirty part.
+    std::fs::write(d.join("__consumer_offsets-0/00000000000000001000.log"), b"").unwrap();
+    let runs: Vec<_> = [
+        // t's record has expired (the active segment is rolled first); c is compacted.
+        &["log-cleaner", "--now", "+8d", "--output", "json"][..],
+        // Its `.deleted` files are due a day later.
+        &[
+            "log-cleaner",
+            "--now",
+            "+9d",
+            "--output",
+            "json",
+            "--dry-run",
+        ],
+    ]
+    .iter()
+    .map(|args| {
+        let run = kafkit(d, args);
+        run.ok();
+        run
+    })
+    .collect();
+    assert!(
+        runs[0].stdout.contains("\"type\":\"segment\""),
+        "{}",
+        runs[0].stdout
+    );
+    assert!(
+        runs[1].stdout.contains("\"type\":\"removed_file\""),
+        "{}",
+        runs[1].stdout
+    );
+    assert!(
+        runs[0].stdout.contains("\"type\":\"compaction_skipped\""),
+        "{}",
+        runs[0].stdout
+    );
+    check_covered("log-cleaner", &runs);
+}

@@ -198,3 +198,33 @@ fn dump_of_many_files_shows_progress_on_a_terminal_only() {
     .expect("pty");
     assert!(!has_progress(&terminal), "{terminal}");
 }
+
+#[test]
+fn a_log_cleaner_pass_over_many_partitions_shows_progress_on_a_terminal_only() {
+    let dir = tempdir();
+    let data = dir.path().join("data");
+    kafkit(
+        &data,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "many",
+            "--partitions",
+            "100",
+            "--config",
+            "retention.ms=1000",
+        ],
+    )
+    .ok();
+    let lines: String = (0..1000).map(|i| format!("record {i}\n")).collect();
+    kafkit_stdin(&data, &["produce", "--topic", "many"], lines.as_bytes()).ok();
+    let args = ["log-cleaner", "--dry-run", "--now", "4102444800000"];
+    let piped = kafkit(&data, &args);
+    assert!(piped.ok().contains("Would delete"), "{}", piped.stdout);
+    assert!(!has_progress(&piped.stderr));
+    let Some((terminal, _)) = bar_on_a_terminal_only(&data, dir.path(), &args, &piped) else {
+        return;
+    };
+    assert!(terminal.contains("many-"), "{terminal}");
+}

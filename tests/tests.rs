@@ -23,6 +23,7 @@ mod json_schema;
 mod library;
 mod live_groups;
 mod log;
+mod log_cleaner;
 mod log_start;
 mod man;
 mod memory;

@@ -53,6 +53,7 @@ use checkpoint::{LOG_START_OFFSET_CHECKPOINT, RECOVERY_POINT_CHECKPOINT};
 
 mod atomic;
 pub mod checkpoint;
+pub mod cleaner;
 pub mod config;
 pub mod delete_records;
 // fcntl's open-file-description record locks have no safe wrapper in std.

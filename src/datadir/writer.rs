@@ -111,7 +111,8 @@ impl PartitionWriter {
     /// (its topic deleted) is [`DataDirError::UnknownTopicOrPartition`]: nothing is created.
     pub fn log(&mut self, topic: &Topic, partition: i32) -> Result<&mut Log> {
         let tp = TopicPartition::new(topic.name.clone(), partition);
-        if partition < 0 || partition as usize >= topic.partition_count() {
+        // A broker's topic may hold some partitions only (`__consumer_offsets-39` alone).
+        if !topic.partitions.iter().any(|p| p.id == partition) {
             return Err(DataDirError::UnknownPartition(tp.to_string()));
         }
         match self.bring_up_to_date(&tp)? {

@@ -17,6 +17,7 @@
 )]
 
 mod chunks;
+pub mod compaction;
 pub mod config;
 pub mod error;
 pub mod index;
@@ -26,6 +27,7 @@ pub(crate) mod os;
 pub mod partition;
 pub mod producer_state;
 pub mod reader;
+pub mod retention;
 pub mod segment;
 pub mod txn_index;
 
@@ -41,5 +43,6 @@ pub use producer_state::{
     ProducerStateEntry,
 };
 pub use reader::{ReadChecks, SegmentReader, Stop};
+pub use retention::{RetentionConfig, RetentionPlan, RetentionRule};
 pub use segment::{LogSegment, SegmentAppend};
 pub use txn_index::{AbortedTxn, TransactionIndex};

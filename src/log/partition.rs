@@ -7,10 +7,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::thread;
 
+use super::compaction::{self, CompactionConfig, CompactionPlan};
 use super::config::{CompressionPolicy, LogConfig};
 use super::error::{InvalidAppend, LogError, Result};
 use super::index::TimestampOffset;
 use super::reader::{SegmentReader, Stop};
+use super::retention::{self, RetentionConfig, RetentionPlan};
 use super::segment::{self, BatchPosition, LogSegment, SegmentAppend};
 use crate::record::{self, BatchBuilder, BuiltBatch, RawBatch, TimestampType};
 
@@ -97,14 +99,14 @@ fn dir_identity(dir: &Path) -> Result<Option<(u64, u64)>> {
 }
 
 /// Makes a directory's entries (files created, renamed or removed in it) durable.
-fn sync_dir(dir: &Path) -> Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(LogError::io("syncing directory", dir))
 }
 
 /// Base offsets of the `.log` files in `dir`, sorted.
-fn list_segments(dir: &Path) -> Result<Vec<i64>> {
+pub(crate) fn list_segments(dir: &Path) -> Result<Vec<i64>> {
     let mut bases = Vec::new();
     for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
         let entry = entry.map_err(LogError::io("listing", dir))?;
@@ -136,26 +138,103 @@ pub fn log_size(dir: &Path) -> Result<u64> {
     Ok(size)
 }
 
-/// Kafka's clean-up before loading: files left by an interrupted delete or clean, and index
-/// files whose `.log` is gone.
-fn remove_leftovers(dir: &Path) -> Result<()> {
+/// The offset after the last batch of the `.log` at `path` (its base offset when it has none).
+fn next_offset_of(path: &Path, base: i64) -> Result<i64> {
+    let mut reader = SegmentReader::open(path, 0)?;
+    let mut next = base;
+    while let Some((_, batch)) = reader.next_batch()? {
+        next = batch.next_offset();
+    }
+    Ok(next)
+}
+
+/// Kafka's clean-up before loading (`LogLoader.removeTempFilesAndCollectSwapFiles` and the
+/// swap passes of `LogLoader.load`): files left by an interrupted delete are removed, and so
+/// are those of an interrupted clean (`.cleaned`, and the `.swap` files at or above the
+/// smallest `.cleaned` base offset: a swap whose renames had not all happened). The other
+/// `.swap` files are a cleaning that finished writing: the segment files they replace (every
+/// file whose offset lies from the smallest swap base to the largest swap's next offset) are
+/// removed and the swaps renamed into place. Then index files whose `.log` is gone are removed.
+/// Returns the smallest base offset swapped in (its segments must be recovered: their indexes
+/// are rebuilt from there).
+fn remove_leftovers(dir: &Path) -> Result<Option<i64>> {
+    const SWAP: &str = ".swap";
+    let mut min_cleaned: Option<i64> = None;
+    let mut swaps: Vec<(i64, PathBuf)> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+        let entry = entry.map_err(LogError::io("listing", dir))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let path = entry.path();
+        if name.ends_with(".deleted") || name.ends_with(".cleaned") {
+            if name.ends_with(".cleaned") {
+                if let Some(base) = segment::parse_base_offset(name) {
+                    min_cleaned = Some(min_cleaned.map_or(base, |m: i64| m.min(base)));
+                }
+            }
+            fs::remove_file(&path).map_err(LogError::io("removing", &path))?;
+        } else if name.ends_with(SWAP) {
+            if let Some(base) = segment::parse_base_offset(name) {
+                swaps.push((base, path));
+            }
+        }
+    }
+    let (invalid, valid): (Vec<_>, Vec<_>) = swaps
+        .into_iter()
+        .partition(|(base, _)| min_cleaned.is_some_and(|m| *base >= m));
+    for (_, path) in invalid {
+        fs::remove_file(&path).map_err(LogError::io("removing", &path))?;
+    }
+    let mut swapped_from: Option<i64> = None;
+    if !valid.is_empty() {
+        let (mut min_swap, mut max_swap) = (i64::MAX, i64::MIN);
+        for (base, path) in &valid {
+            if path
+                .to_str()
+                .is_some_and(|p| p.ends_with(&format!(".log{SWAP}")))
+            {
+                min_swap = min_swap.min(*base);
+                max_swap = max_swap.max(next_offset_of(path, *base)?);
+            }
+        }
+        for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+            let entry = entry.map_err(LogError::io("listing", dir))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name.ends_with(SWAP) {
+                continue;
+            }
+            if let Some(offset) = segment::parse_base_offset(name) {
+                if offset >= min_swap && offset < max_swap {
+                    let path = entry.path();
+                    fs::remove_file(&path).map_err(LogError::io("removing", &path))?;
+                }
+            }
+        }
+        for (_, path) in &valid {
+            if let Some(to) = path.to_str().and_then(|p| p.strip_suffix(SWAP)) {
+                fs::rename(path, to).map_err(LogError::io("renaming", path))?;
+            }
+        }
+        sync_dir(dir)?;
+        swapped_from = (min_swap < i64::MAX).then_some(min_swap);
+    }
     let logs: Vec<i64> = list_segments(dir)?;
     for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
         let entry = entry.map_err(LogError::io("listing", dir))?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        let leftover = name.ends_with(".deleted") || name.ends_with(".cleaned");
         let orphan = [".index", ".timeindex", ".txnindex"].iter().any(|suffix| {
             name.strip_suffix(suffix)
                 .and_then(segment::parse_base_offset)
                 .is_some_and(|base| logs.binary_search(&base).is_err())
         });
-        if leftover || orphan {
+        if orphan {
             let path = entry.path();
             fs::remove_file(&path).map_err(LogError::io("removing", path))?;
         }
     }
-    Ok(())
+    Ok(swapped_from)
 }
 
 /// What a log's checkpoints say when it is opened ([`Log::open`]), as a broker reads them from
@@ -218,8 +297,8 @@ impl Log {
         now_ms: i64,
     ) -> Result<Self> {
         let LogCheckpoints {
-            recovery_point,
-            intact_to,
+            mut recovery_point,
+            mut intact_to,
             log_start_offset,
         } = checkpoints;
         if !dir.is_dir() {
@@ -228,7 +307,12 @@ impl Log {
                 sync_dir(parent)?;
             }
         }
-        remove_leftovers(dir)?;
+        if let Some(swapped) = remove_leftovers(dir)? {
+            // Swapped-in segments are validated and their indexes rebuilt, as Kafka recovers a
+            // segment whose index is missing.
+            recovery_point = recovery_point.min(swapped);
+            intact_to = intact_to.min(swapped);
+        }
         let mut segments = list_segments(dir)?;
         let mut recovery = RecoveryReport::default();
         if segments.is_empty() {
@@ -842,6 +926,93 @@ impl Log {
         Ok(())
     }
 
+    /// Kafka's `deleteOldSegments` at `now_ms` ([`super::retention`]): plans which segments
+    /// go and why, rolls the active segment first when every segment goes, renames the files
+    /// of those that go (and their producer snapshots) to `.deleted`, oldest first, and moves
+    /// the log start offset to the first segment kept. The `.deleted` files are removed at
+    /// once when `file.delete.delay.ms` is 0, else left for a later pass
+    /// ([`super::retention::remove_deleted_files`]) or the next open. Returns the plan taken,
+    /// its records counted.
+    pub fn delete_old_segments(
+        &mut self,
+        config: &RetentionConfig,
+        now_ms: i64,
+    ) -> Result<RetentionPlan> {
+        let mut infos = Vec::with_capacity(self.segments.len());
+        let active = self.active.as_ref().ok_or_else(|| LogError::Closed {
+            dir: self.dir.clone(),
+        })?;
+        for &base in &self.segments {
+            let info = if base == active.base_offset() {
+                retention::segment_info(active)?
+            } else {
+                retention::segment_info(&LogSegment::open_read_only(&self.dir, base)?)?
+            };
+            infos.push(info);
+        }
+        // A single replica's high watermark is its log end.
+        let leo = self.log_end_offset;
+        let mut plan = retention::plan(&infos, leo, leo, self.log_start_offset, config, now_ms);
+        if plan.is_empty() {
+            return Ok(plan);
+        }
+        retention::count_records(&self.dir, &mut plan)?;
+        if plan.roll {
+            self.roll(now_ms)?;
+        }
+        for deletion in &plan.deletions {
+            retention::rename_deleted(&self.dir, deletion.segment.base_offset)?;
+        }
+        let gone: Vec<i64> = plan
+            .deletions
+            .iter()
+            .map(|d| d.segment.base_offset)
+            .collect();
+        self.segments.retain(|base| !gone.contains(base));
+        let first = self.segments.first().copied().unwrap_or(leo);
+        self.log_start_offset = self.log_start_offset.max(first).max(plan.log_start_offset);
+        sync_dir(&self.dir)?;
+        if config.file_delete_delay_ms == 0 {
+            retention::remove_deleted_files(
+                &retention::PartitionFiles::list(&self.dir)?,
+                0,
+                i64::MAX,
+                true,
+            )?;
+        }
+        Ok(plan)
+    }
+
+    /// Kafka's log cleaner on this compacted log at `now_ms`
+    /// ([`super::compaction`]): when it is cleanable, rewrites the segments from
+    /// its start to the end of the offset map through `.cleaned` and `.swap` files. Returns the
+    /// plan and whether it cleaned (`progress` is told the bytes of each batch rewritten); after
+    /// a cleaning the caller records the plan's `end_offset` in `cleaner-offset-checkpoint`.
+    pub fn clean(
+        &mut self,
+        config: &CompactionConfig,
+        cleaner_checkpoint: Option<i64>,
+        file_delete_delay_ms: i64,
+        now_ms: i64,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(CompactionPlan, bool)> {
+        let bases = self.segments.clone();
+        let (plan, cleaned) = compaction::clean(
+            &self.dir,
+            &bases,
+            &self.config,
+            self.log_start_offset,
+            self.log_end_offset,
+            cleaner_checkpoint,
+            config,
+            file_delete_delay_ms,
+            now_ms,
+            progress,
+        )?;
+        self.segments = list_segments(&self.dir)?;
+        Ok((plan, cleaned))
+    }
+
     /// Waits for the last rolled segment's flush and moves the recovery point past it.
     fn finish_rolled_flush(&mut self) -> Result<()> {
         if self.flush_failed {
@@ -972,15 +1143,63 @@ impl SkippedTail {
 pub struct LogReader {
     dir: PathBuf,
     segments: Vec<i64>,
+    /// Segments read from their `.swap` files: a cleaning killed after its swap was complete,
+    /// which the next writer finishes (see [`reader_view`]).
+    swapped: Vec<i64>,
     cache: BTreeMap<i64, LogSegment>,
+}
+
+/// The segments a reader sees in `dir`: what the next writer's open will make of it
+/// ([`remove_leftovers`]), read without changing a file. A cleaning killed after its `.swap`
+/// files were all written is read from them in place of the segments they replace; one killed
+/// before (a `.cleaned` file at or below it) is not there. So a reader sees the log before or
+/// after a cleaning, never the old segments renamed away and the new one not yet in place.
+fn reader_view(dir: &Path) -> Result<(Vec<i64>, Vec<i64>)> {
+    let mut plain = Vec::new();
+    let mut swaps = Vec::new();
+    let mut min_cleaned: Option<i64> = None;
+    for entry in fs::read_dir(dir).map_err(LogError::io("listing", dir))? {
+        let entry = entry.map_err(LogError::io("listing", dir))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(base) = segment::parse_base_offset(name) else {
+            continue;
+        };
+        if name.ends_with(".log") {
+            plain.push(base);
+        } else if name.ends_with(".log.swap") {
+            swaps.push(base);
+        }
+        if name.ends_with(".cleaned") {
+            min_cleaned = Some(min_cleaned.map_or(base, |m: i64| m.min(base)));
+        }
+    }
+    swaps.retain(|&b| min_cleaned.is_none_or(|m| b < m));
+    plain.sort_unstable();
+    if swaps.is_empty() {
+        return Ok((plain, swaps));
+    }
+    let (mut min_swap, mut max_swap) = (i64::MAX, i64::MIN);
+    for &base in &swaps {
+        min_swap = min_swap.min(base);
+        let path = dir.join(segment::file_name(base, ".log.swap"));
+        max_swap = max_swap.max(next_offset_of(&path, base)?);
+    }
+    plain.retain(|&b| b < min_swap || b >= max_swap);
+    plain.extend(&swaps);
+    plain.sort_unstable();
+    swaps.sort_unstable();
+    Ok((plain, swaps))
 }
 
 impl LogReader {
     /// Opens the partition in `dir` for reading.
     pub fn open(dir: &Path) -> Result<Self> {
+        let (segments, swapped) = reader_view(dir)?;
         Ok(LogReader {
             dir: dir.to_path_buf(),
-            segments: list_segments(dir)?,
+            segments,
+            swapped,
             cache: BTreeMap::new(),
         })
     }
@@ -994,7 +1213,12 @@ impl LogReader {
     /// ([`ReadChecks`](super::ReadChecks)): a consumer's view of the log.
     pub fn segment(&mut self, base: i64) -> Result<&LogSegment> {
         if !self.cache.contains_key(&base) {
-            let seg = LogSegment::open_read_only(&self.dir, base)?
+            let suffix = if self.swapped.binary_search(&base).is_ok() {
+                ".swap"
+            } else {
+                ""
+            };
+            let seg = LogSegment::open_read_only_suffixed(&self.dir, base, suffix)?
                 .with_read_checks(self.next_segment(base), self.segments.last() == Some(&base))?;
             self.cache.insert(base, seg);
         }

@@ -116,7 +116,19 @@ impl LogSegment {
         config: &LogConfig,
         now_ms: i64,
     ) -> Result<Self> {
-        let log_path = dir.join(file_name(base_offset, ".log"));
+        Self::open_writable_suffixed(dir, base_offset, config, now_ms, "")
+    }
+
+    /// [`Self::open_writable`] with `suffix` after each file's name (`.cleaned`: a cleaning's
+    /// output, Kafka's `LogSegment.open(..., fileSuffix)`).
+    pub fn open_writable_suffixed(
+        dir: &Path,
+        base_offset: i64,
+        config: &LogConfig,
+        now_ms: i64,
+        suffix: &str,
+    ) -> Result<Self> {
+        let log_path = dir.join(file_name(base_offset, &format!(".log{suffix}")));
         let log = OpenOptions::new()
             .read(true)
             .write(true)
@@ -125,12 +137,12 @@ impl LogSegment {
             .open(&log_path)
             .map_err(LogError::io("opening segment", &log_path))?;
         let offset_index = OffsetIndex::open_writable(
-            &dir.join(file_name(base_offset, ".index")),
+            &dir.join(file_name(base_offset, &format!(".index{suffix}"))),
             base_offset,
             config.segment_index_bytes,
         )?;
         let time_index = TimeIndex::open_writable(
-            &dir.join(file_name(base_offset, ".timeindex")),
+            &dir.join(file_name(base_offset, &format!(".timeindex{suffix}"))),
             base_offset,
             config.segment_index_bytes,
         )?;
@@ -150,10 +162,16 @@ impl LogSegment {
     /// files read as empty indexes (lookups then scan from the start of the segment). The time
     /// index is opened when first asked for ([`Self::time_index`]).
     pub fn open_read_only(dir: &Path, base_offset: i64) -> Result<Self> {
-        let log_path = dir.join(file_name(base_offset, ".log"));
+        Self::open_read_only_suffixed(dir, base_offset, "")
+    }
+
+    /// [`Self::open_read_only`] of the files named with `suffix` after their usual name (a
+    /// cleaning's `.swap` files, which readers take for the segments they replace).
+    pub fn open_read_only_suffixed(dir: &Path, base_offset: i64, suffix: &str) -> Result<Self> {
+        let name = |kind: &str| dir.join(file_name(base_offset, &format!("{kind}{suffix}")));
+        let log_path = name(".log");
         let log = File::open(&log_path).map_err(LogError::io("opening segment", &log_path))?;
-        let offset_index =
-            Self::read_only_index(&dir.join(file_name(base_offset, ".index")), base_offset)?;
+        let offset_index = Self::read_only_index(&name(".index"), base_offset)?;
         Self::assemble(
             log_path,
             log,
@@ -314,7 +332,14 @@ impl LogSegment {
         if let Some(index) = self.time_index.get() {
             return Ok(index);
         }
-        let path = self.log_path.with_extension("timeindex");
+        // `<base>.timeindex`, or with the `.log`'s suffix (`<base>.timeindex.swap`).
+        let name = self
+            .log_path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(|n| n.replacen(".log", ".timeindex", 1))
+            .unwrap_or_default();
+        let path = self.log_path.with_file_name(name);
         let index = Self::read_only_index(&path, self.base_offset)?;
         Ok(self.time_index.get_or_init(|| index))
     }
@@ -328,9 +353,19 @@ impl LogSegment {
         })
     }
 
-    /// Largest timestamp in the segment so far (-1 when none).
+    /// Largest timestamp in the segment so far (-1 when none), as a writer tracks it: a
+    /// read-only segment does not read it at open ([`Self::largest_timestamp`] does).
     pub fn max_timestamp(&self) -> i64 {
         self.max_timestamp_so_far
+    }
+
+    /// Largest timestamp in the segment (-1 when none): a writer's tracked one, else the time
+    /// index's last entry (Kafka's `maxTimestampSoFar` of a loaded segment), read on demand.
+    pub fn largest_timestamp(&self) -> Result<i64> {
+        if self.writable {
+            return Ok(self.max_timestamp_so_far);
+        }
+        Ok(self.time_index()?.last_entry()?.timestamp)
     }
 
     /// A reader over this segment's batches from byte `position` to the current end.

@@ -16,6 +16,7 @@ pub enum OutputFormat {
     Json,
 }
 
+pub mod cleaner;
 pub mod configs;
 mod decimal;
 pub mod delete_records;

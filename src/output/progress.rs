@@ -14,6 +14,10 @@ pub const DUMP_MIN_FILES: usize = 20;
 /// `--max-messages`, if fewer) make a bar.
 pub const CONSUME_MIN_RECORDS: u64 = 100_000;
 
+/// At least this many partitions in a `log-cleaner` pass make a bar (or [`DUMP_MIN_BYTES`] of
+/// `.log` files).
+pub const CLEANER_MIN_PARTITIONS: u64 = 100;
+
 /// Where long work reports how far it got, in units of the whole it was given (bytes for a
 /// dump: the sum of its files' sizes).
 pub trait Progress {

@@ -810,6 +810,35 @@ impl RecordIter<'_> {
     }
 }
 
+impl RecordIter<'_> {
+    /// The next record's offset, key and whether it has a value, handed to `f` without copying
+    /// the record (the key borrowed from the batch, or from the decompressed record), the
+    /// record checked as fully as [`Iterator::next`] checks it: what a compaction's offset map
+    /// reads of each record.
+    pub fn next_key(
+        &mut self,
+        f: impl FnOnce(i64, Option<&[u8]>, bool),
+    ) -> Option<Result<(), RecordError>> {
+        // One of the two closures runs; both may hold `f`.
+        let f = std::cell::Cell::new(Some(f));
+        self.step(
+            |cur, ctx| {
+                parse_v2_record(cur, |_, _| {}).map(|parts| {
+                    if let Some(f) = f.take() {
+                        let offset = ctx.base_offset.wrapping_add(i64::from(parts.offset_delta));
+                        f(offset, parts.key, parts.value.is_some());
+                    }
+                })
+            },
+            |record| {
+                if let Some(f) = f.take() {
+                    f(record.offset, record.key.as_deref(), record.value.is_some());
+                }
+            },
+        )
+    }
+}
+
 impl Iterator for RecordIter<'_> {
     type Item = Result<Record, RecordError>;
 

@@ -30,6 +30,7 @@ pub mod dump_log_segments;
 pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
+pub mod log_cleaner;
 pub mod log_dirs;
 pub mod net;
 pub mod produce;
@@ -95,7 +96,8 @@ pub struct GlobalArgs {
     )]
     pub output: OutputFormat,
     /// Draw no progress bar. Bars show the progress of long work (dumping large or many files,
-    /// consuming a large range, producing from a large --file) on stderr, only when stderr is a
+    /// consuming a large range, producing from a large --file, a log-cleaner pass over 100
+    /// partitions or 256 MiB of logs) on stderr, only when stderr is a
     /// terminal and stdout is not: never in a pipe or a file, and stdout is the same with or
     /// without them.
     #[arg(short, long, global = true, help_heading = "Global options")]
@@ -148,6 +150,9 @@ pub enum Command {
     /// Describe the data directory's partitions and their sizes, as Kafka's JSON
     /// (kafka-log-dirs.sh).
     LogDirs(Box<log_dirs::Args>),
+    /// Delete old segments and compact compacted topics as a broker's retention and log cleaner
+    /// do, in one pass now or at --now; --dry-run shows what would go and why.
+    LogCleaner(Box<log_cleaner::Args>),
     /// Write shell completions and man pages (used to refresh `completions/` and `man/`).
     #[command(hide = true)]
     Generate(generate::Args),
@@ -195,6 +200,7 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("get-offsets") => get_offsets::EXAMPLES,
         Some("consumer-groups") => consumer_groups::EXAMPLES,
         Some("dump-log-segments") => dump_log_segments::EXAMPLES,
+        Some("log-cleaner") => log_cleaner::EXAMPLES,
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
         Some("configs") => configs::EXAMPLES,
         Some("delete-records") => delete_records::EXAMPLES,
@@ -405,6 +411,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Produce(args) => produce::run(&args, &global),
         Command::Consume(args) => consume::run(&args, &global),
         Command::GetOffsets(args) => get_offsets::run(&args, &global),
+        Command::LogCleaner(args) => log_cleaner::run(&args, &global),
         Command::ConsumerGroups(args) => consumer_groups::run(&args, &global),
         Command::Configs(args) => configs::run(&args, &global),
         Command::DeleteRecords(args) => delete_records::run(&args, &global),

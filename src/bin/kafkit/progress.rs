@@ -9,7 +9,9 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-pub use kafkit::output::progress::{CONSUME_MIN_RECORDS, DUMP_MIN_BYTES, DUMP_MIN_FILES};
+pub use kafkit::output::progress::{
+    CLEANER_MIN_PARTITIONS, CONSUME_MIN_RECORDS, DUMP_MIN_BYTES, DUMP_MIN_FILES,
+};
 
 /// A bar the library moves: it reports through [`kafkit::output::progress::Progress`], and
 /// the bar shows the item it works on as its message.

@@ -1,0 +1,828 @@
+//! `kafkit log-cleaner`: retention's rules on small logs built for each (records produced with
+//! timestamps hours apart, one segment each), judged at a `--now` in their future.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{kafkit, kafkit_stdin, tempdir};
+
+const T0: i64 = 1_700_000_000_000;
+const HOUR: i64 = 3_600_000;
+
+/// Makes topic `t` with `configs` (and `segment.ms` of an hour, so that each record, produced
+/// 2 hours after the one before, starts a segment) and writes one record per timestamp,
+/// `v0`, `v1`, ...
+fn topic_with_segments(d: &Path, configs: &[&str], stamps: &[i64]) {
+    let mut args = vec![
+        "topics",
+        "--create",
+        "--topic",
+        "t",
+        "--config",
+        "segment.ms=3600000",
+    ];
+    for c in configs {
+        args.extend(["--config", c]);
+    }
+    kafkit(d, &args).ok();
+    let input: String = stamps
+        .iter()
+        .enumerate()
+        .map(|(i, ts)| format!("{{\"key\":\"k{i}\",\"value\":\"v{i}\",\"timestamp\":{ts}}}\n"))
+        .collect();
+    kafkit_stdin(
+        d,
+        &["produce", "--topic", "t", "--input", "json", "--sync"],
+        input.as_bytes(),
+    )
+    .ok();
+}
+
+/// The partition's files, sorted.
+fn files(d: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(d.join("t-0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The base offsets of the partition's `.log` files.
+fn segments(d: &Path) -> Vec<i64> {
+    files(d)
+        .iter()
+        .filter_map(|n| n.strip_suffix(".log"))
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+/// `offset:value` of every record a consumer reads from the beginning.
+fn consumed(d: &Path) -> Vec<String> {
+    let run = kafkit(
+        d,
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--property",
+            "print.offset=true",
+        ],
+    );
+    run.stdout
+        .lines()
+        .map(|l| l.replace("Offset:", "").replace('\t', ":"))
+        .collect()
+}
+
+fn cleaner(d: &Path, now: i64, extra: &[&str]) -> crate::common::Run {
+    let now = now.to_string();
+    let mut args = vec!["log-cleaner", "--now", &now];
+    args.extend(extra);
+    kafkit(d, &args)
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn retention_ms_deletes_the_expired_segments_oldest_first() {
+    let dir = tempdir();
+    let d = dir.path();
+    let stamps = [T0, T0 + 2 * HOUR, T0 + 4 * HOUR, T0 + 6 * HOUR];
+    topic_with_segments(d, &["retention.ms=10800000"], &stamps);
+    assert_eq!(segments(d), [0, 1, 2, 3]);
+    // At T0 + 8h, the segments of T0 and T0+2h are more than 3 hours old; T0+4h is exactly 4h
+    // old too, and goes; T0+6h (2h) stays.
+    let run = cleaner(d, T0 + 8 * HOUR, &["--output", "json"]);
+    let events = json_lines(run.ok());
+    let deleted: Vec<(i64, &str)> = events
+        .iter()
+        .filter(|e| e["type"] == "segment")
+        .map(|e| {
+            (
+                e["base_offset"].as_i64().unwrap(),
+                e["rule"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        deleted,
+        [
+            (0, "retention.ms"),
+            (1, "retention.ms"),
+            (2, "retention.ms")
+        ]
+    );
+    assert_eq!(events[0]["largest_timestamp"], T0);
+    assert_eq!(events[0]["records"], 1);
+    let partition = events.iter().find(|e| e["type"] == "partition").unwrap();
+    assert_eq!(partition["log_start_offset"], 3);
+    assert_eq!(partition["rolled"], false);
+    assert_eq!(segments(d), [3]);
+    // The files wait for file.delete.delay.ms as `.deleted`.
+    assert!(files(d).contains(&"00000000000000000000.log.deleted".to_string()));
+    assert_eq!(consumed(d), ["3:v3"]);
+    let earliest = kafkit(d, &["get-offsets", "--topic", "t", "--time", "earliest"]);
+    assert_eq!(earliest.ok(), "t:0:3\n");
+}
+
+#[test]
+fn every_segment_expired_rolls_the_active_one_and_keeps_the_log_end() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(d, &["retention.ms=3600000"], &[T0, T0 + 2 * HOUR]);
+    let run = cleaner(d, T0 + 10 * HOUR, &[]);
+    let out = run.ok();
+    assert!(
+        out.contains("Deleted segment 1 of t-0 (offsets 1..2, 1 record"),
+        "{out}"
+    );
+    assert!(out.contains("t-0 now starts at offset 2 (its active segment was rolled first)"));
+    assert!(
+        out.ends_with("Deleted 2 segments (144 bytes, 2 records) of 1 partition.\n"),
+        "{out}"
+    );
+    assert_eq!(segments(d), [2]);
+    assert_eq!(consumed(d), Vec::<String>::new());
+    // The log goes on at its end.
+    kafkit_stdin(d, &["produce", "--topic", "t"], b"next\n").ok();
+    assert_eq!(consumed(d), ["2:next"]);
+    // An empty active segment never goes.
+    let again = cleaner(d, T0 + 20 * HOUR, &[]);
+    assert!(
+        again.ok().starts_with("Deleted 0 segments"),
+        "{}",
+        again.stdout
+    );
+}
+
+#[test]
+fn retention_bytes_keeps_at_least_that_much() {
+    let dir = tempdir();
+    let d = dir.path();
+    let stamps = [T0, T0 + 2 * HOUR, T0 + 4 * HOUR, T0 + 6 * HOUR];
+    // 72 bytes a segment, 288 in all: keeping at least 140 lets the two oldest go.
+    topic_with_segments(d, &["retention.ms=-1", "retention.bytes=140"], &stamps);
+    let run = cleaner(d, T0, &["--output", "json"]);
+    let rules: Vec<Value> = json_lines(run.ok())
+        .into_iter()
+        .filter(|e| e["type"] == "segment")
+        .map(|e| e["rule"].clone())
+        .collect();
+    assert_eq!(rules, ["retention.bytes", "retention.bytes"]);
+    assert_eq!(segments(d), [2, 3]);
+    assert_eq!(consumed(d), ["2:v2", "3:v3"]);
+}
+
+#[test]
+fn a_dry_run_says_what_and_why_and_changes_nothing() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(
+        d,
+        &["retention.ms=3600000"],
+        &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR],
+    );
+    let before = files(d);
+    let run = cleaner(d, T0 + 5 * HOUR, &["--dry-run"]);
+    let out = run.ok();
+    assert!(out.contains("PARTITION"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "its largest timestamp {T0} is {} ms old, past retention.ms=3600000",
+            5 * HOUR
+        )),
+        "{out}"
+    );
+    assert!(out.ends_with("Would delete 2 segments (144 bytes, 2 records) of 1 partition.\n"));
+    assert_eq!(files(d), before);
+    let json = cleaner(d, T0 + 5 * HOUR, &["--dry-run", "--output", "json"]);
+    let events = json_lines(json.ok());
+    assert!(events.iter().all(|e| e["dry_run"] == true), "{events:?}");
+    assert_eq!(events.last().unwrap()["type"], "summary");
+    assert_eq!(files(d), before);
+}
+
+#[test]
+fn deleted_files_stay_for_file_delete_delay_ms() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(
+        d,
+        &["retention.ms=3600000", "file.delete.delay.ms=600000"],
+        &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR],
+    );
+    // A producer snapshot at a deleted segment's base goes with it.
+    fs::write(d.join("t-0/00000000000000000001.snapshot"), b"").unwrap();
+    let now = kafkit::datadir::now_ms();
+    // The clock says now: the segments of T0 (2023) are long expired.
+    kafkit(d, &["log-cleaner"]).ok();
+    let deleted: Vec<String> = files(d)
+        .into_iter()
+        .filter(|f| f.ends_with(".deleted"))
+        .collect();
+    assert!(deleted.contains(&"00000000000000000001.snapshot.deleted".to_string()));
+    assert!(deleted.contains(&"00000000000000000000.log.deleted".to_string()));
+    // Ten minutes have not passed: nothing is removed.
+    let early = cleaner(d, now + 60_000, &[]);
+    assert!(!early.ok().contains("Removed"), "{}", early.stdout);
+    assert_eq!(
+        files(d).iter().filter(|f| f.ends_with(".deleted")).count(),
+        deleted.len()
+    );
+    // Eleven minutes later they are.
+    let late = cleaner(d, now + 660_000, &[]);
+    assert_eq!(
+        late.ok().matches("Removed ").count(),
+        deleted.len(),
+        "{}",
+        late.stdout
+    );
+    assert!(files(d).iter().all(|f| !f.ends_with(".deleted")));
+}
+
+#[test]
+fn with_no_delay_deleted_files_go_at_once() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(
+        d,
+        &["retention.ms=3600000", "file.delete.delay.ms=0"],
+        &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR],
+    );
+    cleaner(d, T0 + 5 * HOUR, &[]).ok();
+    assert_eq!(
+        files(d),
+        [
+            "00000000000000000002.index",
+            "00000000000000000002.log",
+            "00000000000000000002.timeindex",
+            "partition.metadata"
+        ]
+    );
+}
+
+#[test]
+fn the_log_start_offset_deletes_segments_below_it_even_when_compacted() {
+    let dir = tempdir();
+    let d = dir.path();
+    let stamps = [T0, T0 + 2 * HOUR, T0 + 4 * HOUR];
+    topic_with_segments(d, &["cleanup.policy=compact", "retention.ms=1"], &stamps);
+    // Records deleted up to offset 2 (what delete-records leaves), and a leader-epoch file.
+    fs::write(d.join("log-start-offset-checkpoint"), "0\n1\nt 0 2\n").unwrap();
+    fs::write(d.join("t-0/leader-epoch-checkpoint"), "0\n2\n0 0\n3 1\n").unwrap();
+    let run = cleaner(d, T0 + 100 * HOUR, &["--output", "json"]);
+    let events = json_lines(run.ok());
+    let rules: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "segment")
+        .map(|e| &e["rule"])
+        .collect();
+    // retention.ms does not apply without `delete`: only the log start offset rule.
+    assert_eq!(rules, ["log-start-offset", "log-start-offset"]);
+    // Three keys once each, and only the active segment left: nothing to clean.
+    let compaction = events.iter().find(|e| e["type"] == "compaction").unwrap();
+    assert_eq!(compaction["cleaned"], false);
+    assert_eq!(segments(d), [2]);
+    // The log starts at its first segment: Kafka leaves it out of the checkpoint.
+    assert_eq!(
+        fs::read_to_string(d.join("log-start-offset-checkpoint")).unwrap(),
+        "0\n0\n"
+    );
+    assert_eq!(
+        fs::read_to_string(d.join("t-0/leader-epoch-checkpoint")).unwrap(),
+        "0\n1\n3 2\n"
+    );
+}
+
+#[test]
+fn a_crash_between_renames_leaves_a_log_the_next_open_takes() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(
+        d,
+        &["retention.ms=3600000"],
+        &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR],
+    );
+    // What a kill -9 after the first `.log` rename leaves: its indexes still named.
+    fs::rename(
+        d.join("t-0/00000000000000000000.log"),
+        d.join("t-0/00000000000000000000.log.deleted"),
+    )
+    .unwrap();
+    assert_eq!(consumed(d), ["1:v1", "2:v2"]);
+    kafkit_stdin(d, &["produce", "--topic", "t"], b"v3\n").ok();
+    assert_eq!(consumed(d), ["1:v1", "2:v2", "3:v3"]);
+    assert!(!files(d)
+        .iter()
+        .any(|f| f.starts_with("00000000000000000000.")));
+}
+
+#[test]
+fn only_the_topics_asked_for() {
+    let dir = tempdir();
+    let d = dir.path();
+    topic_with_segments(d, &["retention.ms=3600000"], &[T0, T0 + 2 * HOUR]);
+    kafkit(d, &["topics", "--create", "--topic", "other"]).ok();
+    let run = cleaner(d, T0 + 10 * HOUR, &["--topic", "other"]);
+    assert_eq!(
+        run.ok(),
+        "Deleted 0 segments (0 bytes, 0 records) of 1 partition.\n"
+    );
+    assert_eq!(segments(d), [0, 1]);
+    let missing = cleaner(d, T0, &["--topic", "absent"]);
+    assert!(
+        missing.fails().contains("Topic 'absent' does not exist"),
+        "{}",
+        missing.stderr
+    );
+}
+
+/// A compacted topic `c`: a, b, a, (no key), b's tombstone, then c in the active segment, each
+/// record in its own segment but the pairs produced within an hour.
+fn compacted(d: &Path) {
+    kafkit(
+        d,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "c",
+            "--config",
+            "cleanup.policy=compact",
+            "--config",
+            "segment.ms=3600000",
+        ],
+    )
+    .ok();
+    let day = 24 * HOUR;
+    let input = format!(
+        concat!(
+            "{{\"key\":\"a\",\"value\":\"1\",\"timestamp\":{}}}\n",
+            "{{\"key\":\"b\",\"value\":\"1\",\"timestamp\":{}}}\n",
+            "{{\"key\":\"a\",\"value\":\"2\",\"timestamp\":{}}}\n",
+            "{{\"value\":\"nokey\",\"timestamp\":{}}}\n",
+            "{{\"key\":\"b\",\"value\":null,\"timestamp\":{}}}\n",
+            "{{\"key\":\"c\",\"value\":\"1\",\"timestamp\":{}}}\n"
+        ),
+        T0,
+        T0 + 1,
+        T0 + day,
+        T0 + day + 1,
+        T0 + 2 * day,
+        T0 + 3 * day
+    );
+    kafkit_stdin(
+        d,
+        &["produce", "--topic", "c", "--input", "json", "--sync"],
+        input.as_bytes(),
+    )
+    .ok();
+}
+
+fn compaction_event(d: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--dry-run", "--output", "json", "--topic", "c"];
+    args.extend(extra);
+    let run = cleaner(d, T0 + 10 * 24 * HOUR, &args);
+    json_lines(run.ok())
+        .into_iter()
+        .find(|e| e["type"] == "compaction")
+        .unwrap()
+}
+
+#[test]
+fn a_dry_run_of_a_compacted_topic_says_what_kafkas_cleaner_would_remove() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    let before = fs::read_dir(d.join("c-0")).unwrap().count();
+    let c = compaction_event(d, &[]);
+    // Never cleaned: everything up to the active segment (offset 5) is dirty.
+    assert_eq!(c["first_dirty_offset"], 0);
+    assert_eq!(c["first_uncleanable_offset"], 5);
+    assert_eq!(c["dirty_ratio"], 1.0);
+    assert_eq!(c["cleanable"], true);
+    assert_eq!(c["end_offset"], 5);
+    assert_eq!(c["keys"], 2);
+    // a@0 and b@1 are superseded, the keyless record goes, b's tombstone stays with a horizon.
+    assert_eq!(c["records"], 5);
+    assert_eq!(c["superseded"], 2);
+    assert_eq!(c["without_key"], 1);
+    assert_eq!(c["tombstones_removed"], 0);
+    assert_eq!(c["tombstones_marked"], 1);
+    assert_eq!(fs::read_dir(d.join("c-0")).unwrap().count(), before);
+    // Cleaned up to 4 already (the cleaner checkpoint): only one segment is dirty.
+    fs::write(d.join("cleaner-offset-checkpoint"), "0\n1\nc 0 4\n").unwrap();
+    let c = compaction_event(d, &[]);
+    assert_eq!(c["first_dirty_offset"], 4);
+    assert!(c["dirty_ratio"].as_f64().unwrap() < 0.5, "{c}");
+    assert_eq!(c["cleanable"], false);
+    assert_eq!(c["why"], "not-dirty-enough");
+}
+
+#[test]
+fn a_full_offset_map_stops_the_cleaning_where_kafkas_would() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    // Two slots: full (at 90%) after one key, so the map ends at a's first offset.
+    let c = compaction_event(d, &["--dedupe-buffer-size", "48"]);
+    assert_eq!(c["keys"], 1);
+    assert_eq!(c["end_offset"], 1);
+    assert_eq!(c["superseded"], 0);
+}
+
+/// What a cleaning that dropped record 0 leaves when killed: the new segment `0` (holding
+/// offset 1 alone) as `.swap`, the old segments `0` and `1` still in place.
+fn interrupted_clean(d: &Path) {
+    topic_with_segments(d, &["retention.ms=-1"], &[T0, T0 + 2 * HOUR, T0 + 4 * HOUR]);
+    let p = d.join("t-0");
+    fs::copy(
+        p.join("00000000000000000001.log"),
+        p.join("00000000000000000000.log.swap"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_finished_swap_is_completed_by_the_next_open() {
+    let dir = tempdir();
+    let d = dir.path();
+    interrupted_clean(d);
+    // Readers see the log as the swap leaves it, before a writer completes it.
+    assert_eq!(consumed(d), ["1:v1", "2:v2"]);
+    cleaner(d, T0, &[]).ok();
+    assert_eq!(segments(d), [0, 2]);
+    assert!(!files(d).iter().any(|f| f.ends_with(".swap")));
+    assert_eq!(consumed(d), ["1:v1", "2:v2"]);
+    // The swapped-in segment got its indexes rebuilt.
+    let dump = kafkit(
+        d,
+        &[
+            "dump-log-segments",
+            "--files",
+            d.join("t-0/00000000000000000000.timeindex")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    assert!(
+        dump.ok().contains("timestamp: 1700007200000 offset: 1"),
+        "{}",
+        dump.stdout
+    );
+}
+
+#[test]
+fn a_swap_beside_cleaned_files_is_undone_by_the_next_open() {
+    let dir = tempdir();
+    let d = dir.path();
+    interrupted_clean(d);
+    // Killed before the index was renamed: the cleaning never happened.
+    fs::write(d.join("t-0/00000000000000000000.index.cleaned"), b"").unwrap();
+    kafkit_stdin(d, &["produce", "--topic", "t"], b"v3\n").ok();
+    // (v3, written now, rolls a segment of its own.)
+    assert_eq!(segments(d), [0, 1, 2, 3]);
+    assert!(!files(d)
+        .iter()
+        .any(|f| f.ends_with(".swap") || f.ends_with(".cleaned")));
+    assert_eq!(consumed(d), ["0:v0", "1:v1", "2:v2", "3:v3"]);
+}
+
+/// `key:value` (null for a tombstone) at each offset of topic `topic`.
+fn consumed_keys(d: &Path, topic: &str) -> Vec<String> {
+    let run = kafkit(
+        d,
+        &[
+            "consume",
+            "--topic",
+            topic,
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--property",
+            "print.offset=true",
+            "--property",
+            "print.key=true",
+        ],
+    );
+    run.stdout
+        .lines()
+        .map(|l| l.replace("Offset:", "").replace('\t', ":"))
+        .collect()
+}
+
+#[test]
+fn compaction_keeps_the_latest_value_of_each_key_and_marks_then_drops_tombstones() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    // A producer snapshot at a segment the cleaning merges away goes with it.
+    fs::write(d.join("c-0/00000000000000000002.snapshot"), b"").unwrap();
+    let now = T0 + 10 * 24 * HOUR;
+    let run = cleaner(d, now, &["--topic", "c"]);
+    assert!(
+        run.ok().contains("Cleaned c-0 up to offset 5: removed 3 of 5 records (2 superseded, 1 without a key, 0 tombstones past their delete horizon), 1 tombstone given a delete horizon"),
+        "{}",
+        run.stdout
+    );
+    // Offsets kept with their gaps; the active segment (c) untouched.
+    assert_eq!(consumed_keys(d, "c"), ["2:a:2", "4:b:null", "5:c:1"]);
+    assert_eq!(
+        fs::read_to_string(d.join("cleaner-offset-checkpoint")).unwrap(),
+        "0\n1\nc 0 5\n"
+    );
+    let p = d.join("c-0");
+    let logs: Vec<String> = fs::read_dir(&p)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    // The four cleaned segments fit one.
+    assert_eq!(
+        logs,
+        ["00000000000000000000.log", "00000000000000000005.log"]
+    );
+    assert!(!p.join("00000000000000000002.snapshot").exists());
+    // The tombstone's batch has its delete horizon: now + delete.retention.ms, as base timestamp.
+    let dump = kafkit(
+        d,
+        &[
+            "dump-log-segments",
+            "--files",
+            p.join("00000000000000000000.log").to_str().unwrap(),
+        ],
+    );
+    let horizon = now + 86_400_000;
+    assert!(
+        dump.ok()
+            .contains(&format!("deleteHorizonMs: OptionalLong[{horizon}]")),
+        "{}",
+        dump.stdout
+    );
+    // Nothing dirty: a second pass cleans nothing.
+    let again = cleaner(d, now, &["--topic", "c"]);
+    assert!(
+        again.ok().contains("not cleaned (not-dirty-enough)"),
+        "{}",
+        again.stdout
+    );
+    // New records make it dirty again; past the horizon the tombstone goes.
+    let input = format!(
+        "{{\"key\":\"d\",\"value\":\"1\",\"timestamp\":{}}}\n{{\"key\":\"a\",\"value\":\"3\",\"timestamp\":{}}}\n{{\"key\":\"e\",\"value\":\"1\",\"timestamp\":{}}}\n",
+        T0 + 4 * 24 * HOUR,
+        T0 + 5 * 24 * HOUR,
+        T0 + 6 * 24 * HOUR
+    );
+    kafkit_stdin(
+        d,
+        &["produce", "--topic", "c", "--input", "json", "--sync"],
+        input.as_bytes(),
+    )
+    .ok();
+    let later = cleaner(d, horizon + 1, &["--topic", "c", "--output", "json"]);
+    let c = json_lines(later.ok())
+        .into_iter()
+        .find(|e| e["type"] == "compaction")
+        .unwrap();
+    assert_eq!(c["cleaned"], true, "{c}");
+    assert_eq!(c["tombstones_removed"], 1);
+    assert_eq!(c["superseded"], 1);
+    assert_eq!(consumed_keys(d, "c"), ["5:c:1", "6:d:1", "7:a:3", "8:e:1"]);
+}
+
+#[test]
+fn a_compacted_partition_reads_back_in_kafka_python() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    cleaner(d, T0 + 10 * 24 * HOUR, &["--topic", "c"]).ok();
+    let script = crate::common::repo_root().join("scripts/read-with-kafka-python.py");
+    let log = d.join("c-0/00000000000000000000.log");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(&log)
+        .output();
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        Ok(out)
+            if out.status.code() == Some(2)
+                && std::env::var_os("KAFKIT_REQUIRE_KAFKA_PYTHON").is_none() =>
+        {
+            crate::common::skip("kafka-python is not installed (pip install kafka-python)");
+            return;
+        }
+        other => panic!("kafka-python failed: {other:?}"),
+    };
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let batches = v["files"][0]["batches"].as_array().unwrap();
+    let records: Vec<(i64, Value, Value)> = batches
+        .iter()
+        .inspect(|b| assert_eq!(b["crc_valid"], true, "{b}"))
+        .flat_map(|b| b["records"].as_array().unwrap().clone())
+        .map(|r| {
+            (
+                r["offset"].as_i64().unwrap(),
+                r["key"].clone(),
+                r["value"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        records,
+        [
+            (2, Value::from("a"), Value::from("2")),
+            (4, Value::from("b"), Value::Null)
+        ]
+    );
+}
+
+#[test]
+fn a_brokers_compacted_consumer_offsets_is_cleaned_again_as_kafka_would() {
+    let Some(fixtures) = crate::common::fixtures() else {
+        crate::common::skip("../shared/kafka-fixtures is absent");
+        return;
+    };
+    let dir = tempdir();
+    let d = dir.path();
+    let from = fixtures.join("DonaldY__kafka-2.7.1/__consumer_offsets-39");
+    crate::common::copy_dir(&from, &d.join("__consumer_offsets-39"));
+    let before = consumed_keys_raw(d);
+    let now = 1_800_000_000_000;
+    let run = cleaner(
+        d,
+        now,
+        &["--topic", "__consumer_offsets", "--output", "json"],
+    );
+    let events = json_lines(run.ok());
+    let c = events.iter().find(|e| e["type"] == "compaction").unwrap();
+    assert_eq!(c["cleaned"], true, "{c}");
+    // Kafka 2.7 cleaned it without delete horizons: the tombstone's batch gets one now.
+    assert_eq!(c["tombstones_marked"], 1, "{c}");
+    assert_eq!(c["end_offset"], 18);
+    assert_eq!(
+        fs::read_to_string(d.join("cleaner-offset-checkpoint")).unwrap(),
+        "0\n1\n__consumer_offsets 39 18\n"
+    );
+    let dump = kafkit(
+        d,
+        &[
+            "dump-log-segments",
+            "--files",
+            d.join("__consumer_offsets-39/00000000000000000000.log")
+                .to_str()
+                .unwrap(),
+        ],
+    );
+    let horizon = now + 86_400_000;
+    assert!(
+        dump.ok()
+            .contains(&format!("deleteHorizonMs: OptionalLong[{horizon}]")),
+        "{}",
+        dump.stdout
+    );
+    // Every record kept (each key's latest already), at its offset.
+    assert_eq!(consumed_keys_raw(d), before);
+}
+
+/// `offset` of every record of the copied `__consumer_offsets` (its keys are binary).
+fn consumed_keys_raw(d: &Path) -> Vec<String> {
+    let run = kafkit(
+        d,
+        &[
+            "consume",
+            "--topic",
+            "__consumer_offsets",
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--property",
+            "print.offset=true",
+            "--property",
+            "print.value=false",
+        ],
+    );
+    run.stdout.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn killed_cleanings_leave_the_latest_value_of_every_key() {
+    let dir = tempdir();
+    let d = dir.path();
+    kafkit(
+        d,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "k",
+            "--config",
+            "cleanup.policy=compact",
+            "--config",
+            "segment.bytes=1048576",
+            "--config",
+            "min.cleanable.dirty.ratio=0.01",
+            "--config",
+            "file.delete.delay.ms=0",
+        ],
+    )
+    .ok();
+    let pad = "x".repeat(2000);
+    let mut latest = std::collections::BTreeMap::new();
+    // A pseudo-random kill delay (no dependency on a random crate here).
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut killed_mid_way = 0;
+    for round in 0..24 {
+        // Every key written again (a deleted one every few rounds): dirty segments to clean.
+        let mut input = String::new();
+        for key in 0..200 {
+            let value = if (key + round) % 7 == 0 {
+                None
+            } else {
+                Some(format!("{round}-{pad}"))
+            };
+            input.push_str(&format!("k{key}\t{}\n", value.as_deref().unwrap_or("null")));
+            latest.insert(format!("k{key}"), value);
+        }
+        kafkit_stdin(
+            d,
+            &[
+                "produce",
+                "--topic",
+                "k",
+                "--property",
+                "parse.key=true",
+                "--property",
+                "null.marker=null",
+            ],
+            input.as_bytes(),
+        )
+        .ok();
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let delay = std::time::Duration::from_micros(seed % 40_000);
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kafkit"))
+            .env("KAFKIT_DATA_DIR", d)
+            .args(["log-cleaner", "--topic", "k", "--quiet"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        if child.try_wait().unwrap().is_none() {
+            killed_mid_way += 1;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // A reader right after the kill sees every key's latest value (a tombstone as null).
+        let run = kafkit(
+            d,
+            &[
+                "consume",
+                "--topic",
+                "k",
+                "--from-beginning",
+                "--timeout-ms",
+                "500",
+                "--property",
+                "print.key=true",
+                "--property",
+                "null.literal=null",
+            ],
+        );
+        assert!(
+            !run.stderr.contains("ERROR") || run.stderr.contains("TimeoutException"),
+            "round {round}: {}",
+            run.stderr
+        );
+        let mut seen = std::collections::BTreeMap::new();
+        for line in run.stdout.lines() {
+            let (key, value) = line.split_once('\t').unwrap();
+            seen.insert(
+                key.to_string(),
+                (value != "null").then(|| value.to_string()),
+            );
+        }
+        for (key, value) in &latest {
+            // A key deleted long enough ago may be gone altogether; otherwise it is there.
+            match (seen.get(key), value) {
+                (Some(got), want) => assert_eq!(got, want, "round {round}, {key}"),
+                (None, None) => {}
+                (None, Some(_)) => panic!("round {round}: {key} lost"),
+            }
+        }
+    }
+    assert!(killed_mid_way > 0, "no cleaning was killed while it ran");
+}
