@@ -74,6 +74,7 @@
 
 pub mod assign;
 pub mod client;
+pub mod cluster;
 pub mod common;
 pub mod datadir;
 pub mod decode;

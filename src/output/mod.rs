@@ -20,6 +20,7 @@ mod decimal;
 pub mod deserializer;
 pub mod dump;
 pub mod format;
+pub mod cluster;
 pub mod groups;
 pub mod json;
 pub mod log4j;

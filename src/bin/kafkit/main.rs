@@ -22,12 +22,14 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use kafkit::output::OutputFormat;
 
+pub mod cluster;
 pub mod consume;
 pub mod consumer_groups;
 pub mod dump_log_segments;
 pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
+pub mod metadata;
 pub mod produce;
 mod progress;
 // poll(2) has no safe wrapper in std.
@@ -137,6 +139,11 @@ pub enum Command {
     /// Show how Kafka's consumer-group assignors share partitions over scripted rebalances
     /// (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka.
     SimulateAssignment(Box<simulate_assignment::Args>),
+    /// Show a cluster's brokers, topics and partitions (leader, replicas, ISR) from its KRaft
+    /// metadata log (__cluster_metadata-0), as kcat -L does.
+    Metadata(Box<metadata::Args>),
+    /// A cluster described by its KRaft metadata log: what taking brokers down would do.
+    Cluster(Box<cluster::Args>),
 }
 
 /// An example of a command, shown in its help (`-h`, `--help`: one command a line, never
@@ -179,6 +186,8 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("consumer-groups") => consumer_groups::EXAMPLES,
         Some("dump-log-segments") => dump_log_segments::EXAMPLES,
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
+        Some("metadata") => metadata::EXAMPLES,
+        Some("cluster") => cluster::EXAMPLES,
         Some(_) => &[],
     }
 }
@@ -369,6 +378,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Consume(args) => consume::run(&args, &global),
         Command::GetOffsets(args) => get_offsets::run(&args, &global),
         Command::ConsumerGroups(args) => consumer_groups::run(&args, &global),
+        Command::Metadata(args) => metadata::run(&args, &global),
+        Command::Cluster(args) => cluster::run(&args, &global),
     }
 }
 

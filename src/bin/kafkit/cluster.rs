@@ -1,0 +1,126 @@
+//! `kafkit cluster`: a cluster described by its KRaft metadata log. `what-if` tells, with the
+//! controller's election rules, what taking brokers down would do to every partition.
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Result;
+use clap::ValueHint;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+
+use super::metadata::MetadataSource;
+use super::{Example, Exit, GlobalArgs};
+use kafkit::cluster::whatif::{what_if, WhatIf};
+use kafkit::output::cluster::{id_list, leader_text, write_what_if_events, write_what_if_summary};
+use kafkit::output::OutputFormat;
+
+/// Examples of `kafkit cluster` (`tests/man.rs` runs them, in order, in an empty directory).
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a cluster of three brokers in ./cluster:",
+        line: "kafkit --data-dir cluster cluster init --brokers 3",
+    },
+    Example {
+        what: "What taking brokers 2 and 3 down would do to its partitions:",
+        line: "kafkit --data-dir cluster cluster what-if --down 2,3",
+    },
+];
+
+/// A cluster described by its KRaft metadata log: make one, or ask what losing brokers does.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+/// What to do with the cluster.
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// Which partitions would go offline or under min.insync.replicas, and where leadership
+    /// moves, if these brokers went down (Kafka's controller rules, offline).
+    ///
+    /// Each broker goes down in the order given, as the controller fences it: it leaves the
+    /// ISR of its partitions (the last ISR member stays, as in Kafka, unless eligible leader
+    /// replicas are on) and each partition it led elects the first replica, in replica order,
+    /// that is in the ISR and alive; unclean.leader.election.enable (the topic's config, else
+    /// the cluster default) lets an out-of-sync replica lead when none is. A partition under
+    /// min.insync.replicas (the topic's, else the cluster default, else 1) refuses producers
+    /// with acks=all (NOT_ENOUGH_REPLICAS).
+    WhatIf(WhatIfArgs),
+}
+
+/// `cluster what-if`'s options.
+#[derive(Debug, clap::Args)]
+pub struct WhatIfArgs {
+    #[command(flatten)]
+    pub source: MetadataSource,
+    /// The brokers to take down, comma-separated, in the order they go.
+    #[arg(long, value_name = "ID,ID,...", value_delimiter = ',', required = true, value_hint = ValueHint::Other)]
+    pub down: Vec<i32>,
+}
+
+pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
+    match &args.action {
+        Action::WhatIf(a) => run_what_if(a, global),
+    }
+}
+
+fn run_what_if(args: &WhatIfArgs, global: &GlobalArgs) -> Result<()> {
+    let (_, image) = args.source.load(global)?;
+    let answer = what_if(&image, &args.down).map_err(|e| Exit::failure(format!("Error: {e}")))?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    match global.output {
+        OutputFormat::Text => write_tables(&mut out, &answer)?,
+        OutputFormat::Json => write_what_if_events(&mut out, &answer)?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn write_tables(out: &mut impl Write, w: &WhatIf) -> io::Result<()> {
+    if !w.partitions.is_empty() {
+        let mut table = Table::new();
+        table
+            .load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_header(vec![
+                "TOPIC", "PARTITION", "REPLICAS", "LEADER", "NEW LEADER", "ISR", "NEW ISR",
+                "MIN ISR", "STATE",
+            ]);
+        for o in &w.partitions {
+            let mut state = o.after.as_str().to_string();
+            if o.unclean {
+                state.push_str(" (unclean)");
+            }
+            table.add_row(vec![
+                Cell::new(&o.topic),
+                Cell::new(o.partition).set_alignment(CellAlignment::Right),
+                Cell::new(id_list(&o.replicas)),
+                Cell::new(leader_text(o.leader_before)),
+                Cell::new(leader_text(o.leader_after)),
+                Cell::new(id_list(&o.isr_before)),
+                Cell::new(id_list(&o.isr_after)),
+                Cell::new(o.min_isr).set_alignment(CellAlignment::Right),
+                Cell::new(state),
+            ]);
+        }
+        writeln!(out, "{table}")?;
+    }
+    let mut brokers = Table::new();
+    brokers
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_header(vec!["BROKER", "LEADERS", "NEW LEADERS"]);
+    for (id, l) in &w.leadership {
+        let name = if w.down.contains(id) {
+            format!("{id} (down)")
+        } else {
+            id.to_string()
+        };
+        brokers.add_row(vec![
+            Cell::new(name),
+            Cell::new(l.before).set_alignment(CellAlignment::Right),
+            Cell::new(l.after).set_alignment(CellAlignment::Right),
+        ]);
+    }
+    writeln!(out, "{brokers}")?;
+    write_what_if_summary(out, w)
+}
