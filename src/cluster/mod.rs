@@ -9,6 +9,7 @@
 //! in [`records`].
 
 pub mod image;
+pub mod init;
 pub mod records;
 pub mod whatif;
 

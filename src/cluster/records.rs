@@ -8,7 +8,8 @@
 
 use crate::common::Uuid;
 use crate::decode::jvalue::JValue;
-use crate::decode::{metadata_record, MetadataRecordError};
+use crate::decode::schema::EncodeError;
+use crate::decode::{encode_metadata_record, metadata_record, MetadataRecordError};
 
 /// A record's field that is missing or of another type than its layout says (a layout table
 /// out of step with the record, since the decoder read it whole).
@@ -91,6 +92,8 @@ pub struct PartitionRecord {
     pub eligible_leader_replicas: Vec<i32>,
     /// Last known eligible leader replicas (version 2+).
     pub last_known_elr: Vec<i32>,
+    /// Each replica's log directory id (version 1+).
+    pub directories: Vec<Uuid>,
 }
 
 /// `PartitionChangeRecord`: what changed; `None` (and a leader of -2) is no change.
@@ -407,6 +410,7 @@ impl MetadataRecord {
                     partition_epoch: r.i32("partitionEpoch")?,
                     eligible_leader_replicas: list("eligibleLeaderReplicas")?,
                     last_known_elr: list("lastKnownElr")?,
+                    directories: r.uuids("directories")?,
                 })
             }
             4 => {
@@ -481,5 +485,141 @@ impl MetadataRecord {
             27 => MetadataRecord::Skipped(Skipped("RegisterControllerRecord")),
             other => return Err(MetadataRecordError::UnknownType(other).into()),
         })
+    }
+}
+
+fn int(n: impl Into<i64>) -> JValue {
+    JValue::Int(n.into())
+}
+
+fn str(s: &str) -> JValue {
+    JValue::Str(s.to_string())
+}
+
+fn opt_str(s: Option<&str>) -> JValue {
+    s.map_or(JValue::Null, str)
+}
+
+fn uuid(id: Uuid) -> JValue {
+    JValue::Str(id.to_string())
+}
+
+fn ints(list: &[i32]) -> JValue {
+    JValue::Arr(list.iter().map(|&n| int(n)).collect())
+}
+
+fn obj(fields: Vec<(&str, JValue)>) -> JValue {
+    JValue::Obj(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+impl MetadataRecord {
+    /// The record's value as Kafka 4.0's controller writes it at metadata.version 4.0-IV3:
+    /// `RegisterBrokerRecord` v3, `PartitionRecord` v1 (no ELR), the others v0. Only the types
+    /// kafkit writes; the others are [`EncodeError::UnsupportedVersion`].
+    pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
+        let (name, version, data) = match self {
+            MetadataRecord::FeatureLevel { name, level } => (
+                "FeatureLevelRecord",
+                0,
+                obj(vec![("name", str(name)), ("featureLevel", int(*level))]),
+            ),
+            MetadataRecord::RegisterBroker(r) => (
+                "RegisterBrokerRecord",
+                3,
+                obj(vec![
+                    ("brokerId", int(r.broker_id)),
+                    ("isMigratingZkBroker", JValue::Bool(false)),
+                    ("incarnationId", uuid(r.incarnation_id)),
+                    ("brokerEpoch", int(r.broker_epoch)),
+                    (
+                        "endPoints",
+                        JValue::Arr(
+                            r.endpoints
+                                .iter()
+                                .map(|e| {
+                                    obj(vec![
+                                        ("name", str(&e.name)),
+                                        ("host", str(&e.host)),
+                                        ("port", int(e.port)),
+                                        ("securityProtocol", int(e.security_protocol)),
+                                    ])
+                                })
+                                .collect(),
+                        ),
+                    ),
+                    (
+                        "features",
+                        JValue::Arr(
+                            r.features
+                                .iter()
+                                .map(|(name, min, max)| {
+                                    obj(vec![
+                                        ("name", str(name)),
+                                        ("minSupportedVersion", int(*min)),
+                                        ("maxSupportedVersion", int(*max)),
+                                    ])
+                                })
+                                .collect(),
+                        ),
+                    ),
+                    ("rack", opt_str(r.rack.as_deref())),
+                    ("fenced", JValue::Bool(r.fenced)),
+                    ("inControlledShutdown", JValue::Bool(r.in_controlled_shutdown)),
+                    ("logDirs", JValue::Arr(r.log_dirs.iter().map(|&d| uuid(d)).collect())),
+                ]),
+            ),
+            MetadataRecord::UnfenceBroker { id, epoch } => (
+                "UnfenceBrokerRecord",
+                0,
+                obj(vec![("id", int(*id)), ("epoch", int(*epoch))]),
+            ),
+            MetadataRecord::Topic { name, topic_id } => (
+                "TopicRecord",
+                0,
+                obj(vec![("name", str(name)), ("topicId", uuid(*topic_id))]),
+            ),
+            MetadataRecord::Partition(p) => (
+                "PartitionRecord",
+                1,
+                obj(vec![
+                    ("partitionId", int(p.partition_id)),
+                    ("topicId", uuid(p.topic_id)),
+                    ("replicas", ints(&p.replicas)),
+                    ("isr", ints(&p.isr)),
+                    ("removingReplicas", ints(&p.removing_replicas)),
+                    ("addingReplicas", ints(&p.adding_replicas)),
+                    ("leader", int(p.leader)),
+                    ("leaderRecoveryState", int(p.leader_recovery_state)),
+                    ("leaderEpoch", int(p.leader_epoch)),
+                    ("partitionEpoch", int(p.partition_epoch)),
+                    (
+                        "directories",
+                        JValue::Arr(p.directories.iter().map(|&d| uuid(d)).collect()),
+                    ),
+                ]),
+            ),
+            MetadataRecord::Config {
+                resource_type,
+                resource_name,
+                name,
+                value,
+            } => (
+                "ConfigRecord",
+                0,
+                obj(vec![
+                    ("resourceType", int(*resource_type)),
+                    ("resourceName", str(resource_name)),
+                    ("name", str(name)),
+                    ("value", opt_str(value.as_deref())),
+                ]),
+            ),
+            _ => {
+                return Err(EncodeError::UnsupportedVersion {
+                    version: 0,
+                    message: "a metadata record kafkit does not write".to_string(),
+                })
+            }
+        };
+        encode_metadata_record(name, version, &data)
     }
 }

@@ -527,6 +527,33 @@ pub fn metadata_record(
     Ok((schema, version, data))
 }
 
+/// A `__cluster_metadata` record's value as Kafka's `MetadataRecordSerde` writes it: frame
+/// version 1, the type of the schema `name` and `version` as unsigned varints, then `data`
+/// written at that version. The inverse of [`metadata_record`].
+pub fn encode_metadata_record(
+    name: &str,
+    version: i16,
+    data: &JValue,
+) -> Result<Vec<u8>, schema::EncodeError> {
+    let unknown = || schema::EncodeError::UnsupportedVersion {
+        version,
+        message: name.to_string(),
+    };
+    let schema = schema(name).map_err(|_| unknown())?;
+    let api_key = schema
+        .api_key
+        .filter(|_| schema.kind == "metadata")
+        .and_then(|k| u32::try_from(k).ok())
+        .ok_or_else(unknown)?;
+    let version_bits = u32::try_from(version).map_err(|_| unknown())?;
+    let mut out = Vec::new();
+    schema::write_uvarint(&mut out, 1);
+    schema::write_uvarint(&mut out, api_key);
+    schema::write_uvarint(&mut out, version_bits);
+    out.extend_from_slice(&schema.write(data, version)?);
+    Ok(out)
+}
+
 /// The JSON of a KRaft control record's value, and the label DumpLogSegments prints before it
 /// (`SnapshotHeader`, `SnapshotFooter`, `KRaftVersion`, `KRaftVoters`, `LeaderChange:`);
 /// `None` for types without one (transaction markers, unknown types).

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::cluster::init::{InitReport, METADATA_VERSION};
 use crate::cluster::records::{Endpoint, NO_LEADER};
 use crate::cluster::whatif::{Health, PartitionOutcome, WhatIf};
 use crate::cluster::{Broker, MetadataImage};
@@ -436,4 +437,81 @@ pub fn leader_text(leader: i32) -> String {
     } else {
         leader.to_string()
     }
+}
+
+/// One JSON Lines object of `kafkit cluster init --output json`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum InitEvent<'a> {
+    /// First: the cluster.
+    Cluster {
+        /// The cluster id every broker's `meta.properties` holds.
+        cluster_id: &'a str,
+        /// The metadata log's directory.
+        metadata_dir: String,
+        /// The `metadata.version` feature level written.
+        metadata_version: i16,
+    },
+    /// One per broker, by id.
+    Broker {
+        /// Its id.
+        id: i32,
+        /// Its log directory.
+        dir: String,
+        /// Its log directory's id.
+        directory_id: Uuid,
+        /// Its rack.
+        rack: Option<&'a str>,
+        /// Its listener's port on localhost.
+        port: u16,
+    },
+}
+
+/// `cluster init`'s events.
+pub fn write_init_events(out: &mut impl Write, r: &InitReport) -> io::Result<()> {
+    use crate::output::json::write_event;
+    write_event(
+        out,
+        &InitEvent::Cluster {
+            cluster_id: &r.cluster_id,
+            metadata_dir: r.metadata_dir.display().to_string(),
+            metadata_version: METADATA_VERSION,
+        },
+    )?;
+    for b in &r.brokers {
+        write_event(
+            out,
+            &InitEvent::Broker {
+                id: b.id,
+                dir: b.dir.display().to_string(),
+                directory_id: b.directory_id,
+                rack: b.rack.as_deref(),
+                port: b.port,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// `cluster init`'s text, in the words of `kafka-storage.sh format`.
+pub fn write_init_text(out: &mut impl Write, r: &InitReport) -> io::Result<()> {
+    writeln!(
+        out,
+        "Formatting metadata directory {} with metadata.version 4.0-IV3.",
+        r.metadata_dir.display()
+    )?;
+    for b in &r.brokers {
+        write!(
+            out,
+            "Formatting data directory {} of broker {} (PLAINTEXT://localhost:{}",
+            b.dir.display(),
+            b.id,
+            b.port
+        )?;
+        match &b.rack {
+            Some(rack) => writeln!(out, ", rack {rack}).")?,
+            None => writeln!(out, ").")?,
+        }
+    }
+    writeln!(out, "Cluster id: {}", r.cluster_id)
 }

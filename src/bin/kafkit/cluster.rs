@@ -1,6 +1,7 @@
 //! `kafkit cluster`: a cluster described by its KRaft metadata log. `what-if` tells, with the
 //! controller's election rules, what taking brokers down would do to every partition.
 
+use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
@@ -8,7 +9,9 @@ use clap::ValueHint;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 
 use super::metadata::MetadataSource;
-use super::{Example, Exit, GlobalArgs};
+use super::{key_value, Example, Exit, GlobalArgs};
+use kafkit::cluster::init::init;
+use kafkit::output::cluster::{write_init_events, write_init_text};
 use kafkit::cluster::whatif::{what_if, WhatIf};
 use kafkit::output::cluster::{id_list, leader_text, write_what_if_events, write_what_if_summary};
 use kafkit::output::OutputFormat;
@@ -46,6 +49,26 @@ pub enum Action {
     /// min.insync.replicas (the topic's, else the cluster default, else 1) refuses producers
     /// with acks=all (NOT_ENOUGH_REPLICAS).
     WhatIf(WhatIfArgs),
+    /// Make a local cluster in --data-dir: one log directory per broker (broker-<id>/ with
+    /// meta.properties: node.id, the shared cluster.id, its directory.id) and the cluster's
+    /// KRaft metadata log (__cluster_metadata-0: the metadata.version feature, each broker's
+    /// registration with its rack and listener, its unfencing), which dump-log-segments
+    /// --cluster-metadata-decoder reads as a controller's.
+    ///
+    /// Brokers are 1 to N; broker i listens on PLAINTEXT://localhost:<9091+i>; broker 1 is the
+    /// controller. The directory must be new or empty; it is made whole or not at all.
+    Init(InitArgs),
+}
+
+/// `cluster init`'s options.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// How many brokers (ids 1 to N).
+    #[arg(long, value_name = "N", value_hint = ValueHint::Other)]
+    pub brokers: i32,
+    /// A broker's rack (broker.rack), as ID=RACK (repeatable).
+    #[arg(long = "rack", value_name = "ID=RACK", value_hint = ValueHint::Other)]
+    pub racks: Vec<String>,
 }
 
 /// `cluster what-if`'s options.
@@ -61,7 +84,35 @@ pub struct WhatIfArgs {
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     match &args.action {
         Action::WhatIf(a) => run_what_if(a, global),
+        Action::Init(a) => run_init(a, global),
     }
+}
+
+fn run_init(args: &InitArgs, global: &GlobalArgs) -> Result<()> {
+    let mut racks = BTreeMap::new();
+    for spec in &args.racks {
+        let (id, rack) = key_value(spec);
+        let id: i32 = id
+            .trim()
+            .parse()
+            .map_err(|_| Exit::failure(format!("Error: --rack takes ID=RACK, not {spec}")))?;
+        if rack.is_empty() {
+            return Err(Exit::failure(format!("Error: --rack {spec} names no rack")).into());
+        }
+        racks.insert(id, rack.to_string());
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let report = init(&global.data_dir, args.brokers, &racks, now)
+        .map_err(|e| Exit::failure(format!("Error: {e}")))?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    match global.output {
+        OutputFormat::Text => write_init_text(&mut out, &report)?,
+        OutputFormat::Json => write_init_events(&mut out, &report)?,
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn run_what_if(args: &WhatIfArgs, global: &GlobalArgs) -> Result<()> {
