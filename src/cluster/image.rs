@@ -101,6 +101,8 @@ pub struct Broker {
     pub fenced: bool,
     /// In controlled shutdown.
     pub in_controlled_shutdown: bool,
+    /// Its log directories' ids.
+    pub log_dirs: Vec<Uuid>,
 }
 
 impl Broker {
@@ -357,6 +359,7 @@ impl MetadataImage {
                 rack: r.rack,
                 fenced: r.fenced,
                 in_controlled_shutdown: r.in_controlled_shutdown,
+                log_dirs: r.log_dirs,
             },
         );
     }

@@ -11,6 +11,7 @@
 pub mod image;
 pub mod init;
 pub mod records;
+pub mod topics;
 pub mod whatif;
 
 pub use image::{Broker, ImageError, MetadataImage, Partition, Topic, METADATA_PARTITION};

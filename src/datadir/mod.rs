@@ -795,72 +795,23 @@ impl DataDir {
         vec![self.node_id()]
     }
 
-    /// KRaft's checks of a manual assignment (`validateManualPartitionAssignment`).
+    /// KRaft's checks of a manual assignment: [`validate_manual_assignment`].
     fn validate_manual(&self, replicas: &[i32], rf: Option<usize>) -> Result<()> {
-        let bad = |m: String| Err(DataDirError::InvalidReplicaAssignment(m));
-        if replicas.is_empty() {
-            return bad("The manual partition assignment includes an empty replica list.".into());
-        }
-        let mut sorted = replicas.to_vec();
-        sorted.sort_unstable();
-        let brokers = self.broker_ids();
-        let mut prev = None;
-        for b in &sorted {
-            if !brokers.contains(b) {
-                return bad(format!(
-                    "The manual partition assignment includes broker {b}, but no such broker is registered."
-                ));
-            }
-            if prev == Some(*b) {
-                return bad(format!(
-                    "The manual partition assignment includes the broker {b} more than once."
-                ));
-            }
-            prev = Some(*b);
-        }
-        if let Some(rf) = rf {
-            if sorted.len() != rf {
-                return bad(format!(
-                    "The manual partition assignment includes a partition with {} replica(s), but this is not consistent with previous partitions, which have {rf} replica(s).",
-                    sorted.len()
-                ));
-            }
-        }
-        Ok(())
+        validate_manual_assignment(&self.broker_ids(), replicas, rf)
     }
 
     /// Places `count` partitions from `start` on with `rf` replicas on the registered
-    /// brokers: the KRaft controller's checks and messages, then Kafka's classic placement
-    /// (with one broker every partition lands on it).
+    /// brokers (with one broker every partition lands on it): [`place_on`].
     fn place(&self, count: usize, rf: i32, start: i32) -> Result<Vec<Vec<i32>>> {
-        let brokers = self.broker_ids();
-        let unable = |why: String| {
-            DataDirError::InvalidReplicationFactor(format!(
-                "Unable to replicate the partition {rf} time(s): {why}"
-            ))
-        };
-        if rf <= 0 {
-            return Err(unable(format!(
-                "Invalid replication factor {rf}: the replication factor must be positive."
-            )));
-        }
-        if usize::try_from(rf).unwrap_or(usize::MAX) > brokers.len() {
-            return Err(unable(format!(
-                "The target replication factor of {rf} cannot be reached because only {} broker(s) are registered.",
-                brokers.len()
-            )));
-        }
-        let infos: Vec<placement::BrokerInfo> = brokers
+        let infos: Vec<placement::BrokerInfo> = self
+            .broker_ids()
             .iter()
             .map(|id| placement::BrokerInfo {
                 id: *id,
                 rack: None,
             })
             .collect();
-        let count = i32::try_from(count).unwrap_or(i32::MAX);
-        let placed = placement::assign_replicas_to_brokers(&infos, count, rf, -1, start)
-            .map_err(|e| DataDirError::InvalidReplicationFactor(e.to_string()))?;
-        Ok(placed.into_values().collect())
+        place_on(&infos, count, rf, start)
     }
 
     /// The assignment for a new topic, checked as the KRaft controller checks it.
@@ -1109,6 +1060,71 @@ fn remove_file_if_exists(path: &Path) -> Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(io_err(path)(e)),
     }
+}
+
+/// KRaft's checks of a manual assignment (`validateManualPartitionAssignment`) of `replicas`
+/// over the registered `brokers`, `rf` the previous partitions' replica count.
+pub fn validate_manual_assignment(brokers: &[i32], replicas: &[i32], rf: Option<usize>) -> Result<()> {
+    let bad = |m: String| Err(DataDirError::InvalidReplicaAssignment(m));
+    if replicas.is_empty() {
+        return bad("The manual partition assignment includes an empty replica list.".into());
+    }
+    let mut sorted = replicas.to_vec();
+    sorted.sort_unstable();
+    let mut prev = None;
+    for b in &sorted {
+        if !brokers.contains(b) {
+            return bad(format!(
+                "The manual partition assignment includes broker {b}, but no such broker is registered."
+            ));
+        }
+        if prev == Some(*b) {
+            return bad(format!(
+                "The manual partition assignment includes the broker {b} more than once."
+            ));
+        }
+        prev = Some(*b);
+    }
+    if let Some(rf) = rf {
+        if sorted.len() != rf {
+            return bad(format!(
+                "The manual partition assignment includes a partition with {} replica(s), but this is not consistent with previous partitions, which have {rf} replica(s).",
+                sorted.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Places `count` partitions from `start` on with `rf` replicas on `brokers`: the KRaft
+/// controller's checks and messages, then Kafka's classic placement
+/// ([`placement::assign_replicas_to_brokers`], rack-aware when every broker has a rack).
+pub fn place_on(
+    brokers: &[placement::BrokerInfo],
+    count: usize,
+    rf: i32,
+    start: i32,
+) -> Result<Vec<Vec<i32>>> {
+    let unable = |why: String| {
+        DataDirError::InvalidReplicationFactor(format!(
+            "Unable to replicate the partition {rf} time(s): {why}"
+        ))
+    };
+    if rf <= 0 {
+        return Err(unable(format!(
+            "Invalid replication factor {rf}: the replication factor must be positive."
+        )));
+    }
+    if usize::try_from(rf).unwrap_or(usize::MAX) > brokers.len() {
+        return Err(unable(format!(
+            "The target replication factor of {rf} cannot be reached because only {} broker(s) are registered.",
+            brokers.len()
+        )));
+    }
+    let count = i32::try_from(count).unwrap_or(i32::MAX);
+    let placed = placement::assign_replicas_to_brokers(brokers, count, rf, -1, start)
+        .map_err(|e| DataDirError::InvalidReplicationFactor(e.to_string()))?;
+    Ok(placed.into_values().collect())
 }
 
 #[cfg(test)]

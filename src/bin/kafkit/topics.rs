@@ -11,6 +11,7 @@ use anyhow::Result;
 use clap::{ValueEnum, ValueHint};
 
 use super::{stderrln, Example, Exit, GlobalArgs};
+use kafkit::cluster::topics::{create_topic, is_cluster_dir, CreateTopicError, NewClusterTopic};
 use kafkit::common::{Uuid, UuidError};
 use kafkit::datadir::{
     names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter,
@@ -545,6 +546,9 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
     }
     // The controller's first checks, before the data directory is made: a bad name leaves none.
     DataDir::check_new_topic_name(&name).map_err(|e| Failure::Message(e.to_string()))?;
+    if is_cluster_dir(&global.data_dir) {
+        return create_in_cluster(args, global, out, name, partitions, rf, assignment, &configs);
+    }
     let new = NewTopic {
         name: name.clone(),
         partitions,
@@ -566,6 +570,50 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
     match out.format {
         OutputFormat::Text => writeln!(out.w, "Created topic {name}.")?,
         OutputFormat::Json => out.json(&TopicsEvent::created(&topic))?,
+    }
+    Ok(())
+}
+
+/// `--create` in a cluster made by `cluster init`: the controller's records appended to its
+/// metadata log, replicas placed over its brokers (rack-aware when they all have racks).
+#[allow(clippy::too_many_arguments)]
+fn create_in_cluster(
+    args: &Args,
+    global: &GlobalArgs,
+    out: &mut Out<impl Write>,
+    name: String,
+    partitions: Option<i32>,
+    rf: Option<i32>,
+    assignment: Option<Vec<Vec<i32>>>,
+    configs: &TopicConfigs,
+) -> Outcome {
+    let new = NewClusterTopic {
+        name: name.clone(),
+        partitions: partitions.unwrap_or(1),
+        replication_factor: rf.unwrap_or(1),
+        configs: configs.overrides().clone(),
+        assignment,
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let (topic_id, placed) = match create_topic(&global.data_dir, &new, now) {
+        Ok(created) => created,
+        Err(CreateTopicError::Refused(DataDirError::TopicExists(_))) if args.if_not_exists => {
+            return Ok(())
+        }
+        Err(CreateTopicError::Refused(e)) => return Err(e.into()),
+        Err(e) => return fail(e.to_string()),
+    };
+    match out.format {
+        OutputFormat::Text => writeln!(out.w, "Created topic {name}.")?,
+        OutputFormat::Json => out.json(&TopicsEvent::Created {
+            topic: &name,
+            topic_id: Some(topic_id),
+            partitions: placed.len(),
+            replication_factor: placed.first().map_or(0, Vec::len),
+            configs: &new.configs,
+        })?,
     }
     Ok(())
 }
