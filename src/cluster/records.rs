@@ -613,6 +613,9 @@ impl MetadataRecord {
                     ("value", opt_str(value.as_deref())),
                 ]),
             ),
+            MetadataRecord::BeginTransaction => ("BeginTransactionRecord", 0, obj(vec![])),
+            MetadataRecord::EndTransaction => ("EndTransactionRecord", 0, obj(vec![])),
+            MetadataRecord::AbortTransaction => ("AbortTransactionRecord", 0, obj(vec![])),
             _ => {
                 return Err(EncodeError::UnsupportedVersion {
                     version: 0,
