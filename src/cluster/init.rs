@@ -13,7 +13,8 @@
 //! node), the `metadata.version` feature level, and per broker a `RegisterBrokerRecord`
 //! (listener `PLAINTEXT` on `localhost`, port 9092 for the first broker and one more for each
 //! next one, its rack, its log directory's id, fenced) then an `UnfenceBrokerRecord`. Each
-//! broker's epoch is the offset of its registration, as in Kafka. The whole layout is made in
+//! broker's epoch is the offset of its registration, as in Kafka. Cluster-wide broker configs
+//! (`--config`) follow as `ConfigRecord`s of the default broker resource. The whole layout is made in
 //! a temporary directory beside `<dir>` and renamed into place: a crash leaves no cluster or
 //! the whole one.
 
@@ -22,7 +23,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::image::METADATA_PARTITION;
-use super::records::{Endpoint, MetadataRecord, RegisterBroker};
+use super::records::{resource_type, Endpoint, MetadataRecord, RegisterBroker};
 use crate::common::Uuid;
 use crate::datadir::sync_dir;
 use crate::datadir::meta::{MetaError, MetaProperties, META_PROPERTIES};
@@ -159,11 +160,13 @@ fn append_leader_change(dir: &Path, leader: i32, now_ms: i64) -> Result<(), Init
 }
 
 /// Makes a cluster of `brokers` brokers (ids 1 to N) in `dir`, with `racks` (broker id →
-/// rack).
+/// rack) and cluster-wide broker `configs` (`ConfigRecord`s of the default broker resource,
+/// `""`, as `kafka-configs.sh --entity-default` writes them).
 pub fn init(
     dir: &Path,
     brokers: i32,
     racks: &BTreeMap<i32, String>,
+    configs: &BTreeMap<String, String>,
     now_ms: i64,
 ) -> Result<InitReport, InitError> {
     if !(1..=MAX_BROKERS).contains(&brokers) {
@@ -191,7 +194,7 @@ pub fn init(
         fs::remove_dir_all(&tmp).map_err(io("removing", &tmp))?;
     }
     fs::create_dir(&tmp).map_err(io("creating", &tmp))?;
-    let made = lay_out(&tmp, brokers, racks, now_ms);
+    let made = lay_out(&tmp, brokers, racks, configs, now_ms);
     let report = match made {
         Ok(report) => report,
         Err(e) => {
@@ -221,6 +224,7 @@ fn lay_out(
     root: &Path,
     brokers: i32,
     racks: &BTreeMap<i32, String>,
+    configs: &BTreeMap<String, String>,
     now_ms: i64,
 ) -> Result<InitReport, InitError> {
     let cluster_id = Uuid::random().to_string();
@@ -289,6 +293,14 @@ fn lay_out(
     let epochs = (first + 1)..epoch;
     for (b, epoch) in made.iter().zip(epochs) {
         records.push(MetadataRecord::UnfenceBroker { id: b.id, epoch });
+    }
+    for (name, value) in configs {
+        records.push(MetadataRecord::Config {
+            resource_type: resource_type::BROKER,
+            resource_name: String::new(),
+            name: name.clone(),
+            value: Some(value.clone()),
+        });
     }
     append_records(&metadata_dir, &records, now_ms)?;
     sync_dir(root).map_err(io("syncing", root))?;

@@ -1,5 +1,6 @@
 //! Creating a topic in a cluster made by `cluster init`, as its controller would: checks,
-//! replica placement over the unfenced brokers (rack-aware when they all have racks), then one
+//! replica placement over the unfenced brokers (Kafka's classic `AdminUtils` placement, which
+//! `datadir::placement` ports; rack-aware when they all have racks), then one
 //! batch of `TopicRecord`, `PartitionRecord`s (first replica leads, ISR = replicas, each
 //! replica's log directory id) and `ConfigRecord`s appended to the metadata log, and each
 //! replica's partition directory (with `partition.metadata`) in its broker's log directory.
@@ -81,13 +82,15 @@ pub fn create_topic(
         )
         .into());
     }
-    let brokers: Vec<BrokerInfo> = image
-        .brokers
-        .values()
-        .filter(|b| !b.fenced)
+    // Rack-aware when every broker has a rack; Kafka's classic placement refuses a partial
+    // rack map, where the KRaft controller places anyway, so kafkit ignores it then.
+    let alive: Vec<_> = image.brokers.values().filter(|b| !b.fenced).collect();
+    let all_racked = alive.iter().all(|b| b.rack.is_some());
+    let brokers: Vec<BrokerInfo> = alive
+        .iter()
         .map(|b| BrokerInfo {
             id: b.id,
-            rack: b.rack.clone(),
+            rack: b.rack.clone().filter(|_| all_racked),
         })
         .collect();
     let assignment = match &new.assignment {

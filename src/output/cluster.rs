@@ -160,7 +160,7 @@ pub enum MetadataEvent<'a> {
         /// Its partition count.
         partitions: usize,
         /// Its config overrides, name → value.
-        configs: Option<&'a BTreeMap<String, String>>,
+        configs: &'a BTreeMap<String, String>,
     },
     /// A partition, after its topic.
     Partition {
@@ -199,6 +199,9 @@ pub enum MetadataEvent<'a> {
         value: &'a str,
     },
 }
+
+/// A topic without overrides.
+static NO_CONFIGS: BTreeMap<String, String> = BTreeMap::new();
 
 /// The events of a whole image, in the order `docs/json.md` gives.
 pub fn write_image_events(out: &mut impl Write, image: &MetadataImage, dir: &Path) -> io::Result<()> {
@@ -259,7 +262,7 @@ pub fn write_image_events(out: &mut impl Write, image: &MetadataImage, dir: &Pat
                 name: &t.name,
                 topic_id: t.id,
                 partitions: t.partitions.len(),
-                configs: image.topic_configs.get(&t.name),
+                configs: image.topic_configs.get(&t.name).unwrap_or(&NO_CONFIGS),
             },
         )?;
         for (&partition, p) in &t.partitions {

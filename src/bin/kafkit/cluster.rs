@@ -69,6 +69,11 @@ pub struct InitArgs {
     /// A broker's rack (broker.rack), as ID=RACK (repeatable).
     #[arg(long = "rack", value_name = "ID=RACK", value_hint = ValueHint::Other)]
     pub racks: Vec<String>,
+    /// A cluster-wide broker config, as NAME=VALUE (repeatable): the default every topic
+    /// without its own override takes, e.g. min.insync.replicas=2 or
+    /// unclean.leader.election.enable=true (kafka-configs.sh --entity-default).
+    #[arg(long = "config", value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
+    pub configs: Vec<String>,
 }
 
 /// `cluster what-if`'s options.
@@ -101,10 +106,18 @@ fn run_init(args: &InitArgs, global: &GlobalArgs) -> Result<()> {
         }
         racks.insert(id, rack.to_string());
     }
+    let mut configs = BTreeMap::new();
+    for spec in &args.configs {
+        let (name, value) = key_value(spec);
+        if name.trim().is_empty() || !spec.contains('=') {
+            return Err(Exit::failure(format!("Error: --config takes NAME=VALUE, not {spec}")).into());
+        }
+        configs.insert(name.trim().to_string(), value.trim().to_string());
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    let report = init(&global.data_dir, args.brokers, &racks, now)
+    let report = init(&global.data_dir, args.brokers, &racks, &configs, now)
         .map_err(|e| Exit::failure(format!("Error: {e}")))?;
     let mut out = BufWriter::new(io::stdout().lock());
     match global.output {
