@@ -588,3 +588,33 @@ fn damaged_or_missing_metadata_is_a_clear_error() {
     let last = json_lines(&json.stdout).pop().unwrap();
     assert_eq!(last["type"], "error");
 }
+
+#[test]
+fn topics_describe_in_a_cluster_shows_the_images_leaders_and_isrs() {
+    let tmp = tempdir();
+    let dir = init(tmp.path(), &["--brokers", "3", "--config", "min.insync.replicas=2"]);
+    let d = dir.display().to_string();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--data-dir", d.as_str(), "topics"];
+        all.extend_from_slice(args);
+        kafkit(tmp.path(), &all)
+    };
+    run(&["--create", "--topic", "t", "--replica-assignment", "2:3,3:1"]).ok();
+    let image = MetadataImage::load(&dir.join("__cluster_metadata-0")).unwrap();
+    let id = image.topics["t"].id;
+    assert_eq!(run(&["--list"]).ok(), "t\n");
+    let text = run(&["--describe", "--topic", "t"]).ok().to_string();
+    assert_eq!(
+        text,
+        format!("Topic: t\tTopicId: {id}\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \n\tTopic: t\tPartition: 0\tLeader: 2\tReplicas: 2,3\tIsr: 2,3\tElr: \tLastKnownElr: \n\tTopic: t\tPartition: 1\tLeader: 3\tReplicas: 3,1\tIsr: 3,1\tElr: \tLastKnownElr: \n")
+    );
+    // The cluster default min.insync.replicas (2) is what the filters compare with.
+    assert_eq!(run(&["--describe", "--at-min-isr-partitions"]).ok().lines().count(), 2);
+    assert_eq!(run(&["--describe", "--under-min-isr-partitions"]).ok(), "");
+    let json = run(&["--describe", "--output", "json"]);
+    assert!(json.ok().contains(r#""source":"metadata""#), "{}", json.stdout);
+    // What the cluster cannot do yet is refused, not half done.
+    let delete = run(&["--delete", "--topic", "t"]);
+    assert!(delete.stdout.contains("not supported in a cluster directory"), "{}", delete.stdout);
+    assert_eq!(delete.code, 1);
+}

@@ -120,6 +120,8 @@ pub enum TopicSource {
     Kafkit,
     /// Only partition directories, as a broker leaves them.
     Broker,
+    /// A cluster's KRaft metadata log (`cluster init`).
+    Metadata,
 }
 
 /// One partition of a topic.

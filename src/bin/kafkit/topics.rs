@@ -12,10 +12,12 @@ use clap::{ValueEnum, ValueHint};
 
 use super::{stderrln, Example, Exit, GlobalArgs};
 use kafkit::cluster::topics::{create_topic, is_cluster_dir, CreateTopicError, NewClusterTopic};
+use kafkit::cluster::whatif::min_isr;
+use kafkit::cluster::{MetadataImage, METADATA_PARTITION};
 use kafkit::common::{Uuid, UuidError};
 use kafkit::datadir::{
-    names, DataDir, DataDirError, NewTopic, Topic, TopicConfigs, TopicFilter,
-    MAX_REPLICATION_FACTOR,
+    names, DataDir, DataDirError, NewTopic, PartitionInfo, Topic, TopicConfigs, TopicFilter,
+    TopicSource, MAX_REPLICATION_FACTOR,
 };
 use kafkit::output::json::write_event;
 use kafkit::output::topics::TopicsEvent;
@@ -626,11 +628,115 @@ fn topic_filter(args: &Args) -> std::result::Result<Option<TopicFilter>, Failure
         .map_err(|e| Failure::Message(e.to_string()))
 }
 
+/// Where `list` and `describe` read topics: a data directory (one broker: it leads what it
+/// holds), or a cluster's metadata image (`cluster init`), whose leaders and ISRs they show.
+enum Source {
+    Dir(DataDir),
+    Cluster(MetadataImage),
+}
+
+impl Source {
+    fn open(global: &GlobalArgs) -> std::result::Result<Source, Failure> {
+        if is_cluster_dir(&global.data_dir) {
+            let dir = global.data_dir.join(METADATA_PARTITION);
+            let image = MetadataImage::load(&dir)
+                .map_err(|e| Failure::Message(e.to_string()))?;
+            return Ok(Source::Cluster(image));
+        }
+        Ok(Source::Dir(DataDir::open(&global.data_dir)?))
+    }
+
+    /// Every topic, by name.
+    fn topics(&self) -> std::result::Result<Vec<Topic>, Failure> {
+        let image = match self {
+            Source::Dir(dir) => return Ok(dir.topics()?),
+            Source::Cluster(image) => image,
+        };
+        image
+            .topics
+            .values()
+            .map(|t| {
+                let overrides = image.topic_configs.get(&t.name);
+                let configs = TopicConfigs::new(
+                    overrides
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.as_str(), v.as_str())),
+                )
+                .map_err(|e| Failure::Message(format!("topic {}: {e}", t.name)))?;
+                Ok(Topic {
+                    name: t.name.clone(),
+                    id: Some(t.id),
+                    partitions: t
+                        .partitions
+                        .iter()
+                        .map(|(&id, p)| PartitionInfo {
+                            id,
+                            replicas: p.replicas.clone(),
+                        })
+                        .collect(),
+                    configs,
+                    source: TopicSource::Metadata,
+                })
+            })
+            .collect()
+    }
+
+    /// A partition's leader, ISR, ELR and last known ELR: the image's, or on one broker the
+    /// replicas it holds (it leads them all; no ELR).
+    fn state(&self, topic: &Topic, p: &PartitionInfo) -> PartitionState {
+        match self {
+            Source::Dir(dir) => {
+                let node = dir.node_id();
+                PartitionState {
+                    leader: p.replicas.contains(&node).then_some(node),
+                    isr: p.replicas.iter().copied().filter(|b| *b == node).collect(),
+                    elr: Vec::new(),
+                    last_known_elr: Vec::new(),
+                }
+            }
+            Source::Cluster(image) => image
+                .topics
+                .get(&topic.name)
+                .and_then(|t| t.partitions.get(&p.id))
+                .map_or_else(PartitionState::default, |state| PartitionState {
+                    leader: (state.leader >= 0).then_some(state.leader),
+                    isr: state.isr.clone(),
+                    elr: state.elr.clone(),
+                    last_known_elr: state.last_known_elr.clone(),
+                }),
+        }
+    }
+
+    /// A topic's `min.insync.replicas`: in a cluster, its override, else the cluster default.
+    fn min_isr(&self, topic: &Topic) -> i64 {
+        match self {
+            Source::Dir(_) => topic.configs.min_insync_replicas(),
+            Source::Cluster(image) => {
+                i64::try_from(min_isr(image, &topic.name)).unwrap_or(i64::MAX)
+            }
+        }
+    }
+}
+
+/// What `describe` shows of a partition besides its replicas.
+#[derive(Default)]
+struct PartitionState {
+    leader: Option<i32>,
+    isr: Vec<i32>,
+    elr: Vec<i32>,
+    last_known_elr: Vec<i32>,
+}
+
 /// The topics `--topic` selects (all without it), sorted, internal ones dropped on request.
-fn selected(dir: &DataDir, args: &Args) -> std::result::Result<Vec<Topic>, Failure> {
+fn selected(source: &Source, args: &Args) -> std::result::Result<Vec<Topic>, Failure> {
+    keep_selected(source.topics()?, args)
+}
+
+/// Of `topics`, those `--topic` selects, internal ones dropped on request.
+fn keep_selected(topics: Vec<Topic>, args: &Args) -> std::result::Result<Vec<Topic>, Failure> {
     let filter = topic_filter(args)?;
-    Ok(dir
-        .topics()?
+    Ok(topics
         .into_iter()
         .filter(|t| filter.as_ref().is_none_or(|f| f.matches(&t.name)))
         .filter(|t| !(args.exclude_internal && t.is_internal()))
@@ -648,8 +754,8 @@ fn ensure_found(args: &Args, topics: &[Topic]) -> Outcome {
 }
 
 fn list(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
-    let dir = DataDir::open(&global.data_dir)?;
-    let topics = selected(&dir, args)?;
+    let source = Source::open(global)?;
+    let topics = selected(&source, args)?;
     match out.format {
         OutputFormat::Text => {
             let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
@@ -665,15 +771,16 @@ fn list(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome 
 }
 
 fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
-    let dir = DataDir::open(&global.data_dir)?;
+    let source = Source::open(global)?;
     let topics = match &args.topic_id {
         Some(text) => {
             let id: Uuid = text
                 .parse()
                 .map_err(|e: UuidError| Failure::Message(e.to_string()))?;
-            let found: Vec<Topic> = dir
-                .topic_by_id(id)?
+            let found: Vec<Topic> = source
+                .topics()?
                 .into_iter()
+                .filter(|t| t.id == Some(id))
                 .filter(|t| !(args.exclude_internal && t.is_internal()))
                 .collect();
             if found.is_empty() && !args.if_exists {
@@ -682,12 +789,11 @@ fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outc
             found
         }
         None => {
-            let topics = selected(&dir, args)?;
+            let topics = selected(&source, args)?;
             ensure_found(args, &topics)?;
             topics
         }
     };
-    let node = dir.node_id();
     let filters = report_filters(args).iter().any(|(set, _)| *set);
     for topic in &topics {
         if args.topics_with_overrides && !topic.configs.has_overrides() {
@@ -699,12 +805,10 @@ fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outc
         if args.topics_with_overrides {
             continue;
         }
-        let min_isr = topic.configs.min_insync_replicas();
+        let min_isr = source.min_isr(topic);
         for p in &topic.partitions {
-            // One live broker: it leads every partition it holds, and the ISR is the
-            // replicas on it.
-            let leader = p.replicas.contains(&node).then_some(node);
-            let isr: Vec<i32> = p.replicas.iter().copied().filter(|b| *b == node).collect();
+            let state = source.state(topic, p);
+            let (leader, isr) = (state.leader, &state.isr);
             let isr_len = i64::try_from(isr.len()).unwrap_or(i64::MAX);
             let shown = !filters
                 || (args.under_replicated_partitions && p.replicas.len() > isr.len())
@@ -712,7 +816,7 @@ fn describe(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outc
                 || (args.under_min_isr_partitions && (leader.is_none() || isr_len < min_isr))
                 || (args.at_min_isr_partitions && isr_len == min_isr);
             if shown {
-                partition_line(out, topic, p.id, leader, &p.replicas, &isr)?;
+                partition_line(out, topic, p.id, &p.replicas, &state)?;
             }
         }
     }
@@ -753,35 +857,39 @@ fn partition_line(
     out: &mut Out<impl Write>,
     topic: &Topic,
     partition: i32,
-    leader: Option<i32>,
     replicas: &[i32],
-    isr: &[i32],
+    state: &PartitionState,
 ) -> io::Result<()> {
     match out.format {
         OutputFormat::Text => writeln!(
             out.w,
-            "\tTopic: {}\tPartition: {partition}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: \tLastKnownElr: ",
+            "\tTopic: {}\tPartition: {partition}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: {}\tLastKnownElr: {}",
             topic.name,
-            leader.map_or("none".to_string(), |l| l.to_string()),
+            state.leader.map_or("none".to_string(), |l| l.to_string()),
             ids(replicas),
-            ids(isr),
+            ids(&state.isr),
+            ids(&state.elr),
+            ids(&state.last_known_elr),
         ),
         OutputFormat::Json => out.json(&TopicsEvent::Partition {
             topic: &topic.name,
             partition,
-            leader,
+            leader: state.leader,
             replicas,
-            isr,
-            elr: [],
-            last_known_elr: [],
+            isr: &state.isr,
+            elr: &state.elr,
+            last_known_elr: &state.last_known_elr,
         }),
     }
 }
 
 fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
+    if is_cluster_dir(&global.data_dir) {
+        return fail("--alter is not supported in a cluster directory yet");
+    }
     let dir = DataDir::open(&global.data_dir)?;
     let lock = dir.lock()?;
-    let topics = selected(&dir, args)?;
+    let topics = keep_selected(dir.topics()?, args)?;
     ensure_found(args, &topics)?;
     let count = int_arg(&args.partitions).unwrap_or(0);
     let assignment = match args.replica_assignment.as_deref() {
@@ -802,9 +910,12 @@ fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome
 }
 
 fn delete(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
+    if is_cluster_dir(&global.data_dir) {
+        return fail("--delete is not supported in a cluster directory yet");
+    }
     let dir = DataDir::open(&global.data_dir)?;
     let lock = dir.lock()?;
-    let topics = selected(&dir, args)?;
+    let topics = keep_selected(dir.topics()?, args)?;
     ensure_found(args, &topics)?;
     for topic in &topics {
         dir.delete_topic(&lock, &topic.name)?;
