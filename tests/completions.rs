@@ -251,6 +251,8 @@ fn commands_and_aliases_are_offered_hidden_ones_are_not() {
         "get-offsets",
         "consumer-groups",
         "simulate-assignment",
+        "metadata",
+        "cluster",
     ] {
         assert!(got[0].reply.contains(name), "{name}: {:?}", got[0]);
     }
@@ -260,6 +262,7 @@ fn commands_and_aliases_are_offered_hidden_ones_are_not() {
     assert_eq!(
         got[2].reply,
         set(&[
+            "cluster",
             "consume",
             "console-consumer",
             "console-producer",

@@ -28,6 +28,30 @@ pub const EXAMPLES: &[Example] = &[
     },
 ];
 
+/// Examples of `kafkit cluster what-if`.
+pub const WHAT_IF_EXAMPLES: &[Example] = &[
+    Example {
+        what: "Make a cluster of three brokers in ./cluster, with a topic on all three:",
+        line: "kafkit --data-dir cluster cluster init --brokers 3 && kafkit --data-dir cluster topics --create --topic orders --partitions 3 --replication-factor 3",
+    },
+    Example {
+        what: "What taking brokers 2 and 3 down would do to its partitions, as JSON Lines:",
+        line: "kafkit --data-dir cluster --output json cluster what-if --down 2,3",
+    },
+];
+
+/// Examples of `kafkit cluster init`.
+pub const INIT_EXAMPLES: &[Example] = &[
+    Example {
+        what: "Three brokers over two racks, min.insync.replicas=2 by default:",
+        line: "kafkit --data-dir cluster cluster init --brokers 3 --rack 1=a --rack 2=b --rack 3=a --config min.insync.replicas=2",
+    },
+    Example {
+        what: "Its metadata log, as Kafka's dump tool reads it:",
+        line: "kafkit dump-log-segments --cluster-metadata-decoder --files cluster/__cluster_metadata-0/00000000000000000000.log",
+    },
+];
+
 /// A cluster described by its KRaft metadata log: make one, or ask what losing brokers does.
 #[derive(Debug, clap::Args)]
 pub struct Args {

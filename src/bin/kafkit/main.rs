@@ -188,6 +188,8 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("simulate-assignment") => simulate_assignment::EXAMPLES,
         Some("metadata") => metadata::EXAMPLES,
         Some("cluster") => cluster::EXAMPLES,
+        Some("cluster what-if") => cluster::WHAT_IF_EXAMPLES,
+        Some("cluster init") => cluster::INIT_EXAMPLES,
         Some(_) => &[],
     }
 }
@@ -423,14 +425,25 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 /// The clap command tree: the derived one, each command with its examples in its help.
 pub fn command() -> clap::Command {
     let mut cmd = Cli::command();
-    let names: Vec<String> = cmd
+    let names: Vec<(String, Vec<String>)> = cmd
         .get_subcommands()
-        .map(|c| c.get_name().to_string())
+        .map(|c| {
+            let subs = c.get_subcommands().map(|s| s.get_name().to_string());
+            (c.get_name().to_string(), subs.collect())
+        })
         .collect();
-    for name in names {
+    for (name, subs) in names {
         let examples = examples(Some(&name));
         if !examples.is_empty() {
             cmd = cmd.mut_subcommand(&name, |c| c.help_template(help_template(examples)));
+        }
+        for sub in subs {
+            let examples = self::examples(Some(&format!("{name} {sub}")));
+            if !examples.is_empty() {
+                cmd = cmd.mut_subcommand(&name, |c| {
+                    c.mut_subcommand(&sub, |s| s.help_template(help_template(examples)))
+                });
+            }
         }
     }
     cmd
