@@ -44,9 +44,10 @@ fn the_real_snapshot_replays_into_kafkas_image() {
     assert_eq!(p.end_offset, 14459);
     assert_eq!(p.records, 61);
     assert_eq!(p.skipped.get("ZkMigrationStateRecord"), Some(&1));
-    assert!(p.snapshot.as_ref().is_some_and(|s| s.ends_with(
-        "00000000000000014459-0000000001.checkpoint"
-    )));
+    assert!(p
+        .snapshot
+        .as_ref()
+        .is_some_and(|s| s.ends_with("00000000000000014459-0000000001.checkpoint")));
     assert_eq!(image.features.get("metadata.version"), Some(&14));
     assert_eq!(image.brokers.len(), 1);
     let broker = &image.brokers[&1];
@@ -66,12 +67,18 @@ fn the_real_snapshot_replays_into_kafkas_image() {
         ]
     );
     let names: Vec<&str> = image.topics.keys().map(String::as_str).collect();
-    assert_eq!(names, ["__consumer_offsets", "pollution-raw", "traffic-raw"]);
+    assert_eq!(
+        names,
+        ["__consumer_offsets", "pollution-raw", "traffic-raw"]
+    );
     let offsets = &image.topics["__consumer_offsets"];
     assert_eq!(offsets.id.to_string(), "MiVZFiljTpOAFj4f23YveQ");
     assert_eq!(offsets.partitions.len(), 50);
     for p in offsets.partitions.values() {
-        assert_eq!((p.leader, &p.replicas[..], &p.isr[..]), (1, &[1][..], &[1][..]));
+        assert_eq!(
+            (p.leader, &p.replicas[..], &p.isr[..]),
+            (1, &[1][..], &[1][..])
+        );
         assert_eq!((p.leader_epoch, p.partition_epoch), (0, 0));
     }
     assert_eq!(
@@ -114,7 +121,9 @@ fn metadata_lists_the_real_snapshot_as_kcat_does() {
     let Some(dir) = fixture_dir() else { return };
     let tmp = tempdir();
     let d = dir.display().to_string();
-    let out = kafkit(tmp.path(), &["metadata", "--metadata-dir", &d]).ok().to_string();
+    let out = kafkit(tmp.path(), &["metadata", "--metadata-dir", &d])
+        .ok()
+        .to_string();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
         lines[..6],
@@ -128,21 +137,42 @@ fn metadata_lists_the_real_snapshot_as_kcat_does() {
         ]
     );
     assert!(out.contains("  topic \"traffic-raw\" with 1 partitions:\n    partition 0, leader 1, replicas: 1, isrs: 1\n"));
-    assert_eq!(out.lines().filter(|l| l.starts_with("    partition ")).count(), 52);
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("    partition "))
+            .count(),
+        52
+    );
     // Another listener.
-    let internal = kafkit(tmp.path(), &["metadata", "--metadata-dir", &d, "--listener", "INTERNAL"]);
-    assert!(internal.ok().contains("  broker 1 at citypulse-kafka:9092\n"));
-    let none = kafkit(tmp.path(), &["metadata", "--metadata-dir", &d, "--listener", "SSL"]);
+    let internal = kafkit(
+        tmp.path(),
+        &["metadata", "--metadata-dir", &d, "--listener", "INTERNAL"],
+    );
+    assert!(internal
+        .ok()
+        .contains("  broker 1 at citypulse-kafka:9092\n"));
+    let none = kafkit(
+        tmp.path(),
+        &["metadata", "--metadata-dir", &d, "--listener", "SSL"],
+    );
     assert!(none.ok().contains(" 0 brokers:\n"));
     // JSON: the image, then features, brokers, topics with their partitions.
-    let json = kafkit(tmp.path(), &["--output", "json", "metadata", "--metadata-dir", &d]);
+    let json = kafkit(
+        tmp.path(),
+        &["--output", "json", "metadata", "--metadata-dir", &d],
+    );
     let events = json_lines(json.ok());
     assert_eq!(events[0]["type"], "image");
     assert_eq!(events[0]["end_offset"], 14459);
     assert_eq!(events[0]["records"], 61);
     let count = |t: &str| events.iter().filter(|e| e["type"] == t).count();
     assert_eq!(
-        (count("feature"), count("broker"), count("topic"), count("partition")),
+        (
+            count("feature"),
+            count("broker"),
+            count("topic"),
+            count("partition")
+        ),
         (1, 1, 3, 52)
     );
 }
@@ -154,7 +184,16 @@ fn what_if_the_real_clusters_only_broker_goes_down() {
     let d = dir.display().to_string();
     let run = kafkit(
         tmp.path(),
-        &["--output", "json", "cluster", "what-if", "--metadata-dir", &d, "--down", "1"],
+        &[
+            "--output",
+            "json",
+            "cluster",
+            "what-if",
+            "--metadata-dir",
+            &d,
+            "--down",
+            "1",
+        ],
     );
     let events = json_lines(run.ok());
     let summary = events.last().expect("a summary");
@@ -176,8 +215,15 @@ fn what_if_the_real_clusters_only_broker_goes_down() {
     assert_eq!(p["leader_after"], -1);
     assert_eq!(p["after"], "offline");
     // A broker the image does not have.
-    let err = kafkit(tmp.path(), &["cluster", "what-if", "--metadata-dir", &d, "--down", "2"]);
-    assert!(err.fails().contains("broker 2 is not registered"), "{}", err.stderr);
+    let err = kafkit(
+        tmp.path(),
+        &["cluster", "what-if", "--metadata-dir", &d, "--down", "2"],
+    );
+    assert!(
+        err.fails().contains("broker 2 is not registered"),
+        "{}",
+        err.stderr
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,7 +248,13 @@ fn register(id: i32, rack: Option<&str>, fenced: bool) -> MetadataRecord {
     })
 }
 
-fn partition(topic_id: Uuid, id: i32, replicas: &[i32], isr: &[i32], leader: i32) -> MetadataRecord {
+fn partition(
+    topic_id: Uuid,
+    id: i32,
+    replicas: &[i32],
+    isr: &[i32],
+    leader: i32,
+) -> MetadataRecord {
     MetadataRecord::Partition(PartitionRecord {
         partition_id: id,
         topic_id,
@@ -267,7 +319,11 @@ fn built_image() -> MetadataImage {
         records.push(partition(id, 0, replicas, isr, leader));
     }
     records.push(topic_config("safe", "min.insync.replicas", "2"));
-    records.push(topic_config("lagging", "unclean.leader.election.enable", "true"));
+    records.push(topic_config(
+        "lagging",
+        "unclean.leader.election.enable",
+        "true",
+    ));
     records.push(topic_config("lagging", "min.insync.replicas", "1"));
     records.push(topic_config("strict", "min.insync.replicas", "1"));
     records.push(topic_config("stale", "min.insync.replicas", "1"));
@@ -304,10 +360,16 @@ fn what_if_follows_the_controllers_election_rules() {
     // `lagging` elects 3 uncleanly (its ISR becomes [3]); `strict` goes offline with its ISR
     // kept; `pair` (cluster default 2) is led by 3 under min ISR.
     let w = what_if(&image, &[1, 2]).unwrap();
-    assert_eq!(outcome(&w, "safe"), (3, vec![3], Health::UnderMinIsr, false));
+    assert_eq!(
+        outcome(&w, "safe"),
+        (3, vec![3], Health::UnderMinIsr, false)
+    );
     assert_eq!(outcome(&w, "lagging"), (3, vec![3], Health::Online, true));
     assert_eq!(outcome(&w, "strict"), (-1, vec![2], Health::Offline, false));
-    assert_eq!(outcome(&w, "pair"), (3, vec![3], Health::UnderMinIsr, false));
+    assert_eq!(
+        outcome(&w, "pair"),
+        (3, vec![3], Health::UnderMinIsr, false)
+    );
     assert_eq!(outcome(&w, "stale"), (-1, vec![1], Health::Offline, false));
     assert_eq!(w.total_partitions, 5);
     assert_eq!((w.offline, w.under_min_isr), (2, 2));
@@ -339,7 +401,10 @@ fn what_if_with_eligible_leader_replicas() {
     // the ELR, no leader.
     let w = what_if(&image, &[1, 2]).unwrap();
     let safe = w.partitions.iter().find(|o| o.topic == "safe").unwrap();
-    assert_eq!((safe.leader_after, &safe.isr_after[..], &safe.elr_after[..]), (3, &[3][..], &[2][..]));
+    assert_eq!(
+        (safe.leader_after, &safe.isr_after[..], &safe.elr_after[..]),
+        (3, &[3][..], &[2][..])
+    );
     let w = what_if(&image, &[1, 2, 3]).unwrap();
     let safe = w.partitions.iter().find(|o| o.topic == "safe").unwrap();
     assert_eq!(
@@ -369,11 +434,17 @@ fn partition_changes_merge_as_kafkas_partition_registration() {
     // An ISR shrink alone: partition epoch only.
     image.apply(change(-2, Some(vec![1, 2]))).unwrap();
     let p = &image.topics["safe"].partitions[&0];
-    assert_eq!((p.leader, &p.isr[..], p.leader_epoch, p.partition_epoch), (1, &[1, 2][..], 0, 1));
+    assert_eq!(
+        (p.leader, &p.isr[..], p.leader_epoch, p.partition_epoch),
+        (1, &[1, 2][..], 0, 1)
+    );
     // A new leader: both epochs.
     image.apply(change(2, None)).unwrap();
     let p = &image.topics["safe"].partitions[&0];
-    assert_eq!((p.leader, &p.isr[..], p.leader_epoch, p.partition_epoch), (2, &[1, 2][..], 1, 2));
+    assert_eq!(
+        (p.leader, &p.isr[..], p.leader_epoch, p.partition_epoch),
+        (2, &[1, 2][..], 1, 2)
+    );
     // A change of a partition the image does not have is an error, not a silent skip.
     let bad = MetadataRecord::PartitionChange(PartitionChange {
         partition_id: 7,
@@ -389,7 +460,9 @@ fn partition_changes_merge_as_kafkas_partition_registration() {
     });
     assert!(image.apply(bad).unwrap_err().contains("safe-7"));
     // Removing a topic drops its configs too.
-    image.apply(MetadataRecord::RemoveTopic { topic_id: id }).unwrap();
+    image
+        .apply(MetadataRecord::RemoveTopic { topic_id: id })
+        .unwrap();
     assert!(!image.topics.contains_key("safe") && !image.topic_configs.contains_key("safe"));
 }
 
@@ -408,7 +481,10 @@ fn init(tmp: &Path, args: &[&str]) -> PathBuf {
 #[test]
 fn init_lays_out_brokers_and_a_metadata_log_the_dump_tool_reads() {
     let tmp = tempdir();
-    let dir = init(tmp.path(), &["--brokers", "3", "--rack", "1=a", "--rack", "3=c"]);
+    let dir = init(
+        tmp.path(),
+        &["--brokers", "3", "--rack", "1=a", "--rack", "3=c"],
+    );
     let image = MetadataImage::load(&dir.join("__cluster_metadata-0")).expect("replays");
     assert_eq!(image.controller, Some(1));
     assert_eq!(image.features.get("metadata.version"), Some(&25));
@@ -423,7 +499,10 @@ fn init_lays_out_brokers_and_a_metadata_log_the_dump_tool_reads() {
         )
         .unwrap();
         assert_eq!((meta.version, meta.node_id), (1, id));
-        assert_eq!(meta.directory_id.into_iter().collect::<Vec<_>>(), b.log_dirs);
+        assert_eq!(
+            meta.directory_id.into_iter().collect::<Vec<_>>(),
+            b.log_dirs
+        );
         cluster_ids.push(meta.cluster_id.unwrap());
     }
     assert!(cluster_ids.windows(2).all(|w| w[0] == w[1]));
@@ -431,7 +510,12 @@ fn init_lays_out_brokers_and_a_metadata_log_the_dump_tool_reads() {
     let log = dir.join("__cluster_metadata-0/00000000000000000000.log");
     let dump = kafkit(
         tmp.path(),
-        &["dump-log-segments", "--cluster-metadata-decoder", "--files", &log.display().to_string()],
+        &[
+            "dump-log-segments",
+            "--cluster-metadata-decoder",
+            "--files",
+            &log.display().to_string(),
+        ],
     );
     let out = dump.ok();
     assert!(out.contains(r#"LeaderChange: {"version":0,"leaderId":1,"voters":[{"voterId":1}],"grantingVoters":[{"voterId":1}]}"#), "{out}");
@@ -442,21 +526,37 @@ fn init_lays_out_brokers_and_a_metadata_log_the_dump_tool_reads() {
             .find(|l| l.starts_with(&format!("| offset: {offset} ")))
             .unwrap();
         assert!(line.contains(&format!(r#""brokerId":{id},"#)), "{line}");
-        assert!(line.contains(&format!(r#""brokerEpoch":{offset},"#)), "{line}");
-        assert!(line.contains(&format!(r#""rack":{rack},"fenced":true"#)), "{line}");
+        assert!(
+            line.contains(&format!(r#""brokerEpoch":{offset},"#)),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!(r#""rack":{rack},"fenced":true"#)),
+            "{line}"
+        );
     }
     assert!(!out.contains("Error at"), "{out}");
     // A second init of the same directory is refused, and leaves it as it was.
     let again = kafkit(
         tmp.path(),
-        &["--data-dir", &dir.display().to_string(), "cluster", "init", "--brokers", "1"],
+        &[
+            "--data-dir",
+            &dir.display().to_string(),
+            "cluster",
+            "init",
+            "--brokers",
+            "1",
+        ],
     );
     assert!(again.fails().contains("is not empty"), "{}", again.stderr);
     assert!(dir.join("broker-3").is_dir());
     // Bad arguments.
     for (args, says) in [
         (&["--brokers", "0"][..], "--brokers must be between 1"),
-        (&["--brokers", "2", "--rack", "3=x"], "--rack names broker 3"),
+        (
+            &["--brokers", "2", "--rack", "3=x"],
+            "--rack names broker 3",
+        ),
         (&["--brokers", "2", "--rack", "x"], "--rack takes ID=RACK"),
     ] {
         let mut all = vec!["--data-dir", "other", "cluster", "init"];
@@ -472,7 +572,16 @@ fn topics_created_in_a_cluster_are_placed_and_recorded() {
     let tmp = tempdir();
     let dir = init(
         tmp.path(),
-        &["--brokers", "3", "--rack", "1=a", "--rack", "2=b", "--rack", "3=c"],
+        &[
+            "--brokers",
+            "3",
+            "--rack",
+            "1=a",
+            "--rack",
+            "2=b",
+            "--rack",
+            "3=c",
+        ],
     );
     let d = dir.display().to_string();
     let create = |args: &[&str]| {
@@ -481,15 +590,31 @@ fn topics_created_in_a_cluster_are_placed_and_recorded() {
         kafkit(tmp.path(), &all)
     };
     assert_eq!(
-        create(&["--topic", "orders", "--partitions", "6", "--replication-factor", "3", "--config", "min.insync.replicas=2"]).ok(),
+        create(&[
+            "--topic",
+            "orders",
+            "--partitions",
+            "6",
+            "--replication-factor",
+            "3",
+            "--config",
+            "min.insync.replicas=2"
+        ])
+        .ok(),
         "Created topic orders.\n"
     );
     create(&["--topic", "pinned", "--replica-assignment", "2:3,3:1"]).ok();
     let exists = create(&["--topic", "pinned"]);
-    assert!(exists.stdout.contains("Topic 'pinned' already exists."), "{}", exists.stdout);
+    assert!(
+        exists.stdout.contains("Topic 'pinned' already exists."),
+        "{}",
+        exists.stdout
+    );
     create(&["--topic", "pinned", "--if-not-exists"]).ok();
     let bad = create(&["--topic", "x", "--replica-assignment", "1:4"]);
-    assert!(bad.stdout.contains("includes broker 4, but no such broker is registered"));
+    assert!(bad
+        .stdout
+        .contains("includes broker 4, but no such broker is registered"));
     let too_many = create(&["--topic", "x", "--replication-factor", "4"]);
     assert!(too_many.stdout.contains("only 3 broker(s) are registered"));
 
@@ -512,14 +637,29 @@ fn topics_created_in_a_cluster_are_placed_and_recorded() {
     let mut leaders: Vec<i32> = orders.partitions.values().map(|p| p.leader).collect();
     leaders.sort_unstable();
     assert_eq!(leaders, [1, 1, 2, 2, 3, 3]);
-    assert_eq!(image.topic_config("orders", "min.insync.replicas"), Some("2"));
+    assert_eq!(
+        image.topic_config("orders", "min.insync.replicas"),
+        Some("2")
+    );
     let pinned = &image.topics["pinned"];
     assert_eq!(pinned.partitions[&0].replicas, [2, 3]);
     assert_eq!(pinned.partitions[&1].replicas, [3, 1]);
     assert!(!dir.join("broker-1/pinned-0").exists());
 
     // What if 3 goes down: pinned-0 moves to 2, pinned-1 to 1; orders keeps two in sync.
-    let run = kafkit(tmp.path(), &["--data-dir", &d, "--output", "json", "cluster", "what-if", "--down", "3"]);
+    let run = kafkit(
+        tmp.path(),
+        &[
+            "--data-dir",
+            &d,
+            "--output",
+            "json",
+            "cluster",
+            "what-if",
+            "--down",
+            "3",
+        ],
+    );
     let events = json_lines(run.ok());
     let find = |topic: &str, n: i64| {
         events
@@ -531,7 +671,10 @@ fn topics_created_in_a_cluster_are_placed_and_recorded() {
     assert_eq!(find("pinned", 1)["leader_after"], 1);
     assert_eq!(find("pinned", 0)["leader_after"], 2);
     let summary = events.last().unwrap();
-    assert_eq!((&summary["offline"], &summary["under_min_isr"]), (&Value::from(0), &Value::from(0)));
+    assert_eq!(
+        (&summary["offline"], &summary["under_min_isr"]),
+        (&Value::from(0), &Value::from(0))
+    );
     assert_eq!(summary["affected"], 8);
 }
 
@@ -547,7 +690,11 @@ fn metadata_transactions_apply_at_their_end_and_aborted_ones_never() {
         vec![register(1, None, false)],
         vec![MetadataRecord::BeginTransaction, topic("kept", 1)],
         vec![MetadataRecord::EndTransaction],
-        vec![MetadataRecord::BeginTransaction, topic("dropped", 2), MetadataRecord::AbortTransaction],
+        vec![
+            MetadataRecord::BeginTransaction,
+            topic("dropped", 2),
+            MetadataRecord::AbortTransaction,
+        ],
         vec![MetadataRecord::BeginTransaction, topic("unfinished", 3)],
     ];
     for batch in &batches {
@@ -556,7 +703,12 @@ fn metadata_transactions_apply_at_their_end_and_aborted_ones_never() {
     let image = MetadataImage::load(&dir).unwrap();
     let names: Vec<&str> = image.topics.keys().map(String::as_str).collect();
     assert_eq!(names, ["kept"]);
-    assert_eq!(image.provenance.warnings.len(), 1, "{:?}", image.provenance.warnings);
+    assert_eq!(
+        image.provenance.warnings.len(),
+        1,
+        "{:?}",
+        image.provenance.warnings
+    );
     assert!(image.provenance.warnings[0].contains("has not ended"));
     assert_eq!(image.provenance.end_offset, 9);
 }
@@ -577,13 +729,27 @@ fn damaged_or_missing_metadata_is_a_clear_error() {
     assert!(err.contains("00000000000000000000.log at byte 91"), "{err}");
     assert!(err.contains("CRC") || err.contains("crc"), "{err}");
     let missing = kafkit(tmp.path(), &["--data-dir", "nowhere", "metadata"]);
-    assert!(missing.fails().contains("nowhere/__cluster_metadata-0"), "{}", missing.stderr);
+    assert!(
+        missing.fails().contains("nowhere/__cluster_metadata-0"),
+        "{}",
+        missing.stderr
+    );
     let empty = tmp.path().join("empty/__cluster_metadata-0");
     std::fs::create_dir_all(&empty).unwrap();
-    let run = kafkit(tmp.path(), &["metadata", "--metadata-dir", &empty.display().to_string()]);
-    assert!(run.fails().contains("holds no KRaft snapshot"), "{}", run.stderr);
+    let run = kafkit(
+        tmp.path(),
+        &["metadata", "--metadata-dir", &empty.display().to_string()],
+    );
+    assert!(
+        run.fails().contains("holds no KRaft snapshot"),
+        "{}",
+        run.stderr
+    );
     // A JSON run ends with the error object.
-    let json = kafkit(tmp.path(), &["--output", "json", "--data-dir", &d, "metadata"]);
+    let json = kafkit(
+        tmp.path(),
+        &["--output", "json", "--data-dir", &d, "metadata"],
+    );
     json.fails();
     let last = json_lines(&json.stdout).pop().unwrap();
     assert_eq!(last["type"], "error");
@@ -592,14 +758,24 @@ fn damaged_or_missing_metadata_is_a_clear_error() {
 #[test]
 fn topics_describe_in_a_cluster_shows_the_images_leaders_and_isrs() {
     let tmp = tempdir();
-    let dir = init(tmp.path(), &["--brokers", "3", "--config", "min.insync.replicas=2"]);
+    let dir = init(
+        tmp.path(),
+        &["--brokers", "3", "--config", "min.insync.replicas=2"],
+    );
     let d = dir.display().to_string();
     let run = |args: &[&str]| {
         let mut all = vec!["--data-dir", d.as_str(), "topics"];
         all.extend_from_slice(args);
         kafkit(tmp.path(), &all)
     };
-    run(&["--create", "--topic", "t", "--replica-assignment", "2:3,3:1"]).ok();
+    run(&[
+        "--create",
+        "--topic",
+        "t",
+        "--replica-assignment",
+        "2:3,3:1",
+    ])
+    .ok();
     let image = MetadataImage::load(&dir.join("__cluster_metadata-0")).unwrap();
     let id = image.topics["t"].id;
     assert_eq!(run(&["--list"]).ok(), "t\n");
@@ -609,12 +785,28 @@ fn topics_describe_in_a_cluster_shows_the_images_leaders_and_isrs() {
         format!("Topic: t\tTopicId: {id}\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \n\tTopic: t\tPartition: 0\tLeader: 2\tReplicas: 2,3\tIsr: 2,3\tElr: \tLastKnownElr: \n\tTopic: t\tPartition: 1\tLeader: 3\tReplicas: 3,1\tIsr: 3,1\tElr: \tLastKnownElr: \n")
     );
     // The cluster default min.insync.replicas (2) is what the filters compare with.
-    assert_eq!(run(&["--describe", "--at-min-isr-partitions"]).ok().lines().count(), 2);
+    assert_eq!(
+        run(&["--describe", "--at-min-isr-partitions"])
+            .ok()
+            .lines()
+            .count(),
+        2
+    );
     assert_eq!(run(&["--describe", "--under-min-isr-partitions"]).ok(), "");
     let json = run(&["--describe", "--output", "json"]);
-    assert!(json.ok().contains(r#""source":"metadata""#), "{}", json.stdout);
+    assert!(
+        json.ok().contains(r#""source":"metadata""#),
+        "{}",
+        json.stdout
+    );
     // What the cluster cannot do yet is refused, not half done.
     let delete = run(&["--delete", "--topic", "t"]);
-    assert!(delete.stdout.contains("not supported in a cluster directory"), "{}", delete.stdout);
+    assert!(
+        delete
+            .stdout
+            .contains("not supported in a cluster directory"),
+        "{}",
+        delete.stdout
+    );
     assert_eq!(delete.code, 1);
 }

@@ -388,15 +388,52 @@ fn cluster_commands_print_their_documented_objects() {
         all.extend_from_slice(args);
         kafkit(dir.path(), &all)
     };
-    let init = run(&["cluster", "init", "--brokers", "3", "--rack", "1=a", "--config", "min.insync.replicas=2"]);
+    let init = run(&[
+        "cluster",
+        "init",
+        "--brokers",
+        "3",
+        "--rack",
+        "1=a",
+        "--config",
+        "min.insync.replicas=2",
+    ]);
     assert_eq!(init.ok().lines().count(), 4, "{}", init.stdout);
     check_covered("cluster init", &[init]);
-    run(&["topics", "--create", "--topic", "a", "--replica-assignment", "1:2,2:3"]).ok();
-    run(&["topics", "--create", "--topic", "b", "--replication-factor", "3", "--config", "unclean.leader.election.enable=true"]).ok();
+    run(&[
+        "topics",
+        "--create",
+        "--topic",
+        "a",
+        "--replica-assignment",
+        "1:2,2:3",
+    ])
+    .ok();
+    run(&[
+        "topics",
+        "--create",
+        "--topic",
+        "b",
+        "--replication-factor",
+        "3",
+        "--config",
+        "unclean.leader.election.enable=true",
+    ])
+    .ok();
     let metadata = run(&["metadata"]);
-    assert_eq!(metadata.ok().lines().count(), 1 + 1 + 3 + 1 + 2 + 2 + 1, "{}", metadata.stdout);
+    assert_eq!(
+        metadata.ok().lines().count(),
+        1 + 1 + 3 + 1 + 2 + 2 + 1,
+        "{}",
+        metadata.stdout
+    );
     check_covered("metadata", &[metadata]);
     let what_if = run(&["cluster", "what-if", "--down", "2,3"]);
-    assert_eq!(what_if.ok().lines().count(), 3 + 3 + 1, "{}", what_if.stdout);
+    assert_eq!(
+        what_if.ok().lines().count(),
+        3 + 3 + 1,
+        "{}",
+        what_if.stdout
+    );
     check_covered("cluster what-if", &[what_if]);
 }

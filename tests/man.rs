@@ -66,7 +66,10 @@ fn plain(roff: &str) -> String {
 /// The words after `kafkit` a page is about: `kafkit-topics.1` → `topics`,
 /// `kafkit-cluster-what-if.1` → `cluster what-if` (a command's own subcommand).
 fn command_of(page: &str) -> Option<String> {
-    let name = page.strip_suffix(".1").expect(".1").strip_prefix("kafkit-")?;
+    let name = page
+        .strip_suffix(".1")
+        .expect(".1")
+        .strip_prefix("kafkit-")?;
     for c in &crate::common::cli().command.subcommands {
         for s in &c.subcommands {
             if name == format!("{}-{}", c.name, s.name) {

@@ -277,13 +277,18 @@ impl MetadataImage {
                 let topic = self.topic_mut(c.topic_id)?;
                 let id = c.partition_id;
                 let Some(partition) = topic.partitions.get_mut(&id) else {
-                    return Err(format!("a change of partition {}-{id}, which does not exist", topic.name));
+                    return Err(format!(
+                        "a change of partition {}-{id}, which does not exist",
+                        topic.name
+                    ));
                 };
                 partition.merge(c);
             }
             MetadataRecord::RemoveTopic { topic_id } => {
                 let Some(name) = self.topic_names.remove(&topic_id) else {
-                    return Err(format!("the removal of topic id {topic_id}, which does not exist"));
+                    return Err(format!(
+                        "the removal of topic id {topic_id}, which does not exist"
+                    ));
                 };
                 self.topics.remove(&name);
                 self.topic_configs.remove(&name);
@@ -301,7 +306,10 @@ impl MetadataImage {
                 };
                 match value {
                     Some(value) => {
-                        configs.entry(resource_name).or_default().insert(name, value);
+                        configs
+                            .entry(resource_name)
+                            .or_default()
+                            .insert(name, value);
                     }
                     None => {
                         if let Some(c) = configs.get_mut(&resource_name) {
@@ -313,7 +321,9 @@ impl MetadataImage {
                     }
                 }
             }
-            MetadataRecord::FenceBroker { id, epoch } => self.change_broker(id, epoch, Some(true), None)?,
+            MetadataRecord::FenceBroker { id, epoch } => {
+                self.change_broker(id, epoch, Some(true), None)?
+            }
             MetadataRecord::UnfenceBroker { id, epoch } => {
                 self.change_broker(id, epoch, Some(false), None)?;
             }
@@ -466,7 +476,10 @@ fn list(dir: &Path) -> Result<Listing> {
         let Some(name) = name.to_str() else { continue };
         if let Some((offset, _epoch)) = parse_snapshot_name(name) {
             snapshots.push((offset, entry.path()));
-        } else if let Some(base) = name.strip_suffix(".log").and_then(|_| parse_base_offset(name)) {
+        } else if let Some(base) = name
+            .strip_suffix(".log")
+            .and_then(|_| parse_base_offset(name))
+        {
             segments.push((base, entry.path()));
         }
     }
@@ -528,15 +541,13 @@ impl Replay {
         if ControlRecordType::of_record(record).ok() != Some(ControlRecordType::LeaderChange) {
             return;
         }
-        let leader = crate::decode::kraft_control(
-            ControlRecordType::LeaderChange,
-            record.value.as_deref(),
-        )
-        .and_then(std::result::Result::ok)
-        .and_then(|(_, json)| match json.get("leaderId") {
-            Some(JValue::Int(id)) => i32::try_from(*id).ok(),
-            _ => None,
-        });
+        let leader =
+            crate::decode::kraft_control(ControlRecordType::LeaderChange, record.value.as_deref())
+                .and_then(std::result::Result::ok)
+                .and_then(|(_, json)| match json.get("leaderId") {
+                    Some(JValue::Int(id)) => i32::try_from(*id).ok(),
+                    _ => None,
+                });
         if let Some(leader) = leader.filter(|&id| id >= 0) {
             image.controller = Some(leader);
         }
@@ -576,7 +587,12 @@ impl Replay {
     }
 }
 
-fn apply(image: &mut MetadataImage, path: &Path, offset: i64, record: MetadataRecord) -> Result<()> {
+fn apply(
+    image: &mut MetadataImage,
+    path: &Path,
+    offset: i64,
+    record: MetadataRecord,
+) -> Result<()> {
     image
         .apply(record)
         .map_err(|what| ImageError::Inconsistent {

@@ -353,7 +353,8 @@ impl MetadataRecord {
                             name: e.string("name")?,
                             host: e.string("host")?,
                             port: e.narrow("port", e.int("port")?)?,
-                            security_protocol: e.narrow("securityProtocol", e.int("securityProtocol")?)?,
+                            security_protocol: e
+                                .narrow("securityProtocol", e.int("securityProtocol")?)?,
                         })
                     })
                     .collect::<Result<_, RecordFieldError>>()?;
@@ -509,7 +510,12 @@ fn ints(list: &[i32]) -> JValue {
 }
 
 fn obj(fields: Vec<(&str, JValue)>) -> JValue {
-    JValue::Obj(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    JValue::Obj(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
 }
 
 impl MetadataRecord {
@@ -564,8 +570,14 @@ impl MetadataRecord {
                     ),
                     ("rack", opt_str(r.rack.as_deref())),
                     ("fenced", JValue::Bool(r.fenced)),
-                    ("inControlledShutdown", JValue::Bool(r.in_controlled_shutdown)),
-                    ("logDirs", JValue::Arr(r.log_dirs.iter().map(|&d| uuid(d)).collect())),
+                    (
+                        "inControlledShutdown",
+                        JValue::Bool(r.in_controlled_shutdown),
+                    ),
+                    (
+                        "logDirs",
+                        JValue::Arr(r.log_dirs.iter().map(|&d| uuid(d)).collect()),
+                    ),
                 ]),
             ),
             MetadataRecord::UnfenceBroker { id, epoch } => (

@@ -1066,7 +1066,11 @@ fn remove_file_if_exists(path: &Path) -> Result<()> {
 
 /// KRaft's checks of a manual assignment (`validateManualPartitionAssignment`) of `replicas`
 /// over the registered `brokers`, `rf` the previous partitions' replica count.
-pub fn validate_manual_assignment(brokers: &[i32], replicas: &[i32], rf: Option<usize>) -> Result<()> {
+pub fn validate_manual_assignment(
+    brokers: &[i32],
+    replicas: &[i32],
+    rf: Option<usize>,
+) -> Result<()> {
     let bad = |m: String| Err(DataDirError::InvalidReplicaAssignment(m));
     if replicas.is_empty() {
         return bad("The manual partition assignment includes an empty replica list.".into());

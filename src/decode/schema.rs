@@ -550,7 +550,9 @@ impl Schema {
                 let Some(v) = v.filter(|v| !is_default(field, v)) else {
                     continue;
                 };
-                let tag = field.tag.ok_or_else(|| self.field_error(field, "a tagged field without a tag"))?;
+                let tag = field
+                    .tag
+                    .ok_or_else(|| self.field_error(field, "a tagged field without a tag"))?;
                 let mut data = Vec::new();
                 self.write_field(&mut data, field, &field.ty, &v, version, flexible)?;
                 tagged.push((tag, data));
@@ -620,27 +622,32 @@ impl Schema {
             },
             Ty::Int8 => {
                 let n = int(v)?;
-                let n = i8::try_from(n).map_err(|_| self.field_error(field, "out of its type's range"))?;
+                let n = i8::try_from(n)
+                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
                 out.extend_from_slice(&n.to_be_bytes());
             }
             Ty::Int16 => {
                 let n = int(v)?;
-                let n = i16::try_from(n).map_err(|_| self.field_error(field, "out of its type's range"))?;
+                let n = i16::try_from(n)
+                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
                 out.extend_from_slice(&n.to_be_bytes());
             }
             Ty::Uint16 => {
                 let n = int(v)?;
-                let n = u16::try_from(n).map_err(|_| self.field_error(field, "out of its type's range"))?;
+                let n = u16::try_from(n)
+                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
                 out.extend_from_slice(&n.to_be_bytes());
             }
             Ty::Int32 => {
                 let n = int(v)?;
-                let n = i32::try_from(n).map_err(|_| self.field_error(field, "out of its type's range"))?;
+                let n = i32::try_from(n)
+                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
                 out.extend_from_slice(&n.to_be_bytes());
             }
             Ty::Uint32 => {
                 let n = int(v)?;
-                let n = u32::try_from(n).map_err(|_| self.field_error(field, "out of its type's range"))?;
+                let n = u32::try_from(n)
+                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
                 out.extend_from_slice(&n.to_be_bytes());
             }
             Ty::Int64 => out.extend_from_slice(&int(v)?.to_be_bytes()),
@@ -654,8 +661,9 @@ impl Schema {
             },
             Ty::Uuid => match v {
                 JValue::Str(s) => {
-                    let id: crate::common::Uuid =
-                        s.parse().map_err(|_| self.field_error(field, "not a UUID"))?;
+                    let id: crate::common::Uuid = s
+                        .parse()
+                        .map_err(|_| self.field_error(field, "not a UUID"))?;
                     out.extend_from_slice(&id.0);
                 }
                 _ => return Err(self.field_error(field, "not a UUID")),
@@ -704,7 +712,9 @@ impl Schema {
                                 version,
                                 flexible,
                             )?,
-                            other => self.write_field(out, &plain, other, item, version, flexible)?,
+                            other => {
+                                self.write_field(out, &plain, other, item, version, flexible)?
+                            }
                         }
                     }
                 }

@@ -204,7 +204,11 @@ pub enum MetadataEvent<'a> {
 static NO_CONFIGS: BTreeMap<String, String> = BTreeMap::new();
 
 /// The events of a whole image, in the order `docs/json.md` gives.
-pub fn write_image_events(out: &mut impl Write, image: &MetadataImage, dir: &Path) -> io::Result<()> {
+pub fn write_image_events(
+    out: &mut impl Write,
+    image: &MetadataImage,
+    dir: &Path,
+) -> io::Result<()> {
     use crate::output::json::write_event;
     let p = &image.provenance;
     write_event(

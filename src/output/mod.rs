@@ -16,11 +16,11 @@ pub enum OutputFormat {
     Json,
 }
 
+pub mod cluster;
 mod decimal;
 pub mod deserializer;
 pub mod dump;
 pub mod format;
-pub mod cluster;
 pub mod groups;
 pub mod json;
 pub mod log4j;

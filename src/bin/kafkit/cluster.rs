@@ -11,9 +11,9 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArra
 use super::metadata::MetadataSource;
 use super::{key_value, Example, Exit, GlobalArgs};
 use kafkit::cluster::init::init;
-use kafkit::output::cluster::{write_init_events, write_init_text};
 use kafkit::cluster::whatif::{what_if, WhatIf};
 use kafkit::output::cluster::{id_list, leader_text, write_what_if_events, write_what_if_summary};
+use kafkit::output::cluster::{write_init_events, write_init_text};
 use kafkit::output::OutputFormat;
 
 /// Examples of `kafkit cluster` (`tests/man.rs` runs them, in order, in an empty directory).
@@ -134,7 +134,9 @@ fn run_init(args: &InitArgs, global: &GlobalArgs) -> Result<()> {
     for spec in &args.configs {
         let (name, value) = key_value(spec);
         if name.trim().is_empty() || !spec.contains('=') {
-            return Err(Exit::failure(format!("Error: --config takes NAME=VALUE, not {spec}")).into());
+            return Err(
+                Exit::failure(format!("Error: --config takes NAME=VALUE, not {spec}")).into(),
+            );
         }
         configs.insert(name.trim().to_string(), value.trim().to_string());
     }
@@ -171,8 +173,15 @@ fn write_tables(out: &mut impl Write, w: &WhatIf) -> io::Result<()> {
             .load_preset(UTF8_FULL_CONDENSED)
             .set_content_arrangement(ContentArrangement::Dynamic)
             .set_header(vec![
-                "TOPIC", "PARTITION", "REPLICAS", "LEADER", "NEW LEADER", "ISR", "NEW ISR",
-                "MIN ISR", "STATE",
+                "TOPIC",
+                "PARTITION",
+                "REPLICAS",
+                "LEADER",
+                "NEW LEADER",
+                "ISR",
+                "NEW ISR",
+                "MIN ISR",
+                "STATE",
             ]);
         for o in &w.partitions {
             let mut state = o.after.as_str().to_string();

@@ -180,11 +180,8 @@ fn man_pages(files: &mut Vec<(PathBuf, Vec<u8>)>) -> Result<()> {
                 .map(|(_, words)| format!("kafkit-{}", words.replace(' ', "-"))),
         )
         .collect();
-    let pages = std::iter::once((&root, None)).chain(
-        commands
-            .iter()
-            .map(|(c, words)| (*c, Some(words.as_str()))),
-    );
+    let pages = std::iter::once((&root, None))
+        .chain(commands.iter().map(|(c, words)| (*c, Some(words.as_str()))));
     for ((cmd, command), name) in pages.zip(&names) {
         let see_also: Vec<&str> = names
             .iter()

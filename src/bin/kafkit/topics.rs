@@ -549,7 +549,9 @@ fn create(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcom
     // The controller's first checks, before the data directory is made: a bad name leaves none.
     DataDir::check_new_topic_name(&name).map_err(|e| Failure::Message(e.to_string()))?;
     if is_cluster_dir(&global.data_dir) {
-        return create_in_cluster(args, global, out, name, partitions, rf, assignment, &configs);
+        return create_in_cluster(
+            args, global, out, name, partitions, rf, assignment, &configs,
+        );
     }
     let new = NewTopic {
         name: name.clone(),
@@ -639,8 +641,7 @@ impl Source {
     fn open(global: &GlobalArgs) -> std::result::Result<Source, Failure> {
         if is_cluster_dir(&global.data_dir) {
             let dir = global.data_dir.join(METADATA_PARTITION);
-            let image = MetadataImage::load(&dir)
-                .map_err(|e| Failure::Message(e.to_string()))?;
+            let image = MetadataImage::load(&dir).map_err(|e| Failure::Message(e.to_string()))?;
             return Ok(Source::Cluster(image));
         }
         Ok(Source::Dir(DataDir::open(&global.data_dir)?))
