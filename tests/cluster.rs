@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kafkit::cluster::image::MetadataImage;
+use kafkit::cluster::image::{MetadataImage, Partition};
 use kafkit::cluster::init::append_records;
 use kafkit::cluster::records::{
     resource_type, Endpoint, MetadataRecord, PartitionChange, PartitionRecord, RegisterBroker,
@@ -258,16 +258,18 @@ fn partition(
     MetadataRecord::Partition(PartitionRecord {
         partition_id: id,
         topic_id,
-        replicas: replicas.to_vec(),
-        isr: isr.to_vec(),
-        removing_replicas: vec![],
-        adding_replicas: vec![],
-        leader,
-        leader_recovery_state: 0,
-        leader_epoch: 0,
-        partition_epoch: 0,
-        eligible_leader_replicas: vec![],
-        last_known_elr: vec![],
+        partition: Partition {
+            replicas: replicas.to_vec(),
+            isr: isr.to_vec(),
+            removing_replicas: vec![],
+            adding_replicas: vec![],
+            leader,
+            leader_recovery_state: 0,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            elr: vec![],
+            last_known_elr: vec![],
+        },
         directories: vec![],
     })
 }
@@ -413,24 +415,27 @@ fn what_if_with_eligible_leader_replicas() {
     );
 }
 
+/// A `PartitionChangeRecord` of a leader (-2: unchanged) and an ISR (`None`: unchanged).
+fn change(topic_id: Uuid, partition_id: i32, leader: i32, isr: Option<Vec<i32>>) -> MetadataRecord {
+    MetadataRecord::PartitionChange(PartitionChange {
+        partition_id,
+        topic_id,
+        isr,
+        leader,
+        replicas: None,
+        removing_replicas: None,
+        adding_replicas: None,
+        leader_recovery_state: -1,
+        eligible_leader_replicas: None,
+        last_known_elr: None,
+    })
+}
+
 #[test]
 fn partition_changes_merge_as_kafkas_partition_registration() {
     let mut image = built_image();
     let id = image.topics["safe"].id;
-    let change = |leader, isr: Option<Vec<i32>>| {
-        MetadataRecord::PartitionChange(PartitionChange {
-            partition_id: 0,
-            topic_id: id,
-            isr,
-            leader,
-            replicas: None,
-            removing_replicas: None,
-            adding_replicas: None,
-            leader_recovery_state: -1,
-            eligible_leader_replicas: None,
-            last_known_elr: None,
-        })
-    };
+    let change = |leader, isr| change(id, 0, leader, isr);
     // An ISR shrink alone: partition epoch only.
     image.apply(change(-2, Some(vec![1, 2]))).unwrap();
     let p = &image.topics["safe"].partitions[&0];
@@ -446,18 +451,7 @@ fn partition_changes_merge_as_kafkas_partition_registration() {
         (2, &[1, 2][..], 1, 2)
     );
     // A change of a partition the image does not have is an error, not a silent skip.
-    let bad = MetadataRecord::PartitionChange(PartitionChange {
-        partition_id: 7,
-        topic_id: id,
-        isr: None,
-        leader: 1,
-        replicas: None,
-        removing_replicas: None,
-        adding_replicas: None,
-        leader_recovery_state: -1,
-        eligible_leader_replicas: None,
-        last_known_elr: None,
-    });
+    let bad = self::change(id, 7, 1, None);
     assert!(image.apply(bad).unwrap_err().contains("safe-7"));
     // Removing a topic drops its configs too.
     image

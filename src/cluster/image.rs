@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::records::{
-    resource_type, Endpoint, MetadataRecord, PartitionChange, PartitionRecord, RecordFieldError,
-    RegisterBroker, NO_LEADER_CHANGE,
+    resource_type, Endpoint, MetadataRecord, PartitionChange, RecordFieldError, RegisterBroker,
+    NO_LEADER_CHANGE,
 };
 use crate::common::Uuid;
 use crate::decode::jvalue::JValue;
@@ -137,23 +137,6 @@ pub struct Partition {
     pub last_known_elr: Vec<i32>,
 }
 
-impl From<PartitionRecord> for Partition {
-    fn from(r: PartitionRecord) -> Self {
-        Partition {
-            replicas: r.replicas,
-            isr: r.isr,
-            removing_replicas: r.removing_replicas,
-            adding_replicas: r.adding_replicas,
-            leader: r.leader,
-            leader_recovery_state: r.leader_recovery_state,
-            leader_epoch: r.leader_epoch,
-            partition_epoch: r.partition_epoch,
-            elr: r.eligible_leader_replicas,
-            last_known_elr: r.last_known_elr,
-        }
-    }
-}
-
 impl Partition {
     /// Kafka's `PartitionRegistration.merge`: what the record sets replaces, a new leader
     /// (even the same one) bumps the leader epoch, every change bumps the partition epoch.
@@ -271,7 +254,7 @@ impl MetadataImage {
             }
             MetadataRecord::Partition(r) => {
                 let topic = self.topic_mut(r.topic_id)?;
-                topic.partitions.insert(r.partition_id, r.into());
+                topic.partitions.insert(r.partition_id, r.partition);
             }
             MetadataRecord::PartitionChange(c) => {
                 let topic = self.topic_mut(c.topic_id)?;

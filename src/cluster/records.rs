@@ -6,6 +6,7 @@
 //! SCRAM credentials, delegation tokens, client quotas, producer-id blocks, controller
 //! registrations, no-ops and the ZooKeeper migration state change nothing the image shows.
 
+use super::image::Partition;
 use crate::common::Uuid;
 use crate::decode::jvalue::JValue;
 use crate::decode::schema::EncodeError;
@@ -72,26 +73,8 @@ pub struct PartitionRecord {
     pub partition_id: i32,
     /// Its topic's id.
     pub topic_id: Uuid,
-    /// Replicas, preferred leader first.
-    pub replicas: Vec<i32>,
-    /// In-sync replicas.
-    pub isr: Vec<i32>,
-    /// Replicas a reassignment removes.
-    pub removing_replicas: Vec<i32>,
-    /// Replicas a reassignment adds.
-    pub adding_replicas: Vec<i32>,
-    /// The leader, -1 for none.
-    pub leader: i32,
-    /// 0 recovered, 1 recovering (after an unclean election).
-    pub leader_recovery_state: i8,
-    /// The leader epoch.
-    pub leader_epoch: i32,
-    /// The partition epoch.
-    pub partition_epoch: i32,
-    /// Eligible leader replicas (KIP-966, version 2+).
-    pub eligible_leader_replicas: Vec<i32>,
-    /// Last known eligible leader replicas (version 2+).
-    pub last_known_elr: Vec<i32>,
+    /// Its replicas, ISR, leader, epochs and ELR: what the image keeps.
+    pub partition: Partition,
     /// Each replica's log directory id (version 1+).
     pub directories: Vec<Uuid>,
 }
@@ -401,16 +384,18 @@ impl MetadataRecord {
                 MetadataRecord::Partition(PartitionRecord {
                     partition_id: r.i32("partitionId")?,
                     topic_id: r.uuid("topicId")?,
-                    replicas: list("replicas")?,
-                    isr: list("isr")?,
-                    removing_replicas: list("removingReplicas")?,
-                    adding_replicas: list("addingReplicas")?,
-                    leader: r.i32("leader")?,
-                    leader_recovery_state: r.i8_or("leaderRecoveryState", 0)?,
-                    leader_epoch: r.i32("leaderEpoch")?,
-                    partition_epoch: r.i32("partitionEpoch")?,
-                    eligible_leader_replicas: list("eligibleLeaderReplicas")?,
-                    last_known_elr: list("lastKnownElr")?,
+                    partition: Partition {
+                        replicas: list("replicas")?,
+                        isr: list("isr")?,
+                        removing_replicas: list("removingReplicas")?,
+                        adding_replicas: list("addingReplicas")?,
+                        leader: r.i32("leader")?,
+                        leader_recovery_state: r.i8_or("leaderRecoveryState", 0)?,
+                        leader_epoch: r.i32("leaderEpoch")?,
+                        partition_epoch: r.i32("partitionEpoch")?,
+                        elr: list("eligibleLeaderReplicas")?,
+                        last_known_elr: list("lastKnownElr")?,
+                    },
                     directories: r.uuids("directories")?,
                 })
             }
@@ -590,26 +575,29 @@ impl MetadataRecord {
                 0,
                 obj(vec![("name", str(name)), ("topicId", uuid(*topic_id))]),
             ),
-            MetadataRecord::Partition(p) => (
-                "PartitionRecord",
-                1,
-                obj(vec![
-                    ("partitionId", int(p.partition_id)),
-                    ("topicId", uuid(p.topic_id)),
-                    ("replicas", ints(&p.replicas)),
-                    ("isr", ints(&p.isr)),
-                    ("removingReplicas", ints(&p.removing_replicas)),
-                    ("addingReplicas", ints(&p.adding_replicas)),
-                    ("leader", int(p.leader)),
-                    ("leaderRecoveryState", int(p.leader_recovery_state)),
-                    ("leaderEpoch", int(p.leader_epoch)),
-                    ("partitionEpoch", int(p.partition_epoch)),
-                    (
-                        "directories",
-                        JValue::Arr(p.directories.iter().map(|&d| uuid(d)).collect()),
-                    ),
-                ]),
-            ),
+            MetadataRecord::Partition(r) => {
+                let p = &r.partition;
+                (
+                    "PartitionRecord",
+                    1,
+                    obj(vec![
+                        ("partitionId", int(r.partition_id)),
+                        ("topicId", uuid(r.topic_id)),
+                        ("replicas", ints(&p.replicas)),
+                        ("isr", ints(&p.isr)),
+                        ("removingReplicas", ints(&p.removing_replicas)),
+                        ("addingReplicas", ints(&p.adding_replicas)),
+                        ("leader", int(p.leader)),
+                        ("leaderRecoveryState", int(p.leader_recovery_state)),
+                        ("leaderEpoch", int(p.leader_epoch)),
+                        ("partitionEpoch", int(p.partition_epoch)),
+                        (
+                            "directories",
+                            JValue::Arr(r.directories.iter().map(|&d| uuid(d)).collect()),
+                        ),
+                    ]),
+                )
+            }
             MetadataRecord::Config {
                 resource_type,
                 resource_name,

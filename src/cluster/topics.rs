@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::image::{MetadataImage, METADATA_PARTITION};
+use super::image::{MetadataImage, Partition, METADATA_PARTITION};
 use super::init::{append_records, InitError};
 use super::records::{resource_type, MetadataRecord, PartitionRecord};
 use super::ImageError;
@@ -129,16 +129,18 @@ pub fn create_topic(
         records.push(MetadataRecord::Partition(PartitionRecord {
             partition_id,
             topic_id,
-            replicas: replicas.clone(),
-            isr: replicas.clone(),
-            removing_replicas: Vec::new(),
-            adding_replicas: Vec::new(),
-            leader: replicas.first().copied().unwrap_or(-1),
-            leader_recovery_state: 0,
-            leader_epoch: 0,
-            partition_epoch: 0,
-            eligible_leader_replicas: Vec::new(),
-            last_known_elr: Vec::new(),
+            partition: Partition {
+                replicas: replicas.clone(),
+                isr: replicas.clone(),
+                removing_replicas: Vec::new(),
+                adding_replicas: Vec::new(),
+                leader: replicas.first().copied().unwrap_or(-1),
+                leader_recovery_state: 0,
+                leader_epoch: 0,
+                partition_epoch: 0,
+                elr: Vec::new(),
+                last_known_elr: Vec::new(),
+            },
             directories: replicas.iter().map(|&r| directory(r)).collect(),
         }));
     }

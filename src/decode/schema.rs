@@ -608,48 +608,17 @@ impl Schema {
             JValue::Int(n) => Ok(*n),
             _ => Err(self.field_error(field, "not an integer")),
         };
-        let fits = |ok: bool| {
-            if ok {
-                Ok(())
-            } else {
-                Err(self.field_error(field, "out of its type's range"))
-            }
-        };
+        let range = || self.field_error(field, "out of its type's range");
         match ty {
             Ty::Bool => match v {
                 JValue::Bool(b) => out.push(u8::from(*b)),
                 _ => return Err(self.field_error(field, "not a boolean")),
             },
-            Ty::Int8 => {
-                let n = int(v)?;
-                let n = i8::try_from(n)
-                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
-                out.extend_from_slice(&n.to_be_bytes());
-            }
-            Ty::Int16 => {
-                let n = int(v)?;
-                let n = i16::try_from(n)
-                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
-                out.extend_from_slice(&n.to_be_bytes());
-            }
-            Ty::Uint16 => {
-                let n = int(v)?;
-                let n = u16::try_from(n)
-                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
-                out.extend_from_slice(&n.to_be_bytes());
-            }
-            Ty::Int32 => {
-                let n = int(v)?;
-                let n = i32::try_from(n)
-                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
-                out.extend_from_slice(&n.to_be_bytes());
-            }
-            Ty::Uint32 => {
-                let n = int(v)?;
-                let n = u32::try_from(n)
-                    .map_err(|_| self.field_error(field, "out of its type's range"))?;
-                out.extend_from_slice(&n.to_be_bytes());
-            }
+            Ty::Int8 => put(out, int(v)?, i8::to_be_bytes).ok_or_else(range)?,
+            Ty::Int16 => put(out, int(v)?, i16::to_be_bytes).ok_or_else(range)?,
+            Ty::Uint16 => put(out, int(v)?, u16::to_be_bytes).ok_or_else(range)?,
+            Ty::Int32 => put(out, int(v)?, i32::to_be_bytes).ok_or_else(range)?,
+            Ty::Uint32 => put(out, int(v)?, u32::to_be_bytes).ok_or_else(range)?,
             Ty::Int64 => out.extend_from_slice(&int(v)?.to_be_bytes()),
             Ty::Float64 => match v {
                 JValue::Float(f) => out.extend_from_slice(&f.to_be_bytes()),
@@ -671,7 +640,9 @@ impl Schema {
             Ty::Str => match v {
                 JValue::Null => Self::write_len(out, None, flexible, false),
                 JValue::Str(s) => {
-                    fits(s.len() <= 0x7fff)?;
+                    if s.len() > 0x7fff {
+                        return Err(range());
+                    }
                     Self::write_len(out, Some(s.len()), flexible, false);
                     out.extend_from_slice(s.as_bytes());
                 }
@@ -745,6 +716,16 @@ fn default_value(field: &Field) -> JValue {
         (_, Some(serde_json::Value::String(s))) => JValue::Int(s.parse().unwrap_or(0)),
         _ => JValue::Int(0),
     }
+}
+
+/// Appends `n` as the integer type `T` (big-endian, by `to_bytes`); `None` when it does not fit.
+fn put<T: TryFrom<i64>, const N: usize>(
+    out: &mut Vec<u8>,
+    n: i64,
+    to_bytes: fn(T) -> [u8; N],
+) -> Option<()> {
+    out.extend_from_slice(&to_bytes(T::try_from(n).ok()?));
+    Some(())
 }
 
 fn len_u32(n: usize) -> u32 {

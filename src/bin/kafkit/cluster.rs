@@ -140,9 +140,7 @@ fn run_init(args: &InitArgs, global: &GlobalArgs) -> Result<()> {
         }
         configs.insert(name.trim().to_string(), value.trim().to_string());
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let now = kafkit::datadir::now_ms();
     let report = init(&global.data_dir, args.brokers, &racks, &configs, now)
         .map_err(|e| Exit::failure(format!("Error: {e}")))?;
     let mut out = BufWriter::new(io::stdout().lock());

@@ -598,9 +598,7 @@ fn create_in_cluster(
         configs: configs.overrides().clone(),
         assignment,
     };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let now = kafkit::datadir::now_ms();
     let (topic_id, placed) = match create_topic(&global.data_dir, &new, now) {
         Ok(created) => created,
         Err(CreateTopicError::Refused(DataDirError::TopicExists(_))) if args.if_not_exists => {
