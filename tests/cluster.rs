@@ -452,7 +452,7 @@ fn partition_changes_merge_as_kafkas_partition_registration() {
     );
     // A change of a partition the image does not have is an error, not a silent skip.
     let bad = self::change(id, 7, 1, None);
-    assert!(image.apply(bad).unwrap_err().contains("safe-7"));
+    assert!(image.apply(bad).unwrap_err().to_string().contains("safe-7"));
     // Removing a topic drops its configs too.
     image
         .apply(MetadataRecord::RemoveTopic { topic_id: id })
@@ -803,4 +803,38 @@ fn topics_describe_in_a_cluster_shows_the_images_leaders_and_isrs() {
         delete.stdout
     );
     assert_eq!(delete.code, 1);
+}
+
+/// Kafka 4.0's `ClearElrRecord` (type 28): the dump tool's decoder reads it, and the image
+/// clears the ELRs of the topic's partitions that have any (a new partition epoch), or of
+/// every topic's when the name is empty.
+#[test]
+fn clear_elr_records_are_decoded_and_applied() {
+    use kafkit::decode::jvalue::JValue;
+    let data = JValue::Obj(vec![("topicName".into(), JValue::Str("safe".into()))]);
+    let bytes = encode_metadata_record("ClearElrRecord", 0, &data).unwrap();
+    assert_eq!(bytes, [1, 28, 0, 5, b's', b'a', b'f', b'e', 0]);
+    assert_eq!(
+        kafkit::decode::cluster_metadata(Some(&bytes), 3)
+            .payload
+            .as_deref(),
+        Some(r#"{"type":"CLEAR_ELR_RECORD","version":0,"data":{"topicName":"safe"}}"#)
+    );
+    let mut image = built_image();
+    let id = image.topics["safe"].id;
+    let mut with_elr = change(id, 0, -2, Some(vec![3]));
+    if let MetadataRecord::PartitionChange(c) = &mut with_elr {
+        c.eligible_leader_replicas = Some(vec![1, 2]);
+    }
+    image.apply(with_elr).unwrap();
+    assert_eq!(image.topics["safe"].partitions[&0].elr, [1, 2]);
+    image.apply(MetadataRecord::read(&bytes).unwrap()).unwrap();
+    let p = &image.topics["safe"].partitions[&0];
+    assert_eq!((&p.elr[..], p.partition_epoch), (&[][..], 2));
+    // A partition without ELR is left as it is.
+    assert_eq!(image.topics["pair"].partitions[&0].partition_epoch, 0);
+    let unknown = MetadataRecord::ClearElr {
+        topic_name: "nope".into(),
+    };
+    assert!(image.apply(unknown).is_err());
 }

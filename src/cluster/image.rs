@@ -60,14 +60,14 @@ pub enum ImageError {
         source: RecordFieldError,
     },
     /// A record naming what the image does not have (a partition of an unknown topic, ...).
-    #[error("{} offset {offset}: {what}", path.display())]
+    #[error("{} offset {offset}: {source}", path.display())]
     Inconsistent {
         /// The file.
         path: PathBuf,
         /// The record's offset.
         offset: i64,
         /// What it names.
-        what: String,
+        source: Inconsistency,
     },
     /// The log starts after the snapshot ends (or after 0 without a snapshot): records are
     /// missing between them.
@@ -83,6 +83,42 @@ pub enum ImageError {
 }
 
 type Result<T> = std::result::Result<T, ImageError>;
+
+/// A record that cannot be applied: it names what the image does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Inconsistency {
+    /// A partition (or its change) of a topic id without a `TopicRecord`.
+    #[error("a partition of topic id {0}, which does not exist")]
+    UnknownTopicId(Uuid),
+    /// A change of a partition the topic does not have.
+    #[error("a change of partition {topic}-{partition}, which does not exist")]
+    UnknownPartition {
+        /// The topic.
+        topic: String,
+        /// The partition number.
+        partition: i32,
+    },
+    /// The removal of a topic id that does not exist.
+    #[error("the removal of topic id {0}, which does not exist")]
+    RemoveUnknownTopic(Uuid),
+    /// A `ClearElrRecord` of a topic that does not exist.
+    #[error("the clearing of the ELRs of topic {0}, which does not exist")]
+    ClearElrOfUnknownTopic(String),
+    /// A change of a broker that is not registered.
+    #[error("a change of broker {0}, which is not registered")]
+    UnknownBroker(i32),
+    /// A change of a broker at another epoch than its registration's.
+    #[error("a change of broker {broker} at epoch {epoch}, registered at epoch {registered}")]
+    BrokerEpoch {
+        /// The broker.
+        broker: i32,
+        /// The epoch the record names.
+        epoch: i64,
+        /// The registration's epoch.
+        registered: i64,
+    },
+}
 
 /// A registered broker (Kafka's `BrokerRegistration`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,8 +246,8 @@ pub struct MetadataImage {
     pub provenance: Provenance,
 }
 
-/// A record that cannot be applied: what it names that the image lacks.
-type Applied = std::result::Result<(), String>;
+/// A record applied, or what it names that the image lacks.
+type Applied = std::result::Result<(), Inconsistency>;
 
 impl MetadataImage {
     /// The topic of an id.
@@ -260,18 +296,16 @@ impl MetadataImage {
                 let topic = self.topic_mut(c.topic_id)?;
                 let id = c.partition_id;
                 let Some(partition) = topic.partitions.get_mut(&id) else {
-                    return Err(format!(
-                        "a change of partition {}-{id}, which does not exist",
-                        topic.name
-                    ));
+                    return Err(Inconsistency::UnknownPartition {
+                        topic: topic.name.clone(),
+                        partition: id,
+                    });
                 };
                 partition.merge(c);
             }
             MetadataRecord::RemoveTopic { topic_id } => {
                 let Some(name) = self.topic_names.remove(&topic_id) else {
-                    return Err(format!(
-                        "the removal of topic id {topic_id}, which does not exist"
-                    ));
+                    return Err(Inconsistency::RemoveUnknownTopic(topic_id));
                 };
                 self.topics.remove(&name);
                 self.topic_configs.remove(&name);
@@ -324,6 +358,36 @@ impl MetadataImage {
                 let shutdown = (in_controlled_shutdown == 1).then_some(true);
                 self.change_broker(broker_id, broker_epoch, fenced, shutdown)?;
             }
+            MetadataRecord::ClearElr { topic_name } => {
+                if !topic_name.is_empty() && !self.topics.contains_key(&topic_name) {
+                    return Err(Inconsistency::ClearElrOfUnknownTopic(topic_name));
+                }
+                // Kafka's `TopicDelta.replay(ClearElrRecord)`: a change (a new partition
+                // epoch) for each partition that has an ELR or a last known ELR.
+                let topics = self
+                    .topics
+                    .values_mut()
+                    .filter(|t| topic_name.is_empty() || t.name == topic_name);
+                for topic in topics {
+                    for (&partition_id, p) in &mut topic.partitions {
+                        if p.elr.is_empty() && p.last_known_elr.is_empty() {
+                            continue;
+                        }
+                        p.merge(PartitionChange {
+                            partition_id,
+                            topic_id: topic.id,
+                            isr: None,
+                            leader: NO_LEADER_CHANGE,
+                            replicas: None,
+                            removing_replicas: None,
+                            adding_replicas: None,
+                            leader_recovery_state: -1,
+                            eligible_leader_replicas: Some(Vec::new()),
+                            last_known_elr: Some(Vec::new()),
+                        });
+                    }
+                }
+            }
             MetadataRecord::FeatureLevel { name, level } => {
                 if level == 0 {
                     self.features.remove(&name);
@@ -357,11 +421,11 @@ impl MetadataImage {
         );
     }
 
-    fn topic_mut(&mut self, id: Uuid) -> std::result::Result<&mut Topic, String> {
+    fn topic_mut(&mut self, id: Uuid) -> std::result::Result<&mut Topic, Inconsistency> {
         self.topic_names
             .get(&id)
             .and_then(|name| self.topics.get_mut(name))
-            .ok_or_else(|| format!("a partition of topic id {id}, which does not exist"))
+            .ok_or(Inconsistency::UnknownTopicId(id))
     }
 
     fn change_broker(
@@ -372,13 +436,14 @@ impl MetadataImage {
         in_controlled_shutdown: Option<bool>,
     ) -> Applied {
         let Some(broker) = self.brokers.get_mut(&id) else {
-            return Err(format!("a change of broker {id}, which is not registered"));
+            return Err(Inconsistency::UnknownBroker(id));
         };
         if broker.epoch != epoch {
-            return Err(format!(
-                "a change of broker {id} at epoch {epoch}, registered at epoch {}",
-                broker.epoch
-            ));
+            return Err(Inconsistency::BrokerEpoch {
+                broker: id,
+                epoch,
+                registered: broker.epoch,
+            });
         }
         if let Some(fenced) = fenced {
             broker.fenced = fenced;
@@ -578,9 +643,9 @@ fn apply(
 ) -> Result<()> {
     image
         .apply(record)
-        .map_err(|what| ImageError::Inconsistent {
+        .map_err(|source| ImageError::Inconsistent {
             path: path.to_path_buf(),
             offset,
-            what,
+            source,
         })
 }

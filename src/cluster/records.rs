@@ -193,6 +193,12 @@ pub enum MetadataRecord {
         /// 1 in controlled shutdown, 0 no change.
         in_controlled_shutdown: i8,
     },
+    /// `ClearElrRecord` (Kafka 4.0): the ELR and last known ELR of a topic's partitions, or of
+    /// every topic's when the name is empty, are cleared.
+    ClearElr {
+        /// The topic, or `""` for all.
+        topic_name: String,
+    },
     /// `BeginTransactionRecord`: the records up to the next end or abort are one change.
     BeginTransaction,
     /// `EndTransactionRecord`.
@@ -455,6 +461,9 @@ impl MetadataRecord {
                     in_controlled_shutdown: r.i8_or("inControlledShutdown", 0)?,
                 }
             }
+            28 => MetadataRecord::ClearElr {
+                topic_name: f("ClearElrRecord").string("topicName")?,
+            },
             23 => MetadataRecord::BeginTransaction,
             24 => MetadataRecord::EndTransaction,
             25 => MetadataRecord::AbortTransaction,
