@@ -17,6 +17,7 @@ use crate::common::Uuid;
 use crate::datadir::meta::write_partition_metadata;
 use crate::datadir::{
     place_on, placement::BrokerInfo, validate_manual_assignment, DataDir, DataDirError,
+    MAX_PARTITIONS_PER_REQUEST,
 };
 
 /// Why a topic could not be created.
@@ -75,6 +76,18 @@ pub fn create_topic(
     let image = MetadataImage::load(&metadata_dir)?;
     if image.topics.contains_key(&new.name) {
         return Err(DataDirError::TopicExists(new.name.clone()).into());
+    }
+    let count = new
+        .assignment
+        .as_ref()
+        .map_or(i64::from(new.partitions), |a| {
+            i64::try_from(a.len()).unwrap_or(i64::MAX)
+        });
+    if count > i64::from(MAX_PARTITIONS_PER_REQUEST) {
+        return Err(DataDirError::PolicyViolation(
+            "Excessively large number of partitions per request.",
+        )
+        .into());
     }
     if new.partitions <= 0 {
         return Err(DataDirError::InvalidPartitions(
