@@ -14,6 +14,7 @@ use super::init::{append_records, InitError};
 use super::records::{resource_type, MetadataRecord, PartitionRecord};
 use super::ImageError;
 use crate::common::Uuid;
+pub use crate::datadir::is_cluster_dir;
 use crate::datadir::meta::write_partition_metadata;
 use crate::datadir::{
     place_on, placement::BrokerInfo, validate_manual_assignment, DataDir, DataDirError,
@@ -56,13 +57,6 @@ pub struct NewClusterTopic {
     pub configs: BTreeMap<String, String>,
     /// The replicas of each partition, when given (`--replica-assignment`); else placed.
     pub assignment: Option<Vec<Vec<i32>>>,
-}
-
-/// Whether `dir` is a cluster's directory (it holds the metadata log, and no
-/// `meta.properties` of its own: a broker's data directory has one).
-pub fn is_cluster_dir(dir: &Path) -> bool {
-    dir.join(METADATA_PARTITION).is_dir()
-        && !dir.join(crate::datadir::meta::META_PROPERTIES).exists()
 }
 
 /// Creates `new` in the cluster at `dir`; returns its id and each partition's replicas.

@@ -289,6 +289,9 @@ pub enum DataDirError {
         #[source]
         source: crate::log::LogError,
     },
+    /// A cluster's directory (`cluster init`), where a broker's data directory is expected.
+    #[error("{} is a cluster's directory (kafkit cluster init), not a broker's data directory: this command works in one of its brokers' directories, such as --data-dir {}", .0.display(), .0.join("broker-1").display())]
+    ClusterDir(PathBuf),
     /// A bad partition count (Kafka's `InvalidPartitionsException`).
     #[error("{0}")]
     InvalidPartitions(String),
@@ -435,6 +438,29 @@ fn is_data_dir_entry(name: &str, is_dir: impl FnOnce() -> bool) -> bool {
 /// `meta.properties` or [`TOPICS_FILE`] that holds an entry no data directory holds (a home
 /// directory, `/`, a project folder). Kafka says the same of its log directories: they "should
 /// only contain Kafka topic data". An empty directory passes.
+/// Whether `dir` is a cluster's directory as `cluster init` lays it out: the KRaft metadata
+/// log `__cluster_metadata-0`, no `meta.properties` of its own (a broker's data directory,
+/// which may hold that log too, has one) and a broker's log directory `broker-<id>/` with its
+/// `meta.properties`.
+pub fn is_cluster_dir(dir: &Path) -> bool {
+    if !dir
+        .join(format!("{}-0", names::CLUSTER_METADATA_TOPIC))
+        .is_dir()
+        || dir.join(meta::META_PROPERTIES).exists()
+    {
+        return false;
+    }
+    fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            let name = entry.file_name();
+            name.to_str()
+                .and_then(|n| n.strip_prefix("broker-"))
+                .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+                && entry.path().join(meta::META_PROPERTIES).is_file()
+        })
+    })
+}
+
 fn check_writable(path: &Path) -> Result<()> {
     if path.join(meta::META_PROPERTIES).exists() || path.join(TOPICS_FILE).exists() {
         return Ok(());
@@ -503,6 +529,9 @@ impl DataDir {
             }
             Err(e) => return Err(io_err(&path)(e)),
         }
+        if is_cluster_dir(&path) {
+            return Err(DataDirError::ClusterDir(path));
+        }
         let meta_path = path.join(meta::META_PROPERTIES);
         let meta = if meta_path.exists() {
             Some(MetaProperties::read(&meta_path)?)
@@ -525,6 +554,9 @@ impl DataDir {
         let path = path.into();
         let mut created = false;
         match fs::metadata(&path) {
+            Ok(m) if m.is_dir() && is_cluster_dir(&path) => {
+                return Err(DataDirError::ClusterDir(path))
+            }
             Ok(m) if m.is_dir() => check_writable(&path)?,
             Ok(m) => {
                 return Err(DataDirError::NotADirectory {
