@@ -16,6 +16,9 @@ _kafkit() {
             ",$1")
                 cmd="kafkit"
                 ;;
+            kafkit,cluster)
+                cmd="kafkit__subcmd__cluster"
+                ;;
             kafkit,configs)
                 cmd="kafkit__subcmd__configs"
                 ;;
@@ -52,6 +55,9 @@ _kafkit() {
             kafkit,log-dirs)
                 cmd="kafkit__subcmd__log__subcmd__dirs"
                 ;;
+            kafkit,metadata)
+                cmd="kafkit__subcmd__metadata"
+                ;;
             kafkit,produce)
                 cmd="kafkit__subcmd__produce"
                 ;;
@@ -60,6 +66,27 @@ _kafkit() {
                 ;;
             kafkit,topics)
                 cmd="kafkit__subcmd__topics"
+                ;;
+            kafkit__subcmd__cluster,help)
+                cmd="kafkit__subcmd__cluster__subcmd__help"
+                ;;
+            kafkit__subcmd__cluster,init)
+                cmd="kafkit__subcmd__cluster__subcmd__init"
+                ;;
+            kafkit__subcmd__cluster,what-if)
+                cmd="kafkit__subcmd__cluster__subcmd__what__subcmd__if"
+                ;;
+            kafkit__subcmd__cluster__subcmd__help,help)
+                cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__help"
+                ;;
+            kafkit__subcmd__cluster__subcmd__help,init)
+                cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__init"
+                ;;
+            kafkit__subcmd__cluster__subcmd__help,what-if)
+                cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__what__subcmd__if"
+                ;;
+            kafkit__subcmd__help,cluster)
+                cmd="kafkit__subcmd__help__subcmd__cluster"
                 ;;
             kafkit__subcmd__help,configs)
                 cmd="kafkit__subcmd__help__subcmd__configs"
@@ -88,6 +115,9 @@ _kafkit() {
             kafkit__subcmd__help,log-dirs)
                 cmd="kafkit__subcmd__help__subcmd__log__subcmd__dirs"
                 ;;
+            kafkit__subcmd__help,metadata)
+                cmd="kafkit__subcmd__help__subcmd__metadata"
+                ;;
             kafkit__subcmd__help,produce)
                 cmd="kafkit__subcmd__help__subcmd__produce"
                 ;;
@@ -97,6 +127,12 @@ _kafkit() {
             kafkit__subcmd__help,topics)
                 cmd="kafkit__subcmd__help__subcmd__topics"
                 ;;
+            kafkit__subcmd__help__subcmd__cluster,init)
+                cmd="kafkit__subcmd__help__subcmd__cluster__subcmd__init"
+                ;;
+            kafkit__subcmd__help__subcmd__cluster,what-if)
+                cmd="kafkit__subcmd__help__subcmd__cluster__subcmd__what__subcmd__if"
+                ;;
             *)
                 ;;
         esac
@@ -104,12 +140,178 @@ _kafkit() {
 
     case "${cmd}" in
         kafkit)
-            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets consumer-groups configs delete-records log-dirs log-cleaner simulate-assignment help"
+            opts="-q -h -V --data-dir --output --quiet --help --version topics dump-log-segments dump-log produce console-producer consume console-consumer get-offsets consumer-groups configs delete-records log-dirs log-cleaner simulate-assignment metadata cluster help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster)
+            opts="-q -h -V --data-dir --output --quiet --help --version what-if init help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__help)
+            opts="what-if init help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__help__subcmd__what__subcmd__if)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__init)
+            opts="-q -h -V --brokers --rack --config --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --brokers)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --rack)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__what__subcmd__if)
+            opts="-q -h -V --metadata-dir --down --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --metadata-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --down)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
                 --data-dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -694,8 +896,50 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help)
-            opts="topics dump-log-segments produce consume get-offsets consumer-groups configs delete-records log-dirs log-cleaner simulate-assignment help"
+            opts="topics dump-log-segments produce consume get-offsets consumer-groups configs delete-records log-dirs log-cleaner simulate-assignment metadata cluster help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__cluster)
+            opts="what-if init"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__cluster__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__cluster__subcmd__what__subcmd__if)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -820,6 +1064,20 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help__subcmd__log__subcmd__dirs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__metadata)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -961,6 +1219,45 @@ _kafkit() {
                     fi
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__metadata)
+            opts="-q -h -V --metadata-dir --listener --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --metadata-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --listener)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
                     fi
                     return 0
                     ;;

@@ -78,6 +78,7 @@
 
 pub mod assign;
 pub mod client;
+pub mod cluster;
 pub mod common;
 pub mod datadir;
 pub mod decode;

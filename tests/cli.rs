@@ -621,6 +621,16 @@ fn with_output_json_every_command_ends_an_error_with_one_error_object_on_stdout(
             b"",
             "ERROR: The given brokers do not exist from --broker-list: 7. Current existent brokers: 0",
         ),
+        (
+            &["metadata", "--metadata-dir", "no-such-dir"],
+            b"",
+            "reading the cluster's metadata from no-such-dir",
+        ),
+        (
+            &["cluster", "what-if", "--metadata-dir", "no-such-dir", "--down", "1"],
+            b"",
+            "reading the cluster's metadata from no-such-dir",
+        ),
         // A usage error clap finds, before any command runs.
         (&["consume", "--no-such-option"], b"", "--no-such-option"),
     ];

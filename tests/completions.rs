@@ -254,6 +254,8 @@ fn commands_and_aliases_are_offered_hidden_ones_are_not() {
         "configs",
         "delete-records",
         "log-dirs",
+        "metadata",
+        "cluster",
     ] {
         assert!(got[0].reply.contains(name), "{name}: {:?}", got[0]);
     }
@@ -264,6 +266,7 @@ fn commands_and_aliases_are_offered_hidden_ones_are_not() {
         got[2].reply,
         set(&[
             "configs",
+            "cluster",
             "consume",
             "console-consumer",
             "console-producer",

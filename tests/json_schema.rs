@@ -576,3 +576,65 @@ fn log_cleaner_prints_its_documented_objects() {
     );
     check_covered("log-cleaner", &runs);
 }
+
+/// `cluster init`, `metadata` and `cluster what-if` on a cluster with a cluster-wide config, a
+/// topic with overrides and one without.
+#[test]
+fn cluster_commands_print_their_documented_objects() {
+    let dir = tempdir();
+    let cluster = dir.path().join("cluster");
+    let d = cluster.display().to_string();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--data-dir", d.as_str(), "--output", "json"];
+        all.extend_from_slice(args);
+        kafkit(dir.path(), &all)
+    };
+    let init = run(&[
+        "cluster",
+        "init",
+        "--brokers",
+        "3",
+        "--rack",
+        "1=a",
+        "--config",
+        "min.insync.replicas=2",
+    ]);
+    assert_eq!(init.ok().lines().count(), 4, "{}", init.stdout);
+    check_covered("cluster init", &[init]);
+    run(&[
+        "topics",
+        "--create",
+        "--topic",
+        "a",
+        "--replica-assignment",
+        "1:2,2:3",
+    ])
+    .ok();
+    run(&[
+        "topics",
+        "--create",
+        "--topic",
+        "b",
+        "--replication-factor",
+        "3",
+        "--config",
+        "unclean.leader.election.enable=true",
+    ])
+    .ok();
+    let metadata = run(&["metadata"]);
+    assert_eq!(
+        metadata.ok().lines().count(),
+        1 + 1 + 3 + 1 + 2 + 2 + 1,
+        "{}",
+        metadata.stdout
+    );
+    check_covered("metadata", &[metadata]);
+    let what_if = run(&["cluster", "what-if", "--down", "2,3"]);
+    assert_eq!(
+        what_if.ok().lines().count(),
+        3 + 3 + 1,
+        "{}",
+        what_if.stdout
+    );
+    check_covered("cluster what-if", &[what_if]);
+}

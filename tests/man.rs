@@ -63,8 +63,21 @@ fn plain(roff: &str) -> String {
 }
 
 /// `kafkit-get-offsets.1` → `Some("get-offsets")`; `kafkit.1` → `None`.
-fn command_of(page: &str) -> Option<&str> {
-    page.strip_suffix(".1").expect(".1").strip_prefix("kafkit-")
+/// The words after `kafkit` a page is about: `kafkit-topics.1` → `topics`,
+/// `kafkit-cluster-what-if.1` → `cluster what-if` (a command's own subcommand).
+fn command_of(page: &str) -> Option<String> {
+    let name = page
+        .strip_suffix(".1")
+        .expect(".1")
+        .strip_prefix("kafkit-")?;
+    for c in &crate::common::cli().command.subcommands {
+        for s in &c.subcommands {
+            if name == format!("{}-{}", c.name, s.name) {
+                return Some(format!("{} {}", c.name, s.name));
+            }
+        }
+    }
+    Some(name.to_string())
 }
 
 #[test]
@@ -132,8 +145,9 @@ fn the_synopsis_is_a_kafkit_command_line() {
         }
         // Each option it names is one the command takes (its help lists it).
         let mut args: Vec<&str> = vec![];
-        if let Some(command) = command_of(&name) {
-            args.push(command);
+        let command = command_of(&name);
+        if let Some(command) = &command {
+            args.extend(command.split(' '));
         }
         args.push("--help");
         let help = Command::new(env!("CARGO_BIN_EXE_kafkit"))

@@ -112,6 +112,12 @@ pub fn normalize(lines: &[String]) -> Vec<String> {
             "-<uuid>",
         ),
         (r#""topic_id":"[A-Za-z0-9_-]{22}""#, r#""topic_id":"<id>""#),
+        // A cluster's and a log directory's random ids (`cluster init`).
+        (
+            r#""(cluster_id|directory_id)":"[A-Za-z0-9_-]{22}""#,
+            r#""$1":"<id>""#,
+        ),
+        (r"Cluster id: [A-Za-z0-9_-]{22}", "Cluster id: <id>"),
         (r"crc: \d+", "crc: <crc>"),
         (r"crc = \d+", "crc = <crc>"),
         (r"\b1\d{12}\b", "<ms>"),

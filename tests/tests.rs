@@ -8,6 +8,7 @@ mod assign_cli;
 mod assign_props;
 mod cli;
 mod client;
+mod cluster;
 mod common;
 mod completions;
 mod configs;

@@ -125,6 +125,8 @@ pub enum TopicSource {
     Broker,
     /// A cluster's metadata (`--bootstrap-server`).
     Cluster,
+    /// A cluster's KRaft metadata log (`cluster init`).
+    Metadata,
 }
 
 /// One partition of a topic.
@@ -292,6 +294,9 @@ pub enum DataDirError {
         #[source]
         source: crate::log::LogError,
     },
+    /// A cluster's directory (`cluster init`), where a broker's data directory is expected.
+    #[error("{} is a cluster's directory (kafkit cluster init), not a broker's data directory: this command works in one of its brokers' directories, such as --data-dir {}", .0.display(), .0.join("broker-1").display())]
+    ClusterDir(PathBuf),
     /// A bad partition count (Kafka's `InvalidPartitionsException`).
     #[error("{0}")]
     InvalidPartitions(String),
@@ -438,6 +443,29 @@ fn is_data_dir_entry(name: &str, is_dir: impl FnOnce() -> bool) -> bool {
 /// `meta.properties` or [`TOPICS_FILE`] that holds an entry no data directory holds (a home
 /// directory, `/`, a project folder). Kafka says the same of its log directories: they "should
 /// only contain Kafka topic data". An empty directory passes.
+/// Whether `dir` is a cluster's directory as `cluster init` lays it out: the KRaft metadata
+/// log `__cluster_metadata-0`, no `meta.properties` of its own (a broker's data directory,
+/// which may hold that log too, has one) and a broker's log directory `broker-<id>/` with its
+/// `meta.properties`.
+pub fn is_cluster_dir(dir: &Path) -> bool {
+    if !dir
+        .join(format!("{}-0", names::CLUSTER_METADATA_TOPIC))
+        .is_dir()
+        || dir.join(meta::META_PROPERTIES).exists()
+    {
+        return false;
+    }
+    fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            let name = entry.file_name();
+            name.to_str()
+                .and_then(|n| n.strip_prefix("broker-"))
+                .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+                && entry.path().join(meta::META_PROPERTIES).is_file()
+        })
+    })
+}
+
 fn check_writable(path: &Path) -> Result<()> {
     if path.join(meta::META_PROPERTIES).exists() || path.join(TOPICS_FILE).exists() {
         return Ok(());
@@ -506,6 +534,9 @@ impl DataDir {
             }
             Err(e) => return Err(io_err(&path)(e)),
         }
+        if is_cluster_dir(&path) {
+            return Err(DataDirError::ClusterDir(path));
+        }
         let meta_path = path.join(meta::META_PROPERTIES);
         let meta = if meta_path.exists() {
             Some(MetaProperties::read(&meta_path)?)
@@ -528,6 +559,9 @@ impl DataDir {
         let path = path.into();
         let mut created = false;
         match fs::metadata(&path) {
+            Ok(m) if m.is_dir() && is_cluster_dir(&path) => {
+                return Err(DataDirError::ClusterDir(path))
+            }
             Ok(m) if m.is_dir() => check_writable(&path)?,
             Ok(m) => {
                 return Err(DataDirError::NotADirectory {
@@ -800,72 +834,23 @@ impl DataDir {
         vec![self.node_id()]
     }
 
-    /// KRaft's checks of a manual assignment (`validateManualPartitionAssignment`).
+    /// KRaft's checks of a manual assignment: [`validate_manual_assignment`].
     fn validate_manual(&self, replicas: &[i32], rf: Option<usize>) -> Result<()> {
-        let bad = |m: String| Err(DataDirError::InvalidReplicaAssignment(m));
-        if replicas.is_empty() {
-            return bad("The manual partition assignment includes an empty replica list.".into());
-        }
-        let mut sorted = replicas.to_vec();
-        sorted.sort_unstable();
-        let brokers = self.broker_ids();
-        let mut prev = None;
-        for b in &sorted {
-            if !brokers.contains(b) {
-                return bad(format!(
-                    "The manual partition assignment includes broker {b}, but no such broker is registered."
-                ));
-            }
-            if prev == Some(*b) {
-                return bad(format!(
-                    "The manual partition assignment includes the broker {b} more than once."
-                ));
-            }
-            prev = Some(*b);
-        }
-        if let Some(rf) = rf {
-            if sorted.len() != rf {
-                return bad(format!(
-                    "The manual partition assignment includes a partition with {} replica(s), but this is not consistent with previous partitions, which have {rf} replica(s).",
-                    sorted.len()
-                ));
-            }
-        }
-        Ok(())
+        validate_manual_assignment(&self.broker_ids(), replicas, rf)
     }
 
     /// Places `count` partitions from `start` on with `rf` replicas on the registered
-    /// brokers: the KRaft controller's checks and messages, then Kafka's classic placement
-    /// (with one broker every partition lands on it).
+    /// brokers (with one broker every partition lands on it): [`place_on`].
     fn place(&self, count: usize, rf: i32, start: i32) -> Result<Vec<Vec<i32>>> {
-        let brokers = self.broker_ids();
-        let unable = |why: String| {
-            DataDirError::InvalidReplicationFactor(format!(
-                "Unable to replicate the partition {rf} time(s): {why}"
-            ))
-        };
-        if rf <= 0 {
-            return Err(unable(format!(
-                "Invalid replication factor {rf}: the replication factor must be positive."
-            )));
-        }
-        if usize::try_from(rf).unwrap_or(usize::MAX) > brokers.len() {
-            return Err(unable(format!(
-                "The target replication factor of {rf} cannot be reached because only {} broker(s) are registered.",
-                brokers.len()
-            )));
-        }
-        let infos: Vec<placement::BrokerInfo> = brokers
+        let infos: Vec<placement::BrokerInfo> = self
+            .broker_ids()
             .iter()
             .map(|id| placement::BrokerInfo {
                 id: *id,
                 rack: None,
             })
             .collect();
-        let count = i32::try_from(count).unwrap_or(i32::MAX);
-        let placed = placement::assign_replicas_to_brokers(&infos, count, rf, -1, start)
-            .map_err(|e| DataDirError::InvalidReplicationFactor(e.to_string()))?;
-        Ok(placed.into_values().collect())
+        place_on(&infos, count, rf, start)
     }
 
     /// The assignment for a new topic, checked as the KRaft controller checks it.
@@ -1158,6 +1143,75 @@ fn remove_file_if_exists(path: &Path) -> Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(io_err(path)(e)),
     }
+}
+
+/// KRaft's checks of a manual assignment (`validateManualPartitionAssignment`) of `replicas`
+/// over the registered `brokers`, `rf` the previous partitions' replica count.
+pub fn validate_manual_assignment(
+    brokers: &[i32],
+    replicas: &[i32],
+    rf: Option<usize>,
+) -> Result<()> {
+    let bad = |m: String| Err(DataDirError::InvalidReplicaAssignment(m));
+    if replicas.is_empty() {
+        return bad("The manual partition assignment includes an empty replica list.".into());
+    }
+    let mut sorted = replicas.to_vec();
+    sorted.sort_unstable();
+    let mut prev = None;
+    for b in &sorted {
+        if !brokers.contains(b) {
+            return bad(format!(
+                "The manual partition assignment includes broker {b}, but no such broker is registered."
+            ));
+        }
+        if prev == Some(*b) {
+            return bad(format!(
+                "The manual partition assignment includes the broker {b} more than once."
+            ));
+        }
+        prev = Some(*b);
+    }
+    if let Some(rf) = rf {
+        if sorted.len() != rf {
+            return bad(format!(
+                "The manual partition assignment includes a partition with {} replica(s), but this is not consistent with previous partitions, which have {rf} replica(s).",
+                sorted.len()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Places `count` partitions from `start` on with `rf` replicas on `brokers`: the KRaft
+/// controller's checks and messages, then Kafka's classic placement
+/// ([`placement::assign_replicas_to_brokers`], rack-aware when every broker has a rack).
+pub fn place_on(
+    brokers: &[placement::BrokerInfo],
+    count: usize,
+    rf: i32,
+    start: i32,
+) -> Result<Vec<Vec<i32>>> {
+    let unable = |why: String| {
+        DataDirError::InvalidReplicationFactor(format!(
+            "Unable to replicate the partition {rf} time(s): {why}"
+        ))
+    };
+    if rf <= 0 {
+        return Err(unable(format!(
+            "Invalid replication factor {rf}: the replication factor must be positive."
+        )));
+    }
+    if usize::try_from(rf).unwrap_or(usize::MAX) > brokers.len() {
+        return Err(unable(format!(
+            "The target replication factor of {rf} cannot be reached because only {} broker(s) are registered.",
+            brokers.len()
+        )));
+    }
+    let count = i32::try_from(count).unwrap_or(i32::MAX);
+    let placed = placement::assign_replicas_to_brokers(brokers, count, rf, -1, start)
+        .map_err(|e| DataDirError::InvalidReplicationFactor(e.to_string()))?;
+    Ok(placed.into_values().collect())
 }
 
 #[cfg(test)]

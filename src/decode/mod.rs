@@ -476,32 +476,16 @@ fn uvarint(bytes: &[u8], pos: &mut usize, what: &'static str) -> Result<i16, Met
 /// `--cluster-metadata-decoder`: a `__cluster_metadata` record value at `offset`. The payload
 /// text is `{"type":"TOPIC_RECORD","version":0,"data":{...}}` or Kafka's skip message.
 pub fn cluster_metadata(value: Option<&[u8]>, offset: i64) -> Decoded {
-    let result = (|| -> Result<JValue, MetadataRecordError> {
-        let value = value.ok_or(MetadataRecordError::NullValue)?;
-        let mut pos = 0;
-        let frame = uvarint(value, &mut pos, "frame version")?;
-        if frame == 0 {
-            return Err(MetadataRecordError::FrameVersionZero);
-        } else if frame != 1 {
-            return Err(MetadataRecordError::UnknownFrameVersion(frame));
-        }
-        let api_key = uvarint(value, &mut pos, "type")?;
-        let version = uvarint(value, &mut pos, "version")?;
-        let schema = metadata_schema(api_key).ok_or(MetadataRecordError::UnknownType(api_key))?;
-        let rest = value.get(pos..).unwrap_or_default();
-        let (data, used) = schema
-            .read(rest, version)
-            .map_err(|_: DecodeError| MetadataRecordError::Body(api_key))?;
-        let garbage = rest.len() - used;
-        if garbage > 0 {
-            return Err(MetadataRecordError::Garbage { garbage, api_key });
-        }
-        Ok(JValue::Obj(vec![
-            ("type".into(), JValue::Str(metadata_type_name(&schema.name))),
-            ("version".into(), JValue::Int(i64::from(version))),
-            ("data".into(), data),
-        ]))
-    })();
+    let result = value
+        .ok_or(MetadataRecordError::NullValue)
+        .and_then(metadata_record)
+        .map(|(schema, version, data)| {
+            JValue::Obj(vec![
+                ("type".into(), JValue::Str(metadata_type_name(&schema.name))),
+                ("version".into(), JValue::Int(i64::from(version))),
+                ("data".into(), data),
+            ])
+        });
     match result {
         Ok(v) => Decoded {
             key: None,
@@ -514,6 +498,60 @@ pub fn cluster_metadata(value: Option<&[u8]>, offset: i64) -> Decoded {
             Decoded::error(None, Some(msg.clone()), msg)
         }
     }
+}
+
+/// A `__cluster_metadata` record's value as Kafka's `MetadataRecordSerde` reads it: the frame
+/// version (1), the record type and its version as unsigned varints, then the message, which
+/// must fill the rest. Returns the message's layout, version and fields.
+pub fn metadata_record(
+    value: &[u8],
+) -> Result<(&'static schema::Schema, i16, JValue), MetadataRecordError> {
+    let mut pos = 0;
+    let frame = uvarint(value, &mut pos, "frame version")?;
+    if frame == 0 {
+        return Err(MetadataRecordError::FrameVersionZero);
+    } else if frame != 1 {
+        return Err(MetadataRecordError::UnknownFrameVersion(frame));
+    }
+    let api_key = uvarint(value, &mut pos, "type")?;
+    let version = uvarint(value, &mut pos, "version")?;
+    let schema = metadata_schema(api_key).ok_or(MetadataRecordError::UnknownType(api_key))?;
+    let rest = value.get(pos..).unwrap_or_default();
+    let (data, used) = schema
+        .read(rest, version)
+        .map_err(|_: DecodeError| MetadataRecordError::Body(api_key))?;
+    let garbage = rest.len() - used;
+    if garbage > 0 {
+        return Err(MetadataRecordError::Garbage { garbage, api_key });
+    }
+    Ok((schema, version, data))
+}
+
+/// A `__cluster_metadata` record's value as Kafka's `MetadataRecordSerde` writes it: frame
+/// version 1, the type of the schema `name` and `version` as unsigned varints, then `data`
+/// written at that version. The inverse of [`metadata_record`].
+pub fn encode_metadata_record(
+    name: &str,
+    version: i16,
+    data: &JValue,
+) -> Result<Vec<u8>, schema::EncodeError> {
+    let unknown = || schema::EncodeError::UnsupportedVersion {
+        version,
+        message: name.to_string(),
+    };
+    let schema = schema(name).map_err(|_| unknown())?;
+    let api_key = schema
+        .api_key
+        .filter(|_| schema.kind == "metadata")
+        .and_then(|k| u32::try_from(k).ok())
+        .ok_or_else(unknown)?;
+    let version_bits = u32::try_from(version).map_err(|_| unknown())?;
+    let mut out = Vec::new();
+    schema::write_uvarint(&mut out, 1);
+    schema::write_uvarint(&mut out, api_key);
+    schema::write_uvarint(&mut out, version_bits);
+    out.extend_from_slice(&schema.write(data, version)?);
+    Ok(out)
 }
 
 /// The JSON of a KRaft control record's value, and the label DumpLogSegments prints before it

@@ -483,6 +483,264 @@ impl Schema {
     }
 }
 
+/// Why a value could not be written as a message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// A version the message does not have.
+    #[error("Can't write version {version} of {message}")]
+    UnsupportedVersion {
+        /// The version.
+        version: i16,
+        /// The message.
+        message: String,
+    },
+    /// A field's value does not fit its type (or is null where it cannot be).
+    #[error("field {field} of {message}: {why}")]
+    Field {
+        /// The message.
+        message: String,
+        /// The field's JSON name.
+        field: String,
+        /// What is wrong.
+        why: &'static str,
+    },
+}
+
+impl Schema {
+    /// Writes `value` (an object with the JSON names [`Self::read`] gives) as the message at
+    /// `version`, as Kafka's generated `write` does: fields absent from `value` are written at
+    /// their defaults, tagged fields only when they differ from theirs, in tag order.
+    pub fn write(&self, value: &JValue, version: i16) -> Result<Vec<u8>, EncodeError> {
+        if !self.valid.contains(version) {
+            return Err(EncodeError::UnsupportedVersion {
+                version,
+                message: self.name.clone(),
+            });
+        }
+        let mut out = Vec::new();
+        let flexible = self.flexible.contains(version);
+        self.write_struct(&mut out, &self.fields, value, version, flexible)?;
+        Ok(out)
+    }
+
+    fn field_error(&self, field: &Field, why: &'static str) -> EncodeError {
+        EncodeError::Field {
+            message: self.name.clone(),
+            field: field.json_name.clone(),
+            why,
+        }
+    }
+
+    fn write_struct(
+        &self,
+        out: &mut Vec<u8>,
+        fields: &[Field],
+        value: &JValue,
+        version: i16,
+        flexible: bool,
+    ) -> Result<(), EncodeError> {
+        let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
+        for field in fields {
+            if !field.versions.contains(version) {
+                continue;
+            }
+            let v = value.get(&field.json_name).cloned();
+            if field.tagged.contains(version) {
+                let Some(v) = v.filter(|v| !is_default(field, v)) else {
+                    continue;
+                };
+                let tag = field
+                    .tag
+                    .ok_or_else(|| self.field_error(field, "a tagged field without a tag"))?;
+                let mut data = Vec::new();
+                self.write_field(&mut data, field, &field.ty, &v, version, flexible)?;
+                tagged.push((tag, data));
+                continue;
+            }
+            let v = match v {
+                Some(v) => v,
+                None => default_value(field),
+            };
+            self.write_field(out, field, &field.ty, &v, version, flexible)?;
+        }
+        if flexible {
+            tagged.sort_by_key(|(tag, _)| *tag);
+            write_uvarint(out, len_u32(tagged.len()));
+            for (tag, data) in tagged {
+                write_uvarint(out, tag);
+                write_uvarint(out, len_u32(data.len()));
+                out.extend_from_slice(&data);
+            }
+        }
+        Ok(())
+    }
+
+    fn write_len(out: &mut Vec<u8>, len: Option<usize>, flexible: bool, wide: bool) {
+        match (len, flexible) {
+            (None, true) => out.push(0),
+            (Some(n), true) => write_uvarint(out, len_u32(n).saturating_add(1)),
+            (None, false) if wide => out.extend_from_slice(&(-1i32).to_be_bytes()),
+            (None, false) => out.extend_from_slice(&(-1i16).to_be_bytes()),
+            (Some(n), false) if wide => {
+                out.extend_from_slice(&i32::try_from(n).unwrap_or(i32::MAX).to_be_bytes());
+            }
+            (Some(n), false) => {
+                out.extend_from_slice(&i16::try_from(n).unwrap_or(i16::MAX).to_be_bytes());
+            }
+        }
+    }
+
+    fn write_field(
+        &self,
+        out: &mut Vec<u8>,
+        field: &Field,
+        ty: &Ty,
+        v: &JValue,
+        version: i16,
+        flexible: bool,
+    ) -> Result<(), EncodeError> {
+        let nullable = field.nullable.contains(version);
+        if matches!(v, JValue::Null) && !nullable {
+            return Err(self.field_error(field, "null in a field that cannot be null"));
+        }
+        let int = |v: &JValue| match v {
+            JValue::Int(n) => Ok(*n),
+            _ => Err(self.field_error(field, "not an integer")),
+        };
+        let range = || self.field_error(field, "out of its type's range");
+        match ty {
+            Ty::Bool => match v {
+                JValue::Bool(b) => out.push(u8::from(*b)),
+                _ => return Err(self.field_error(field, "not a boolean")),
+            },
+            Ty::Int8 => put(out, int(v)?, i8::to_be_bytes).ok_or_else(range)?,
+            Ty::Int16 => put(out, int(v)?, i16::to_be_bytes).ok_or_else(range)?,
+            Ty::Uint16 => put(out, int(v)?, u16::to_be_bytes).ok_or_else(range)?,
+            Ty::Int32 => put(out, int(v)?, i32::to_be_bytes).ok_or_else(range)?,
+            Ty::Uint32 => put(out, int(v)?, u32::to_be_bytes).ok_or_else(range)?,
+            Ty::Int64 => out.extend_from_slice(&int(v)?.to_be_bytes()),
+            Ty::Float64 => match v {
+                JValue::Float(f) => out.extend_from_slice(&f.to_be_bytes()),
+                JValue::Int(n) => {
+                    #[allow(clippy::cast_precision_loss)] // a whole number given for a double
+                    out.extend_from_slice(&(*n as f64).to_be_bytes());
+                }
+                _ => return Err(self.field_error(field, "not a number")),
+            },
+            Ty::Uuid => match v {
+                JValue::Str(s) => {
+                    let id: crate::common::Uuid = s
+                        .parse()
+                        .map_err(|_| self.field_error(field, "not a UUID"))?;
+                    out.extend_from_slice(&id.0);
+                }
+                _ => return Err(self.field_error(field, "not a UUID")),
+            },
+            Ty::Str => match v {
+                JValue::Null => Self::write_len(out, None, flexible, false),
+                JValue::Str(s) => {
+                    if s.len() > 0x7fff {
+                        return Err(range());
+                    }
+                    Self::write_len(out, Some(s.len()), flexible, false);
+                    out.extend_from_slice(s.as_bytes());
+                }
+                _ => return Err(self.field_error(field, "not a string")),
+            },
+            Ty::Bytes => match v {
+                JValue::Null => Self::write_len(out, None, flexible, true),
+                JValue::Bytes(b) => {
+                    Self::write_len(out, Some(b.len()), flexible, true);
+                    out.extend_from_slice(b);
+                }
+                _ => return Err(self.field_error(field, "not bytes")),
+            },
+            Ty::Struct(sname) => {
+                if nullable {
+                    if matches!(v, JValue::Null) {
+                        out.extend_from_slice(&(-1i8).to_be_bytes());
+                        return Ok(());
+                    }
+                    out.push(1);
+                }
+                self.write_struct(out, self.struct_fields(field, sname), v, version, flexible)?;
+            }
+            Ty::Array(inner) => match v {
+                JValue::Null => Self::write_len(out, None, flexible, true),
+                JValue::Arr(items) => {
+                    Self::write_len(out, Some(items.len()), flexible, true);
+                    let plain = Field {
+                        nullable: Versions::NONE,
+                        ..field.clone()
+                    };
+                    for item in items {
+                        match inner.as_ref() {
+                            Ty::Struct(sname) => self.write_struct(
+                                out,
+                                self.struct_fields(field, sname),
+                                item,
+                                version,
+                                flexible,
+                            )?,
+                            other => {
+                                self.write_field(out, &plain, other, item, version, flexible)?
+                            }
+                        }
+                    }
+                }
+                _ => return Err(self.field_error(field, "not an array")),
+            },
+        }
+        Ok(())
+    }
+}
+
+/// The value a field takes when the caller gives none: its declared default, else zero, false,
+/// an empty string or array, or null for a nullable string.
+fn default_value(field: &Field) -> JValue {
+    match (&field.ty, &field.default) {
+        (Ty::Str, Some(serde_json::Value::String(s))) if s == "null" => JValue::Null,
+        (Ty::Str, Some(serde_json::Value::String(s))) => JValue::Str(s.clone()),
+        (Ty::Str, _) => JValue::Str(String::new()),
+        (Ty::Uuid, _) => JValue::Str(crate::common::Uuid::ZERO.to_string()),
+        (Ty::Bool, Some(serde_json::Value::String(s))) => JValue::Bool(s == "true"),
+        (Ty::Bool, Some(serde_json::Value::Bool(b))) => JValue::Bool(*b),
+        (Ty::Bool, _) => JValue::Bool(false),
+        (Ty::Array(_), Some(serde_json::Value::String(s))) if s == "null" => JValue::Null,
+        (Ty::Array(_), _) => JValue::Arr(Vec::new()),
+        (Ty::Bytes, _) => JValue::Bytes(Vec::new()),
+        (Ty::Struct(_), _) => JValue::Obj(Vec::new()),
+        (Ty::Float64, _) => JValue::Float(0.0),
+        (_, Some(serde_json::Value::Number(n))) => JValue::Int(n.as_i64().unwrap_or(0)),
+        (_, Some(serde_json::Value::String(s))) => JValue::Int(s.parse().unwrap_or(0)),
+        _ => JValue::Int(0),
+    }
+}
+
+/// Appends `n` as the integer type `T` (big-endian, by `to_bytes`); `None` when it does not fit.
+fn put<T: TryFrom<i64>, const N: usize>(
+    out: &mut Vec<u8>,
+    n: i64,
+    to_bytes: fn(T) -> [u8; N],
+) -> Option<()> {
+    out.extend_from_slice(&to_bytes(T::try_from(n).ok()?));
+    Some(())
+}
+
+fn len_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Kafka's `ByteUtils.writeUnsignedVarint`.
+pub fn write_uvarint(out: &mut Vec<u8>, mut value: u32) {
+    while value >= 0x80 {
+        out.push(u8::try_from(value & 0x7f).unwrap_or(0) | 0x80);
+        value >>= 7;
+    }
+    out.push(u8::try_from(value).unwrap_or(0));
+}
+
 fn null_or(nullable: bool, name: &str) -> Result<JValue, DecodeError> {
     if nullable {
         Ok(JValue::Null)

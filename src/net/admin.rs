@@ -42,6 +42,10 @@ pub struct PartitionDescription {
     pub replicas: Vec<i32>,
     /// The in-sync replicas.
     pub isr: Vec<i32>,
+    /// The eligible leader replicas (KIP-966); empty where the source has none.
+    pub elr: Vec<i32>,
+    /// The last known eligible leader replicas (KIP-966); empty where the source has none.
+    pub last_known_elr: Vec<i32>,
 }
 
 /// A topic to create (`-1`: the broker's default).
@@ -95,6 +99,9 @@ impl Cluster {
                     leader: Some(p.leader_id.0).filter(|l| *l >= 0),
                     replicas: p.replica_nodes.iter().map(|b| b.0).collect(),
                     isr: p.isr_nodes.iter().map(|b| b.0).collect(),
+                    // Metadata answers carry no ELR (DescribeTopicPartitions does).
+                    elr: Vec::new(),
+                    last_known_elr: Vec::new(),
                 })
                 .collect();
             partitions.sort_by_key(|p| p.partition);

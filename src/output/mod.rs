@@ -17,6 +17,7 @@ pub enum OutputFormat {
 }
 
 pub mod cleaner;
+pub mod cluster;
 pub mod configs;
 mod decimal;
 pub mod delete_records;

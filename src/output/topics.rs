@@ -63,9 +63,9 @@ pub enum TopicsEvent<'a> {
         /// The in-sync replicas.
         isr: &'a [i32],
         /// The eligible leader replicas (KIP-966): none on one broker.
-        elr: [i32; 0],
+        elr: &'a [i32],
         /// The last known eligible leader replicas: none on one broker.
-        last_known_elr: [i32; 0],
+        last_known_elr: &'a [i32],
     },
     /// `alter`: one per altered topic.
     Altered {

@@ -164,15 +164,24 @@ fn man_pages(files: &mut Vec<(PathBuf, Vec<u8>)>) -> Result<()> {
     let mut root = super::command().disable_help_subcommand(true);
     // Built, each command holds the global options and is named `kafkit <command>`.
     root.build();
-    let commands: Vec<&clap::Command> = root
-        .get_subcommands()
-        .filter(|c| !c.is_hide_set())
-        .collect();
+    // Every command, and each subcommand of one (`cluster what-if`: `kafkit-cluster-what-if`,
+    // the page clap_mangen's SUBCOMMANDS section names), by its words after `kafkit`.
+    let mut commands: Vec<(&clap::Command, String)> = Vec::new();
+    for c in root.get_subcommands().filter(|c| !c.is_hide_set()) {
+        commands.push((c, c.get_name().to_string()));
+        for sub in c.get_subcommands().filter(|s| !s.is_hide_set()) {
+            commands.push((sub, format!("{} {}", c.get_name(), sub.get_name())));
+        }
+    }
     let names: Vec<String> = std::iter::once("kafkit".to_string())
-        .chain(commands.iter().map(|c| format!("kafkit-{}", c.get_name())))
+        .chain(
+            commands
+                .iter()
+                .map(|(_, words)| format!("kafkit-{}", words.replace(' ', "-"))),
+        )
         .collect();
-    let pages =
-        std::iter::once((&root, None)).chain(commands.iter().map(|c| (*c, Some(c.get_name()))));
+    let pages = std::iter::once((&root, None))
+        .chain(commands.iter().map(|(c, words)| (*c, Some(words.as_str()))));
     for ((cmd, command), name) in pages.zip(&names) {
         let see_also: Vec<&str> = names
             .iter()

@@ -22,6 +22,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use kafkit::output::OutputFormat;
 
+pub mod cluster;
 pub mod configs;
 pub mod consume;
 pub mod consumer_groups;
@@ -32,6 +33,7 @@ pub mod generate;
 pub mod get_offsets;
 pub mod log_cleaner;
 pub mod log_dirs;
+pub mod metadata;
 pub mod net;
 pub mod produce;
 mod progress;
@@ -159,6 +161,11 @@ pub enum Command {
     /// Show how Kafka's consumer-group assignors share partitions over scripted rebalances
     /// (range, roundrobin, sticky, cooperative-sticky, uniform, server-range), exactly as Kafka.
     SimulateAssignment(Box<simulate_assignment::Args>),
+    /// Show a cluster's brokers, topics and partitions (leader, replicas, ISR) from its KRaft
+    /// metadata log (__cluster_metadata-0), as kcat -L does.
+    Metadata(Box<metadata::Args>),
+    /// A cluster described by its KRaft metadata log: what taking brokers down would do.
+    Cluster(Box<cluster::Args>),
 }
 
 /// An example of a command, shown in its help (`-h`, `--help`: one command a line, never
@@ -205,6 +212,10 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("configs") => configs::EXAMPLES,
         Some("delete-records") => delete_records::EXAMPLES,
         Some("log-dirs") => log_dirs::EXAMPLES,
+        Some("metadata") => metadata::EXAMPLES,
+        Some("cluster") => cluster::EXAMPLES,
+        Some("cluster what-if") => cluster::WHAT_IF_EXAMPLES,
+        Some("cluster init") => cluster::INIT_EXAMPLES,
         Some(_) => &[],
     }
 }
@@ -416,6 +427,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Configs(args) => configs::run(&args, &global),
         Command::DeleteRecords(args) => delete_records::run(&args, &global),
         Command::LogDirs(args) => log_dirs::run(&args, &global),
+        Command::Metadata(args) => metadata::run(&args, &global),
+        Command::Cluster(args) => cluster::run(&args, &global),
     }
 }
 
@@ -459,14 +472,25 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 /// The clap command tree: the derived one, each command with its examples in its help.
 pub fn command() -> clap::Command {
     let mut cmd = Cli::command();
-    let names: Vec<String> = cmd
+    let names: Vec<(String, Vec<String>)> = cmd
         .get_subcommands()
-        .map(|c| c.get_name().to_string())
+        .map(|c| {
+            let subs = c.get_subcommands().map(|s| s.get_name().to_string());
+            (c.get_name().to_string(), subs.collect())
+        })
         .collect();
-    for name in names {
+    for (name, subs) in names {
         let examples = examples(Some(&name));
         if !examples.is_empty() {
             cmd = cmd.mut_subcommand(&name, |c| c.help_template(help_template(examples)));
+        }
+        for sub in subs {
+            let examples = self::examples(Some(&format!("{name} {sub}")));
+            if !examples.is_empty() {
+                cmd = cmd.mut_subcommand(&name, |c| {
+                    c.mut_subcommand(&sub, |s| s.help_template(help_template(examples)))
+                });
+            }
         }
     }
     cmd

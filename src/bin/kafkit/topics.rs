@@ -11,6 +11,9 @@ use anyhow::Result;
 use clap::{ValueEnum, ValueHint};
 
 use super::{stderrln, Example, Exit, GlobalArgs};
+use kafkit::cluster::topics::{create_topic, is_cluster_dir, CreateTopicError, NewClusterTopic};
+use kafkit::cluster::whatif::min_isr;
+use kafkit::cluster::{MetadataImage, METADATA_PARTITION};
 use kafkit::common::{Uuid, UuidError};
 use kafkit::datadir::{
     names, DataDir, DataDirError, NewTopic, PartitionInfo, Topic, TopicConfigs, TopicFilter,
@@ -584,6 +587,11 @@ fn create(
     }
     // The controller's first checks, before the data directory is made: a bad name leaves none.
     DataDir::check_new_topic_name(&name).map_err(|e| Failure::Message(e.to_string()))?;
+    if matches!(backend, Backend::Dir) && is_cluster_dir(&global.data_dir) {
+        return create_in_cluster(
+            args, global, out, name, partitions, rf, assignment, &configs,
+        );
+    }
     let topic = match backend {
         Backend::Dir => {
             let new = NewTopic {
@@ -646,6 +654,48 @@ fn create(
     Ok(())
 }
 
+/// `--create` in a cluster made by `cluster init`: the controller's records appended to its
+/// metadata log, replicas placed over its brokers (rack-aware when they all have racks).
+#[allow(clippy::too_many_arguments)]
+fn create_in_cluster(
+    args: &Args,
+    global: &GlobalArgs,
+    out: &mut Out<impl Write>,
+    name: String,
+    partitions: Option<i32>,
+    rf: Option<i32>,
+    assignment: Option<Vec<Vec<i32>>>,
+    configs: &TopicConfigs,
+) -> Outcome {
+    let new = NewClusterTopic {
+        name: name.clone(),
+        partitions: partitions.unwrap_or(1),
+        replication_factor: rf.unwrap_or(1),
+        configs: configs.overrides().clone(),
+        assignment,
+    };
+    let now = kafkit::datadir::now_ms();
+    let (topic_id, placed) = match create_topic(&global.data_dir, &new, now) {
+        Ok(created) => created,
+        Err(CreateTopicError::Refused(DataDirError::TopicExists(_))) if args.if_not_exists => {
+            return Ok(())
+        }
+        Err(CreateTopicError::Refused(e)) => return Err(e.into()),
+        Err(e) => return fail(e.to_string()),
+    };
+    match out.format {
+        OutputFormat::Text => writeln!(out.w, "Created topic {name}.")?,
+        OutputFormat::Json => out.json(&TopicsEvent::Created {
+            topic: &name,
+            topic_id: Some(topic_id),
+            partitions: placed.len(),
+            replication_factor: placed.first().map_or(0, Vec::len),
+            configs: &new.configs,
+        })?,
+    }
+    Ok(())
+}
+
 fn topic_filter(args: &Args) -> std::result::Result<Option<TopicFilter>, Failure> {
     args.topic
         .as_deref()
@@ -659,6 +709,8 @@ fn topic_filter(args: &Args) -> std::result::Result<Option<TopicFilter>, Failure
 struct Described {
     topic: Topic,
     partitions: Vec<PartitionDescription>,
+    /// Its `min.insync.replicas`: its override, else the broker's (a cluster's: its default).
+    min_isr: i64,
 }
 
 /// Every topic, sorted: the data directory's (one live broker, its node, leads every
@@ -669,6 +721,11 @@ fn described(
     args: &Args,
 ) -> std::result::Result<Vec<Described>, Failure> {
     match backend {
+        Backend::Dir if is_cluster_dir(&global.data_dir) => {
+            let dir = global.data_dir.join(METADATA_PARTITION);
+            let image = MetadataImage::load(&dir).map_err(|e| Failure::Message(e.to_string()))?;
+            image_topics(&image)
+        }
         Backend::Dir => {
             let dir = DataDir::open(&global.data_dir)?;
             let node = dir.node_id();
@@ -684,9 +741,16 @@ fn described(
                             leader: p.replicas.contains(&node).then_some(node),
                             replicas: p.replicas.clone(),
                             isr: p.replicas.iter().copied().filter(|b| *b == node).collect(),
+                            elr: Vec::new(),
+                            last_known_elr: Vec::new(),
                         })
                         .collect();
-                    Described { topic, partitions }
+                    let min_isr = topic.configs.min_insync_replicas();
+                    Described {
+                        topic,
+                        partitions,
+                        min_isr,
+                    }
                 })
                 .collect())
         }
@@ -716,9 +780,11 @@ fn described(
                     configs,
                     source: TopicSource::Cluster,
                 };
+                let min_isr = topic.configs.min_insync_replicas();
                 out.push(Described {
                     topic,
                     partitions: t.partitions,
+                    min_isr,
                 });
             }
             Ok(out)
@@ -727,6 +793,56 @@ fn described(
 }
 
 /// The topics `--topic` selects (all without it), sorted, internal ones dropped on request.
+/// A cluster directory's topics (`cluster init`): its metadata image's partitions, leaders,
+/// ISRs and ELRs, its configs, and `min.insync.replicas` with the cluster default.
+fn image_topics(image: &MetadataImage) -> std::result::Result<Vec<Described>, Failure> {
+    image
+        .topics
+        .values()
+        .map(|t| {
+            let overrides = image.topic_configs.get(&t.name);
+            let configs = TopicConfigs::new(
+                overrides
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            )
+            .map_err(|e| Failure::Message(format!("topic {}: {e}", t.name)))?;
+            let topic = Topic {
+                name: t.name.clone(),
+                id: Some(t.id),
+                partitions: t
+                    .partitions
+                    .iter()
+                    .map(|(&id, p)| PartitionInfo {
+                        id,
+                        replicas: p.replicas.clone(),
+                    })
+                    .collect(),
+                configs,
+                source: TopicSource::Metadata,
+            };
+            let partitions = t
+                .partitions
+                .iter()
+                .map(|(&id, p)| PartitionDescription {
+                    partition: id,
+                    leader: (p.leader >= 0).then_some(p.leader),
+                    replicas: p.replicas.clone(),
+                    isr: p.isr.clone(),
+                    elr: p.elr.clone(),
+                    last_known_elr: p.last_known_elr.clone(),
+                })
+                .collect();
+            Ok(Described {
+                topic,
+                partitions,
+                min_isr: i64::try_from(min_isr(image, &t.name)).unwrap_or(i64::MAX),
+            })
+        })
+        .collect()
+}
+
 fn selected(
     backend: &mut Backend,
     global: &GlobalArgs,
@@ -799,7 +915,13 @@ fn describe(
         }
     };
     let filters = report_filters(args).iter().any(|(set, _)| *set);
-    for Described { topic, partitions } in &topics {
+    for Described {
+        topic,
+        partitions,
+        min_isr,
+    } in &topics
+    {
+        let min_isr = *min_isr;
         if args.topics_with_overrides && !topic.configs.has_overrides() {
             continue;
         }
@@ -809,7 +931,6 @@ fn describe(
         if args.topics_with_overrides {
             continue;
         }
-        let min_isr = topic.configs.min_insync_replicas();
         for p in partitions {
             let isr_len = i64::try_from(p.isr.len()).unwrap_or(i64::MAX);
             let shown = !filters
@@ -818,7 +939,7 @@ fn describe(
                 || (args.under_min_isr_partitions && (p.leader.is_none() || isr_len < min_isr))
                 || (args.at_min_isr_partitions && isr_len == min_isr);
             if shown {
-                partition_line(out, topic, p.partition, p.leader, &p.replicas, &p.isr)?;
+                partition_line(out, topic, p)?;
             }
         }
     }
@@ -858,33 +979,36 @@ fn topic_line(out: &mut Out<impl Write>, topic: &Topic) -> io::Result<()> {
 fn partition_line(
     out: &mut Out<impl Write>,
     topic: &Topic,
-    partition: i32,
-    leader: Option<i32>,
-    replicas: &[i32],
-    isr: &[i32],
+    p: &PartitionDescription,
 ) -> io::Result<()> {
     match out.format {
         OutputFormat::Text => writeln!(
             out.w,
-            "\tTopic: {}\tPartition: {partition}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: \tLastKnownElr: ",
+            "\tTopic: {}\tPartition: {}\tLeader: {}\tReplicas: {}\tIsr: {}\tElr: {}\tLastKnownElr: {}",
             topic.name,
-            leader.map_or("none".to_string(), |l| l.to_string()),
-            ids(replicas),
-            ids(isr),
+            p.partition,
+            p.leader.map_or("none".to_string(), |l| l.to_string()),
+            ids(&p.replicas),
+            ids(&p.isr),
+            ids(&p.elr),
+            ids(&p.last_known_elr),
         ),
         OutputFormat::Json => out.json(&TopicsEvent::Partition {
             topic: &topic.name,
-            partition,
-            leader,
-            replicas,
-            isr,
-            elr: [],
-            last_known_elr: [],
+            partition: p.partition,
+            leader: p.leader,
+            replicas: &p.replicas,
+            isr: &p.isr,
+            elr: &p.elr,
+            last_known_elr: &p.last_known_elr,
         }),
     }
 }
 
 fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
+    if is_cluster_dir(&global.data_dir) {
+        return fail("--alter is not supported in a cluster directory yet");
+    }
     let dir = DataDir::open(&global.data_dir)?;
     let lock = dir.lock()?;
     let topics = selected(&mut Backend::Dir, global, args)?;
@@ -914,6 +1038,9 @@ fn delete(
     out: &mut Out<impl Write>,
 ) -> Outcome {
     let topics = match backend {
+        Backend::Dir if is_cluster_dir(&global.data_dir) => {
+            return fail("--delete is not supported in a cluster directory yet");
+        }
         Backend::Dir => {
             let dir = DataDir::open(&global.data_dir)?;
             let lock = dir.lock()?;

@@ -3,6 +3,7 @@
 //! that names the snapshot (§15).
 
 use super::event::Header;
+use crate::cluster::image::parse_snapshot_name;
 
 /// The header Kafka prints before a `.checkpoint`'s batches: `KRaft bootstrap snapshot` for
 /// `bootstrap.checkpoint`, else `Snapshot end offset: <offset>, epoch: <epoch>` from the name;
@@ -23,23 +24,6 @@ pub(super) fn header(name: &str) -> Option<Header> {
         end_offset: Some(offset),
         epoch: Some(epoch),
     })
-}
-
-/// `<20-digit end offset>-<10-digit epoch>.checkpoint` → (offset, epoch).
-fn parse_snapshot_name(name: &str) -> Option<(i64, i32)> {
-    let stem = name.strip_suffix(".checkpoint")?;
-    let (offset, epoch) = stem.split_once('-')?;
-    if offset.len() != 20 || epoch.len() != 10 {
-        return None;
-    }
-    if !offset
-        .bytes()
-        .chain(epoch.bytes())
-        .all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    Some((offset.parse().ok()?, epoch.parse().ok()?))
 }
 
 #[cfg(test)]
