@@ -34,6 +34,10 @@ use crate::group::host::{
 use crate::group::protocol::{Assignment, StickyUserData, Subscription, TopicPartitions};
 use crate::group::{ReadError, Versioned, WriteError};
 
+/// How long a member keeps looking for its coordinator (connecting, or retrying one that went
+/// away while the next takes over) before it gives up.
+const COORDINATOR_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// A member's settings (Kafka's consumer configs of the same names).
 #[derive(Debug, Clone)]
 pub struct GroupConfig {
@@ -399,7 +403,7 @@ impl GroupMember {
     /// A connection to the coordinator: the one held, or a new one to whoever hosts it, or a
     /// coordinator hosted here when nobody does.
     fn connection(&mut self) -> Result<&mut Box<dyn CoordinatorConnection>, GroupClientError> {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + COORDINATOR_TIMEOUT;
         loop {
             if self.conn.is_some() {
                 break;
@@ -449,14 +453,15 @@ impl GroupMember {
     }
 
     /// A request, sent again to the next coordinator when the connection fails (which makes
-    /// the member rejoin: the next coordinator does not know it).
+    /// the member rejoin: the next coordinator does not know it). As Kafka's client retries a
+    /// coordinator that moved, for as long as a takeover may take (the next host loads the
+    /// partition's groups before it answers; slow on a loaded machine), not a number of times.
     fn call(&mut self, request: &Request) -> Result<Response, GroupClientError> {
-        let mut tries = 0;
+        let deadline = Instant::now() + COORDINATOR_TIMEOUT;
         loop {
             let conn = self.connection()?;
             match conn.call(request) {
-                Ok(Response::NotCoordinator) | Err(_) if tries < 50 => {
-                    tries += 1;
+                Ok(Response::NotCoordinator) | Err(_) if Instant::now() < deadline => {
                     self.conn = None;
                     lock(&self.shared).rejoin = true;
                     thread::sleep(Duration::from_millis(20));
