@@ -8,7 +8,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use kafkit::assign::Strategy;
-use kafkit::client::group::{GroupConfig, GroupMember, RebalanceEvent};
+use kafkit::client::group::{GroupConfig, GroupMember, PartitionOffset, RebalanceEvent};
 use kafkit::common::TopicPartition;
 use kafkit::datadir::DataDir;
 use kafkit::group::classic::CoordinatorConfig;
@@ -284,11 +284,11 @@ fn commits_are_written_and_fetched_and_survive_the_coordinator() {
     );
     assert!(a.hosts_coordinator());
     a.commit(&[
-        (TopicPartition::new("t", 0), 5),
-        (TopicPartition::new("t", 1), 7),
+        PartitionOffset::new(TopicPartition::new("t", 0), 5),
+        PartitionOffset::new(TopicPartition::new("t", 1), 7).with_leader_epoch(Some(3)),
     ])
     .expect("commit");
-    let fetched: BTreeMap<TopicPartition, Option<i64>> = a
+    let fetched: BTreeMap<TopicPartition, (i64, i32)> = a
         .committed(&[
             TopicPartition::new("t", 0),
             TopicPartition::new("t", 1),
@@ -296,15 +296,20 @@ fn commits_are_written_and_fetched_and_survive_the_coordinator() {
         ])
         .expect("fetch")
         .into_iter()
+        .map(|o| (o.partition, (o.offset, o.leader_epoch)))
         .collect();
-    assert_eq!(fetched[&TopicPartition::new("t", 0)], Some(5));
-    assert_eq!(fetched[&TopicPartition::new("t", 1)], Some(7));
-    assert_eq!(fetched[&TopicPartition::new("u", 0)], None);
+    assert_eq!(fetched[&TopicPartition::new("t", 0)], (5, -1));
+    assert_eq!(fetched[&TopicPartition::new("t", 1)], (7, 3));
+    // Nothing committed: offset -1.
+    assert_eq!(fetched[&TopicPartition::new("u", 0)], (-1, -1));
     a.close().expect("close");
     // A new coordinator loads them from __consumer_offsets.
     let mut b = GroupMember::new(&datadir, config("c", "b", vec![Strategy::Range])).expect("b");
     let got = b.committed(&[TopicPartition::new("t", 1)]).expect("fetch");
-    assert_eq!(got, [(TopicPartition::new("t", 1), Some(7))]);
+    assert_eq!(
+        got,
+        [PartitionOffset::new(TopicPartition::new("t", 1), 7).with_leader_epoch(Some(3))]
+    );
     assert!(b.hosts_coordinator());
     let groups = Groups::load(&datadir).expect("groups");
     let group = groups.get("c").expect("group c");
@@ -959,6 +964,9 @@ fn what_a_group_commits_is_read_by_the_offsets_decoder() {
     for (k, v) in records.iter().filter(|(k, _)| k["type"] == "1") {
         assert_eq!(k["data"]["group"], "dec");
         assert_eq!(k["data"]["topic"], "t");
+        // The leader epoch of the last record read (its batch's partitionLeaderEpoch, 0 in a
+        // data directory, one broker at epoch 0), as Kafka's consumer commits it.
+        assert_eq!(v["data"]["leaderEpoch"], 0, "{v}");
         committed.insert(
             k["data"]["partition"].as_i64().expect("partition"),
             v["data"]["offset"].as_i64().expect("offset"),

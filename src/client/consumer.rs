@@ -401,6 +401,9 @@ pub struct PartitionConsumer {
     isolation: IsolationLevel,
     /// The offset of the next record to hand out.
     position: i64,
+    /// The leader epoch of the last batch read up to [`Self::position`] (Kafka's
+    /// `FetchPosition.offsetEpoch`), `None` until one with an epoch is read.
+    position_epoch: Option<i32>,
     /// Batches read ahead (read_committed: waiting for their transaction's outcome).
     pending: VecDeque<Vec<u8>>,
     /// Transaction markers seen ahead, per producer id: (marker offset, committed).
@@ -417,6 +420,7 @@ impl PartitionConsumer {
             fetcher: Source::Dir(Fetcher::new(dir, offset)),
             isolation,
             position: offset,
+            position_epoch: None,
             pending: VecDeque::new(),
             markers: HashMap::new(),
             current: None,
@@ -436,6 +440,7 @@ impl PartitionConsumer {
             fetcher: Source::Other(source),
             isolation,
             position: offset,
+            position_epoch: None,
             pending: VecDeque::new(),
             markers: HashMap::new(),
             current: None,
@@ -467,6 +472,19 @@ impl PartitionConsumer {
     /// The offset of the next record this consumer will hand out.
     pub fn position(&self) -> i64 {
         self.position
+    }
+
+    /// The leader epoch that goes with [`Self::position`]: the partitionLeaderEpoch of the
+    /// last batch read (Kafka's consumer commits it with the offset), else the one it started
+    /// from ([`Self::with_position_epoch`]), else `None`.
+    pub fn position_epoch(&self) -> Option<i32> {
+        self.position_epoch
+    }
+
+    /// Starts with `epoch` as the position's leader epoch (a committed offset's).
+    pub fn with_position_epoch(mut self, epoch: Option<i32>) -> Self {
+        self.position_epoch = epoch;
+        self
     }
 
     fn corrupt(&self, offset: i64, source: crate::record::RecordError) -> ConsumeError {
@@ -578,6 +596,11 @@ impl PartitionConsumer {
             let Some(bytes) = self.pending.pop_front() else {
                 continue;
             };
+            // Kafka's CompletedFetch: every batch read, delivered or skipped, with an epoch
+            // sets the position's.
+            if leader_epoch >= 0 {
+                self.position_epoch = Some(leader_epoch);
+            }
             if deliver {
                 let records =
                     RecordIter::owned(bytes).map_err(|source| self.corrupt(base, source))?;

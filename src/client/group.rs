@@ -28,10 +28,12 @@ use crate::common::TopicPartition;
 use crate::datadir::{DataDir, DataDirError};
 use crate::group::classic::{CoordinatorConfig, JoinRequest, ProtocolError};
 use crate::group::host::{
-    ConnectionError, CoordinatorConnection, CoordinatorHost, HostError, PartitionOffset, Request,
-    Response, SocketConnection, OFFSETS_TOPIC_PARTITIONS,
+    ConnectionError, CoordinatorConnection, CoordinatorHost, HostError, Request, Response,
+    SocketConnection, OFFSETS_TOPIC_PARTITIONS,
 };
 use crate::group::protocol::{Assignment, StickyUserData, Subscription, TopicPartitions};
+
+pub use crate::group::host::PartitionOffset;
 use crate::group::{ReadError, Versioned, WriteError};
 
 /// How long a member keeps looking for its coordinator (connecting, or retrying one that went
@@ -299,9 +301,10 @@ impl GroupMember {
         Ok(events)
     }
 
-    /// Commits `offsets` (the next offset to read of each partition) as a member of the
-    /// current generation, waiting until the coordinator has written them.
-    pub fn commit(&mut self, offsets: &[(TopicPartition, i64)]) -> Result<(), GroupClientError> {
+    /// Commits `offsets` (the next offset to read of each partition, with the leader epoch of
+    /// the last record read) as a member of the current generation, waiting until the
+    /// coordinator has written them.
+    pub fn commit(&mut self, offsets: &[PartitionOffset]) -> Result<(), GroupClientError> {
         if offsets.is_empty() {
             return Ok(());
         }
@@ -313,14 +316,7 @@ impl GroupMember {
             group: self.config.group_id.clone(),
             member_id,
             generation_id,
-            offsets: offsets
-                .iter()
-                .map(|(partition, offset)| PartitionOffset {
-                    partition: partition.clone(),
-                    offset: *offset,
-                    metadata: String::new(),
-                })
-                .collect(),
+            offsets: offsets.to_vec(),
         };
         match self.call(&request)? {
             Response::OffsetCommit(None) => Ok(()),
@@ -338,20 +334,18 @@ impl GroupMember {
         }
     }
 
-    /// The group's committed offsets of `partitions` (`None`: nothing committed).
+    /// The group's committed offsets of `partitions` (`offset` -1: none), with their leader
+    /// epochs.
     pub fn committed(
         &mut self,
         partitions: &[TopicPartition],
-    ) -> Result<Vec<(TopicPartition, Option<i64>)>, GroupClientError> {
+    ) -> Result<Vec<PartitionOffset>, GroupClientError> {
         let request = Request::OffsetFetch {
             group: self.config.group_id.clone(),
             partitions: partitions.to_vec(),
         };
         match self.call(&request)? {
-            Response::OffsetFetch(offsets) => Ok(offsets
-                .into_iter()
-                .map(|o| (o.partition, (o.offset >= 0).then_some(o.offset)))
-                .collect()),
+            Response::OffsetFetch(offsets) => Ok(offsets),
             other => Err(self.unexpected("OffsetFetch", other)),
         }
     }

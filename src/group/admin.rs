@@ -270,11 +270,7 @@ impl<'a> GroupAdmin<'a> {
             generation_id: -1,
             offsets: offsets
                 .iter()
-                .map(|(tp, offset)| PartitionOffset {
-                    partition: tp.clone(),
-                    offset: *offset,
-                    metadata: String::new(),
-                })
+                .map(|(tp, offset)| PartitionOffset::new(tp.clone(), *offset))
                 .collect(),
         };
         match self.call(group, &request)? {

@@ -65,8 +65,29 @@ pub struct PartitionOffset {
     pub partition: TopicPartition,
     /// The next offset to read; -1 in an OffsetFetch answer: nothing committed.
     pub offset: i64,
+    /// The leader epoch of the last record read before it (the batch's partitionLeaderEpoch),
+    /// -1 when unknown: what Kafka's consumer commits and fetches back with the offset.
+    pub leader_epoch: i32,
     /// The committer's metadata string.
     pub metadata: String,
+}
+
+impl PartitionOffset {
+    /// `offset` of `partition`, no leader epoch, no metadata (a commit from a tool).
+    pub fn new(partition: TopicPartition, offset: i64) -> Self {
+        PartitionOffset {
+            partition,
+            offset,
+            leader_epoch: -1,
+            metadata: String::new(),
+        }
+    }
+
+    /// The same, with the leader epoch of the last record read (`None`: unknown).
+    pub fn with_leader_epoch(mut self, leader_epoch: Option<i32>) -> Self {
+        self.leader_epoch = leader_epoch.unwrap_or(-1);
+        self
+    }
 }
 
 /// What a member asks its coordinator (the classic protocol's requests).
@@ -575,6 +596,7 @@ impl Coordinator {
                         PartitionOffset {
                             partition: tp.clone(),
                             offset: committed.offset,
+                            leader_epoch: committed.leader_epoch.unwrap_or(-1),
                             metadata: committed.metadata.clone(),
                         },
                     )
@@ -755,11 +777,7 @@ impl Coordinator {
                             g.offsets
                                 .get(&partition)
                                 .cloned()
-                                .unwrap_or(PartitionOffset {
-                                    partition,
-                                    offset: -1,
-                                    metadata: String::new(),
-                                })
+                                .unwrap_or(PartitionOffset::new(partition, -1))
                         })
                         .collect()
                 };
@@ -805,6 +823,7 @@ impl Coordinator {
             .iter()
             .map(|o| {
                 let mut value = OffsetCommitValue::new(o.offset, now);
+                value.leader_epoch = o.leader_epoch;
                 value.metadata.clone_from(&o.metadata);
                 CoordinatorRecord::offset_commit(
                     OffsetCommitKey {
@@ -1118,11 +1137,7 @@ mod tests {
         );
         // A commit from outside the group makes it: Empty, with its offsets.
         let offsets = [0, 1]
-            .map(|p| PartitionOffset {
-                partition: TopicPartition::new("t", p),
-                offset: 5,
-                metadata: String::new(),
-            })
+            .map(|p| PartitionOffset::new(TopicPartition::new("t", p), 5))
             .to_vec();
         assert_eq!(
             call(Request::OffsetCommit {

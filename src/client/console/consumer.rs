@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use super::Diagnostics;
 use crate::client::consumer::{ConsumeError, IsolationLevel, PartitionConsumer};
-use crate::client::group::{GroupClientError, GroupConfig, GroupMember, RebalanceEvent};
+use crate::client::group::{
+    GroupClientError, GroupConfig, GroupMember, PartitionOffset, RebalanceEvent,
+};
 use crate::client::offsets::{list_offset, offset_range, OffsetSpec};
 use crate::datadir::checkpoint::LOG_START_OFFSET_CHECKPOINT;
 use crate::datadir::{DataDir, DataDirError, OffsetCheckpoint, TopicFilter, TopicPartition};
@@ -603,10 +605,13 @@ impl ConsoleConsumer {
     }
 
     /// The next offset of every partition read, for a commit.
-    fn positions(&self) -> Vec<(TopicPartition, i64)> {
+    /// What the consumer would commit: each partition's position and its leader epoch.
+    fn positions(&self) -> Vec<PartitionOffset> {
         self.consumers
             .iter()
-            .map(|(tp, c)| (tp.clone(), c.position()))
+            .map(|(tp, c)| {
+                PartitionOffset::new(tp.clone(), c.position()).with_leader_epoch(c.position_epoch())
+            })
             .collect()
     }
 
@@ -649,7 +654,7 @@ impl ConsoleConsumer {
                         let offsets: Vec<_> = self
                             .positions()
                             .into_iter()
-                            .filter(|(p, _)| partitions.contains(p))
+                            .filter(|o| partitions.contains(&o.partition))
                             .collect();
                         self.commit(out, diagnostics, &prefix, &offsets)?;
                     }
@@ -697,10 +702,11 @@ impl ConsoleConsumer {
         };
         let committed = member.committed(partitions)?;
         let mut undefined = Vec::new();
-        for (tp, offset) in committed {
-            let start = match offset {
-                Some(offset) => StartOffset::At(offset),
-                None => match self.config.reset {
+        for committed in committed {
+            let tp = committed.partition;
+            let start = match committed.offset {
+                offset if offset >= 0 => StartOffset::At(offset),
+                _ => match self.config.reset {
                     Some(reset) => reset,
                     None => {
                         undefined.push(tp);
@@ -716,7 +722,16 @@ impl ConsoleConsumer {
                 &mut 0,
                 &mut self.resets,
             )?;
-            self.consumers.extend(opened);
+            // Starting at the committed offset, the position has its committed leader epoch
+            // (Kafka's `seek` to an OffsetAndMetadata); a reset position has none.
+            let epoch = (committed.leader_epoch >= 0).then_some(committed.leader_epoch);
+            self.consumers.extend(opened.into_iter().map(|(tp, c)| {
+                if committed.offset >= 0 && c.position() == committed.offset {
+                    (tp, c.with_position_epoch(epoch))
+                } else {
+                    (tp, c)
+                }
+            }));
         }
         if !undefined.is_empty() {
             return Err(ConsoleConsumeError::NoOffset(undefined));
@@ -731,7 +746,7 @@ impl ConsoleConsumer {
         out: &mut W,
         diagnostics: &dyn Diagnostics,
         prefix: &str,
-        offsets: &[(TopicPartition, i64)],
+        offsets: &[PartitionOffset],
     ) -> Result<(), ConsoleConsumeError> {
         out.flush()?;
         let Some(member) = self.member.as_mut() else {
