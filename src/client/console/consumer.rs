@@ -357,10 +357,9 @@ impl ConsoleConsumer {
             ),
             None => (
                 open_partitions(
-                    partitions,
+                    partitions.into_iter().map(|tp| (tp, start)).collect(),
                     &origin,
                     &config,
-                    start,
                     &mut backlog,
                     &mut resets,
                 )?,
@@ -702,37 +701,33 @@ impl ConsoleConsumer {
         };
         let committed = member.committed(partitions)?;
         let mut undefined = Vec::new();
-        for committed in committed {
-            let tp = committed.partition;
-            let start = match committed.offset {
+        let mut starts = Vec::new();
+        for c in &committed {
+            let start = match c.offset {
                 offset if offset >= 0 => StartOffset::At(offset),
                 _ => match self.config.reset {
                     Some(reset) => reset,
                     None => {
-                        undefined.push(tp);
+                        undefined.push(c.partition.clone());
                         continue;
                     }
                 },
             };
-            let opened = open_partitions(
-                vec![tp],
-                &self.origin,
-                &self.config,
-                start,
-                &mut 0,
-                &mut self.resets,
-            )?;
-            // Starting at the committed offset, the position has its committed leader epoch
-            // (Kafka's `seek` to an OffsetAndMetadata); a reset position has none.
-            let epoch = (committed.leader_epoch >= 0).then_some(committed.leader_epoch);
-            self.consumers.extend(opened.into_iter().map(|(tp, c)| {
-                if committed.offset >= 0 && c.position() == committed.offset {
-                    (tp, c.with_position_epoch(epoch))
-                } else {
-                    (tp, c)
+            starts.push((c.partition.clone(), start));
+        }
+        let opened = open_partitions(starts, &self.origin, &self.config, &mut 0, &mut self.resets)?;
+        // Starting at the committed offset, the position has its committed leader epoch
+        // (Kafka's `seek` to an OffsetAndMetadata); a reset position has none.
+        self.consumers
+            .extend(opened.into_iter().map(|(tp, consumer)| {
+                match committed.iter().find(|c| c.partition == tp) {
+                    Some(c) if c.offset >= 0 && consumer.position() == c.offset => {
+                        let epoch = (c.leader_epoch >= 0).then_some(c.leader_epoch);
+                        (tp, consumer.with_position_epoch(epoch))
+                    }
+                    _ => (tp, consumer),
                 }
             }));
-        }
         if !undefined.is_empty() {
             return Err(ConsoleConsumeError::NoOffset(undefined));
         }
@@ -783,10 +778,9 @@ impl ConsoleConsumer {
             // (a time named where the partitions known at the start begin).
             let start = self.config.reset.unwrap_or(StartOffset::At(-1));
             let opened = open_partitions(
-                new,
+                new.into_iter().map(|tp| (tp, start)).collect(),
                 &self.origin,
                 &self.config,
-                start,
                 &mut 0,
                 &mut self.resets,
             )?;
@@ -925,15 +919,14 @@ fn subscribed(
     Ok(partitions)
 }
 
-/// A consumer for each of `partitions`, positioned at `start` (the reset policy where that is
-/// out of range: below the log start offset or past the end, each such reset noted in
+/// A consumer for each of `partitions`, positioned at its start (the reset policy where that
+/// is out of range: below the log start offset or past the end, each such reset noted in
 /// `resets`; without a policy, Kafka's `OffsetOutOfRangeException`). `backlog` grows by the
 /// records from each consumer's start to its partition's end.
 fn open_partitions(
-    partitions: Vec<TopicPartition>,
+    partitions: Vec<(TopicPartition, StartOffset)>,
     origin: &Origin,
     config: &ConsoleConsumerConfig,
-    start: StartOffset,
     backlog: &mut u64,
     resets: &mut Vec<Reset>,
 ) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
@@ -942,14 +935,14 @@ fn open_partitions(
         Origin::Dir(datadir) => datadir,
         #[cfg(feature = "net")]
         Origin::Cluster(fetches) => {
-            return open_cluster_partitions(partitions, fetches, config, start, backlog)
+            return open_cluster_partitions(partitions, fetches, config, backlog)
         }
     };
     let log_starts =
         OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT)).unwrap_or_default();
     let mut consumers = Vec::new();
     let mut undefined: Vec<TopicPartition> = Vec::new();
-    for tp in partitions {
+    for (tp, start) in partitions {
         let dir = datadir.partition_dir(&tp);
         let checkpointed = log_starts.get(&tp).copied().unwrap_or(0);
         let range = offset_range(&dir, checkpointed)?;
@@ -1063,20 +1056,28 @@ fn start_offset<E: Into<ConsoleConsumeError>>(
 /// a time) from ListOffsets, their batches from the consumer's fetches.
 #[cfg(feature = "net")]
 fn open_cluster_partitions(
-    partitions: Vec<TopicPartition>,
+    partitions: Vec<(TopicPartition, StartOffset)>,
     fetches: &crate::net::fetch::Fetches,
     config: &ConsoleConsumerConfig,
-    start: StartOffset,
     backlog: &mut u64,
 ) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
     use crate::net::NetError;
+    use std::collections::BTreeMap;
+    let all: Vec<TopicPartition> = partitions.iter().map(|(tp, _)| tp.clone()).collect();
+    // The partitions to look up by time, by time (one ListOffsets each).
+    let mut by_time: BTreeMap<i64, Vec<TopicPartition>> = BTreeMap::new();
+    for (tp, start) in &partitions {
+        if let StartOffset::Time(ms) = start {
+            by_time.entry(*ms).or_default().push(tp.clone());
+        }
+    }
     let (earliest, latest, times) = fetches.with_cluster(|c| {
-        let earliest = c.list_offsets(&partitions, -2)?;
-        let latest = c.list_offsets(&partitions, -1)?;
-        let times = match start {
-            StartOffset::Time(ms) => Some(c.list_offsets(&partitions, ms)?),
-            _ => None,
-        };
+        let earliest = c.list_offsets(&all, -2)?;
+        let latest = c.list_offsets(&all, -1)?;
+        let mut times = BTreeMap::new();
+        for (ms, tps) in &by_time {
+            times.insert(*ms, c.list_offsets(tps, *ms)?);
+        }
         Ok::<_, NetError>((earliest, latest, times))
     })?;
     let answer = |answers: &std::collections::BTreeMap<
@@ -1093,11 +1094,11 @@ fn open_cluster_partitions(
     };
     let mut consumers = Vec::new();
     let mut undefined: Vec<TopicPartition> = Vec::new();
-    for tp in partitions {
+    for (tp, start) in partitions {
         let first = answer(&earliest, &tp)?.unwrap_or(0);
         let end = answer(&latest, &tp).map(|o| o.unwrap_or(first));
         let known_end = end.as_ref().ok().copied();
-        let at_time = |_| match &times {
+        let at_time = |ms| match times.get(&ms) {
             Some(times) => answer(times, &tp),
             None => Ok(None),
         };
