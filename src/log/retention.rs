@@ -247,16 +247,21 @@ fn mtime_ms(path: &Path) -> Result<i64> {
 /// What retention needs of a segment: its size, and its largest timestamp from its time index
 /// (the one it keeps in memory when it is the active segment of a writer) or its mtime.
 pub(crate) fn segment_info(segment: &LogSegment) -> Result<SegmentInfo> {
-    let largest = segment.largest_timestamp()?;
     Ok(SegmentInfo {
         base_offset: segment.base_offset(),
         size: segment.size(),
-        largest_timestamp: if largest >= 0 {
-            largest
-        } else {
-            mtime_ms(segment.log_path())?
-        },
+        largest_timestamp: largest_or_mtime(segment.largest_timestamp()?, segment.log_path())?,
     })
+}
+
+/// A segment's age stamp, as Kafka's `LogSegment.largestTimestamp`: its largest record
+/// timestamp (`largest`, -1 when none), else its `.log`'s mtime.
+fn largest_or_mtime(largest: i64, log: &Path) -> Result<i64> {
+    if largest >= 0 {
+        Ok(largest)
+    } else {
+        mtime_ms(log)
+    }
 }
 
 /// Counts the records of each deletion from its segment's batch headers (nothing is
@@ -344,11 +349,7 @@ fn segment_info_light(dir: &Path, base: i64) -> Result<SegmentInfo> {
     Ok(SegmentInfo {
         base_offset: base,
         size: meta.len(),
-        largest_timestamp: if largest >= 0 {
-            largest
-        } else {
-            mtime_ms(&log)?
-        },
+        largest_timestamp: largest_or_mtime(largest, &log)?,
     })
 }
 
