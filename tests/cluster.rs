@@ -418,17 +418,44 @@ fn what_if_with_eligible_leader_replicas() {
 /// A `PartitionChangeRecord` of a leader (-2: unchanged) and an ISR (`None`: unchanged).
 fn change(topic_id: Uuid, partition_id: i32, leader: i32, isr: Option<Vec<i32>>) -> MetadataRecord {
     MetadataRecord::PartitionChange(PartitionChange {
-        partition_id,
-        topic_id,
         isr,
         leader,
-        replicas: None,
-        removing_replicas: None,
-        adding_replicas: None,
-        leader_recovery_state: -1,
-        eligible_leader_replicas: None,
-        last_known_elr: None,
+        ..PartitionChange::none(topic_id, partition_id)
     })
+}
+
+#[test]
+fn partition_changes_encode_as_a_4_0_controller_writes_them() {
+    let id: Uuid = "ZiEeMspHR6qWOi9U5BW_hg".parse().unwrap();
+    let record = change(id, 3, 2, Some(vec![1, 2]));
+    let bytes = record.encode().unwrap();
+    // Frame version 1, PartitionChangeRecord (5) v1; partition 3, the topic id; then the
+    // tagged fields in tag order: 0 (isr: a compact array of 2 ints, 9 bytes) and 1 (leader);
+    // every other field is at its default and left out, as Kafka's writer leaves it out.
+    let mut expected = vec![1, 5, 1, 0, 0, 0, 3];
+    expected.extend_from_slice(&id.0);
+    expected.extend_from_slice(&[2, 0, 9, 3, 0, 0, 0, 1, 0, 0, 0, 2, 1, 4, 0, 0, 0, 2]);
+    assert_eq!(bytes, expected);
+    assert_eq!(MetadataRecord::read(&bytes).unwrap(), record);
+    // A reassignment's change carries the new replicas with their directories; one with ELR
+    // fields is written as version 2.
+    let dir: Uuid = "AAAAAAAAAAAAAAAAAAAAAQ".parse().unwrap();
+    let moved = MetadataRecord::PartitionChange(PartitionChange {
+        replicas: Some(vec![2, 3]),
+        adding_replicas: Some(vec![3]),
+        directories: Some(vec![dir, dir]),
+        ..PartitionChange::none(id, 0)
+    });
+    let bytes = moved.encode().unwrap();
+    assert_eq!(bytes[..3], [1, 5, 1]);
+    assert_eq!(MetadataRecord::read(&bytes).unwrap(), moved);
+    let elr = MetadataRecord::PartitionChange(PartitionChange {
+        eligible_leader_replicas: Some(vec![1]),
+        ..PartitionChange::none(id, 0)
+    });
+    let bytes = elr.encode().unwrap();
+    assert_eq!(bytes[..3], [1, 5, 2]);
+    assert_eq!(MetadataRecord::read(&bytes).unwrap(), elr);
 }
 
 #[test]

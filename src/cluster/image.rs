@@ -374,16 +374,9 @@ impl MetadataImage {
                             continue;
                         }
                         p.merge(PartitionChange {
-                            partition_id,
-                            topic_id: topic.id,
-                            isr: None,
-                            leader: NO_LEADER_CHANGE,
-                            replicas: None,
-                            removing_replicas: None,
-                            adding_replicas: None,
-                            leader_recovery_state: -1,
                             eligible_leader_replicas: Some(Vec::new()),
                             last_known_elr: Some(Vec::new()),
+                            ..PartitionChange::none(topic.id, partition_id)
                         });
                     }
                 }

@@ -102,6 +102,27 @@ pub struct PartitionChange {
     pub eligible_leader_replicas: Option<Vec<i32>>,
     /// The new last known ELR.
     pub last_known_elr: Option<Vec<i32>>,
+    /// Each new replica's log directory id (version 1+), set with a new replica list.
+    pub directories: Option<Vec<Uuid>>,
+}
+
+impl PartitionChange {
+    /// A change of nothing yet, to fill in with struct update syntax.
+    pub fn none(topic_id: Uuid, partition_id: i32) -> PartitionChange {
+        PartitionChange {
+            partition_id,
+            topic_id,
+            isr: None,
+            leader: NO_LEADER_CHANGE,
+            replicas: None,
+            removing_replicas: None,
+            adding_replicas: None,
+            leader_recovery_state: -1,
+            eligible_leader_replicas: None,
+            last_known_elr: None,
+            directories: None,
+        }
+    }
 }
 
 /// `PartitionChangeRecord.leader` when the leader does not change.
@@ -427,6 +448,10 @@ impl MetadataRecord {
                     leader_recovery_state: r.i8_or("leaderRecoveryState", -1)?,
                     eligible_leader_replicas: r.ints("eligibleLeaderReplicas")?,
                     last_known_elr: r.ints("lastKnownElr")?,
+                    directories: match r.data.get("directories") {
+                        None | Some(JValue::Null) => None,
+                        Some(_) => Some(r.uuids("directories")?),
+                    },
                 })
             }
             7 | 8 => {
@@ -514,7 +539,7 @@ fn obj(fields: Vec<(&str, JValue)>) -> JValue {
 
 impl MetadataRecord {
     /// The record's value as Kafka 4.0's controller writes it at metadata.version 4.0-IV3:
-    /// `RegisterBrokerRecord` v3, `PartitionRecord` v1 (no ELR), the others v0. Only the types
+    /// `RegisterBrokerRecord` v3, `PartitionRecord` v1 (no ELR), `PartitionChangeRecord` v1 (v2 with ELR fields), the others v0. Only the types
     /// kafkit writes; the others are [`EncodeError::UnsupportedVersion`].
     pub fn encode(&self) -> Result<Vec<u8>, EncodeError> {
         let (name, version, data) = match self {
@@ -605,6 +630,37 @@ impl MetadataRecord {
                             JValue::Arr(r.directories.iter().map(|&d| uuid(d)).collect()),
                         ),
                     ]),
+                )
+            }
+            MetadataRecord::PartitionChange(c) => {
+                let list = |l: &Option<Vec<i32>>| l.as_deref().map_or(JValue::Null, ints);
+                // Version 2 carries the ELR fields, which Kafka writes only with ELR enabled;
+                // version 1 (directories) otherwise, as a 4.0 controller does.
+                let elr = c.eligible_leader_replicas.is_some() || c.last_known_elr.is_some();
+                let mut fields = vec![
+                    ("partitionId", int(c.partition_id)),
+                    ("topicId", uuid(c.topic_id)),
+                    ("isr", list(&c.isr)),
+                    ("leader", int(c.leader)),
+                    ("replicas", list(&c.replicas)),
+                    ("removingReplicas", list(&c.removing_replicas)),
+                    ("addingReplicas", list(&c.adding_replicas)),
+                    ("leaderRecoveryState", int(c.leader_recovery_state)),
+                    (
+                        "directories",
+                        c.directories.as_deref().map_or(JValue::Null, |d| {
+                            JValue::Arr(d.iter().map(|&d| uuid(d)).collect())
+                        }),
+                    ),
+                ];
+                if elr {
+                    fields.push(("eligibleLeaderReplicas", list(&c.eligible_leader_replicas)));
+                    fields.push(("lastKnownElr", list(&c.last_known_elr)));
+                }
+                (
+                    "PartitionChangeRecord",
+                    if elr { 2 } else { 1 },
+                    obj(fields),
                 )
             }
             MetadataRecord::Config {
