@@ -25,6 +25,7 @@ mod library;
 mod live_groups;
 mod log;
 mod log_cleaner;
+mod log_ends;
 mod log_start;
 mod man;
 mod memory;

@@ -31,6 +31,12 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace_via(path, &temp_path(path), bytes, false)
 }
 
+/// [`replace`] through the temporary file `tmp`, for files that writers without the lock
+/// replace (each its own `tmp`).
+pub(crate) fn replace_through(path: &Path, tmp: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace_via(path, tmp, bytes, false)
+}
+
 fn replace_via(path: &Path, tmp: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     let result = (|| {
         let mut file = OpenOptions::new()

@@ -8,6 +8,7 @@
 //!   <topic>-<partition>/     partition.metadata, segments (the log's business)
 //!   .kafkit-topics.json      kafkit's topic metadata (see below)
 //!   .kafkit-unflushed.json   where logs were closed unflushed, trusted until a restart (`tails`)
+//!   .kafkit-log-ends         log ends readers found, trusted while their files are unchanged (`log_ends`)
 //! ```
 //!
 //! A broker keeps topic metadata in its controller; kafkit keeps it in one JSON file at the
@@ -60,10 +61,12 @@ pub mod delete_records;
 #[allow(unsafe_code)]
 pub mod lock;
 pub mod log_dirs;
+pub mod log_ends;
 pub mod meta;
 pub mod names;
 pub mod placement;
 pub mod properties;
+mod stamp;
 mod tails;
 mod writer;
 

@@ -23,47 +23,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::stamp::FileStamp;
 use crate::common::TopicPartition;
-use crate::log::segment;
 
 /// File name of the unflushed tails (data directory root).
 pub const UNFLUSHED_TAILS: &str = ".kafkit-unflushed.json";
-
-/// The identity of a segment file: any write, truncation or replacement changes it, and its
-/// change time cannot be set back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct FileStamp {
-    device: u64,
-    inode: u64,
-    size: u64,
-    modified: (i64, i64),
-    changed: (i64, i64),
-}
-
-impl FileStamp {
-    /// The stamp of the `.log` file of the segment at `base` in `dir`.
-    fn of_segment(dir: &Path, base: i64) -> Option<FileStamp> {
-        Self::of(&dir.join(segment::file_name(base, ".log")))
-    }
-
-    #[cfg(unix)]
-    fn of(path: &Path) -> Option<FileStamp> {
-        use std::os::unix::fs::MetadataExt;
-        let meta = fs::metadata(path).ok()?;
-        Some(FileStamp {
-            device: meta.dev(),
-            inode: meta.ino(),
-            size: meta.size(),
-            modified: (meta.mtime(), meta.mtime_nsec()),
-            changed: (meta.ctime(), meta.ctime_nsec()),
-        })
-    }
-
-    #[cfg(not(unix))]
-    fn of(_path: &Path) -> Option<FileStamp> {
-        None
-    }
-}
 
 /// One log closed without flushing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

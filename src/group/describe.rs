@@ -6,12 +6,12 @@
 //! partitions no member owns.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use super::records::{MemberMetadata, ReadError};
 use super::state::Group;
+use crate::datadir::log_ends::LogEndCache;
 use crate::datadir::{DataDir, TopicPartition};
-use crate::log::{LogError, LogReader, SkippedTail};
+use crate::log::{LogError, SkippedTail};
 
 /// Why a member's subscription or assignment bytes are not the consumer protocol.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -152,20 +152,22 @@ pub struct LogEnds {
 
 impl LogEnds {
     /// Reads the log end of each partition, on as many threads as there are cores (each
-    /// partition costs a few system calls: listing its directory, opening and reading the end of
-    /// its active segment).
+    /// partition costs a few system calls: two `statx` when the data directory's log-end cache
+    /// ([`LogEndCache`]) holds it unchanged, else listing its directory, opening and reading the
+    /// end of its active segment), and records what it read in the cache.
     pub fn read<'a>(
         datadir: &DataDir,
         partitions: impl IntoIterator<Item = &'a TopicPartition>,
     ) -> Self {
         let partitions: Vec<&TopicPartition> = partitions.into_iter().collect();
+        let cache = LogEndCache::load(datadir.path());
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Threads are worth starting only for many partitions.
         let chunk = partitions.len().div_ceil(threads).max(256);
         let read_chunk = |chunk: &[&TopicPartition]| {
             chunk
                 .iter()
-                .map(|tp| ((*tp).clone(), log_end(&datadir.partition_dir(tp))))
+                .map(|tp| ((*tp).clone(), cache.log_end(&tp.to_string())))
                 .collect::<Vec<_>>()
         };
         let results: Vec<_> = std::thread::scope(|scope| {
@@ -181,10 +183,15 @@ impl LogEnds {
             }
             all
         });
+        cache.save(results.iter().filter_map(|(_, r)| r.as_ref().ok()));
         let mut ends = LogEnds::default();
         for (tp, found) in results {
             match found {
-                Ok((end, skipped)) => {
+                Ok(found) => {
+                    let (end, skipped) = match found.end {
+                        Some(end) => (Some(end.offset), end.skipped),
+                        None => (None, None),
+                    };
                     ends.ends.insert(tp, end);
                     ends.skipped.extend(skipped);
                 }
@@ -197,16 +204,6 @@ impl LogEnds {
     /// The log end of `tp`, when known.
     pub fn get(&self, tp: &TopicPartition) -> Option<i64> {
         self.ends.get(tp).copied().flatten()
-    }
-}
-
-/// The log end of the partition at `dir` (`None` when it has no directory: not in this data
-/// directory, or removed while read), and the unread tail of its active segment, if any.
-fn log_end(dir: &Path) -> Result<(Option<i64>, Option<SkippedTail>), LogError> {
-    match LogReader::open(dir).and_then(|mut log| log.log_end()) {
-        Ok(end) => Ok((Some(end.offset), end.skipped)),
-        Err(_) if !dir.is_dir() => Ok((None, None)),
-        Err(e) => Err(e),
     }
 }
 

@@ -1209,6 +1209,11 @@ impl LogReader {
         &self.segments
     }
 
+    /// Whether some segments are read from a cleaning's `.swap` files (see [`reader_view`]).
+    pub fn reads_swap_files(&self) -> bool {
+        !self.swapped.is_empty()
+    }
+
     /// The segment with this base offset, opened on first use. Its readers are checked ones
     /// ([`ReadChecks`](super::ReadChecks)): a consumer's view of the log.
     pub fn segment(&mut self, base: i64) -> Result<&LogSegment> {

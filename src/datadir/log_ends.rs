@@ -1,0 +1,352 @@
+//! The log-end cache: the log end offsets readers found, kept with the identity of what they
+//! read them from, so that the next reader of an unchanged partition pays two `statx` for it
+//! instead of listing its directory and reading the tail of its active segment.
+//!
+//! A broker answers "where does this log end" from memory. A kafkit command starts cold, and a
+//! tool that needs the log end of every partition of a large group (`consumer-groups
+//! --describe`) spends most of its time in the kernel reading them: 12 system calls a
+//! partition. The cache, `.kafkit-log-ends` at the data directory's root, holds for each
+//! partition read: the [`FileStamp`] of its directory (any segment added, removed or renamed
+//! changes it), the base offset and stamp of its active segment's `.log` (any append,
+//! truncation or replacement changes it), and the log end offset found. A reader whose two
+//! stamps still match uses the offset; any difference reads the log as before.
+//!
+//! **What is trusted.** A stamp misses a change only when the change leaves the size as it
+//! was and happens within the same tick of the file system's clock as the stamped state (a
+//! truncation and a rewrite to the same length in the same millisecond). So, as git does with
+//! "racily clean" index entries, an entry is recorded only when both times of the directory
+//! and of the segment are more than [`SETTLED`] before the reader started: any later change
+//! then gets a later time, and with it another stamp. The stamps are taken before the
+//! directory is listed and before the segment is read, so a change during the read leaves a
+//! stamp that no longer matches. Nothing else is cached: a log whose active segment ends in
+//! bytes that do not frame a batch (its warning is printed at every read), or that is read
+//! from a cleaning's `.swap` files, is read every time.
+//!
+//! **Where.** Only in data directories kafkit already keeps files in (its topics file or its
+//! unflushed tails): a read command adds no file to a copy of a broker's directory. The file
+//! is only a cache: it is replaced through a temporary file of the process's own, never
+//! synced; a missing, damaged (its CRC-32C does not match) or unwritable one costs only the
+//! reads it would have saved.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::stamp::{FileStamp, STAMP_BYTES};
+use crate::log::{LogEnd, LogError, LogReader};
+
+/// File name of the log-end cache (data directory root).
+pub const LOG_END_CACHE: &str = ".kafkit-log-ends";
+
+/// How long before a reader started a file must have last changed for its stamp to be trusted:
+/// coarser than any file system clock's tick kafkit runs on.
+pub const SETTLED: Duration = Duration::from_secs(2);
+
+const MAGIC: &[u8; 8] = b"kafkitLE";
+const VERSION: u32 = 1;
+
+/// What is recorded of one partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    dir: FileStamp,
+    /// The active segment's base offset and its `.log`'s stamp; `None` for a log without
+    /// segments.
+    segment: Option<(i64, FileStamp)>,
+    log_end: i64,
+}
+
+/// A lookup's answer: the log end (`None`: the partition has no directory) and what to record.
+#[derive(Debug)]
+pub struct Found {
+    /// The log end, as [`LogReader::log_end`] gives it.
+    pub end: Option<LogEnd>,
+    /// Whether it is the recorded one (the partition's files unchanged since).
+    pub from_cache: bool,
+    /// The partition's new entry, when one may be recorded; `Stale` when the recorded one no
+    /// longer holds and none replaces it.
+    update: Update,
+}
+
+#[derive(Debug)]
+enum Update {
+    None,
+    Record(String, Entry),
+    Stale(String),
+}
+
+/// The cache of one data directory, as read when a command started.
+#[derive(Debug)]
+pub struct LogEndCache {
+    root: PathBuf,
+    entries: HashMap<String, Entry>,
+    /// Files whose times are before this are settled.
+    settled_before: (i64, i64),
+    /// Whether the cache may be written here.
+    writable: bool,
+}
+
+impl LogEndCache {
+    /// The cache of the data directory at `root` (empty when there is none, or it is damaged).
+    pub fn load(root: &Path) -> LogEndCache {
+        let since_epoch = SystemTime::now()
+            .checked_sub(SETTLED)
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .unwrap_or_default();
+        let writable = [super::TOPICS_FILE, super::UNFLUSHED_TAILS]
+            .iter()
+            .any(|f| root.join(f).is_file());
+        let entries = fs::read(root.join(LOG_END_CACHE))
+            .ok()
+            .and_then(|bytes| parse(&bytes))
+            .unwrap_or_default();
+        LogEndCache {
+            root: root.to_path_buf(),
+            entries,
+            settled_before: (
+                i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX),
+                i64::from(since_epoch.subsec_nanos()),
+            ),
+            writable,
+        }
+    }
+
+    /// The log end of the partition whose directory is `name` under the root: the recorded one
+    /// when the directory and its active segment are unchanged, else read from the log.
+    pub fn log_end(&self, name: &str) -> Result<Found, LogError> {
+        let dir = self.root.join(name);
+        let Some(dir_stamp) = FileStamp::of(&dir) else {
+            // No directory (or none that can be read): what the reader says of it.
+            return read_log_end(&dir).map(|end| Found {
+                end,
+                from_cache: false,
+                update: Update::None,
+            });
+        };
+        let recorded = self.entries.get(name);
+        if let Some(entry) = recorded.filter(|e| e.dir == dir_stamp) {
+            let unchanged = match entry.segment {
+                None => true,
+                Some((base, stamp)) => FileStamp::of_segment(&dir, base) == Some(stamp),
+            };
+            if unchanged {
+                return Ok(Found {
+                    end: Some(LogEnd {
+                        offset: entry.log_end,
+                        skipped: None,
+                    }),
+                    from_cache: true,
+                    update: Update::None,
+                });
+            }
+        }
+        let mut log = match LogReader::open(&dir) {
+            Ok(log) => log,
+            Err(_) if !dir.is_dir() => {
+                return Ok(Found {
+                    end: None,
+                    from_cache: false,
+                    update: Update::None,
+                })
+            }
+            Err(e) => return Err(e),
+        };
+        let segment = log
+            .segment_base_offsets()
+            .last()
+            .map(|&base| (base, FileStamp::of_segment(&dir, base)));
+        let end = log.log_end()?;
+        let settled = |s: &FileStamp| s.settled_before(self.settled_before);
+        let entry = match segment {
+            _ if end.skipped.is_some() || log.reads_swap_files() || !settled(&dir_stamp) => None,
+            None => Some(None),
+            Some((base, Some(stamp))) if settled(&stamp) => Some(Some((base, stamp))),
+            Some(_) => None,
+        }
+        .map(|segment| Entry {
+            dir: dir_stamp,
+            segment,
+            log_end: end.offset,
+        });
+        let update = match entry {
+            Some(entry) if recorded != Some(&entry) => Update::Record(name.to_string(), entry),
+            Some(_) => Update::None,
+            None if recorded.is_some() => Update::Stale(name.to_string()),
+            None => Update::None,
+        };
+        Ok(Found {
+            end: Some(end),
+            from_cache: false,
+            update,
+        })
+    }
+
+    /// Records what `found` learned and writes the cache if it changed. A cache that cannot be
+    /// written is left as it was (it only saves reads).
+    pub fn save<'a>(mut self, found: impl IntoIterator<Item = &'a Found>) {
+        let mut changed = false;
+        for f in found {
+            match &f.update {
+                Update::None => {}
+                Update::Record(name, entry) => {
+                    self.entries.insert(name.clone(), *entry);
+                    changed = true;
+                }
+                Update::Stale(name) => changed |= self.entries.remove(name).is_some(),
+            }
+        }
+        if !changed || !self.writable {
+            return;
+        }
+        let path = self.root.join(LOG_END_CACHE);
+        let tmp = self
+            .root
+            .join(format!("{LOG_END_CACHE}.{}.tmp", std::process::id()));
+        let _ = super::atomic::replace_through(&path, &tmp, &encode(&self.entries));
+    }
+}
+
+/// The log end of the partition in `dir`, `None` when it has no directory.
+fn read_log_end(dir: &Path) -> Result<Option<LogEnd>, LogError> {
+    match LogReader::open(dir).and_then(|mut log| log.log_end()) {
+        Ok(end) => Ok(Some(end)),
+        Err(_) if !dir.is_dir() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The file: magic, version, the CRC-32C of what follows it, the entry count, then each entry:
+/// its name (length-prefixed), the directory's stamp, a segment flag with the base offset and
+/// stamp, the log end. Numbers are big-endian.
+fn encode(entries: &HashMap<String, Entry>) -> Vec<u8> {
+    let mut body = Vec::with_capacity(entries.len() * (2 * STAMP_BYTES + 40));
+    body.extend_from_slice(
+        &u32::try_from(entries.len())
+            .unwrap_or(u32::MAX)
+            .to_be_bytes(),
+    );
+    for (name, entry) in entries.iter().take(u32::MAX as usize) {
+        let name = name.as_bytes();
+        let Ok(len) = u16::try_from(name.len()) else {
+            continue;
+        };
+        body.extend_from_slice(&len.to_be_bytes());
+        body.extend_from_slice(name);
+        body.extend_from_slice(&entry.dir.to_bytes());
+        match entry.segment {
+            None => body.push(0),
+            Some((base, stamp)) => {
+                body.push(1);
+                body.extend_from_slice(&base.to_be_bytes());
+                body.extend_from_slice(&stamp.to_bytes());
+            }
+        }
+        body.extend_from_slice(&entry.log_end.to_be_bytes());
+    }
+    let mut out = Vec::with_capacity(body.len() + 16);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_be_bytes());
+    out.extend_from_slice(&crate::record::crc32c(&body).to_be_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// The entries of a cache file; `None` if it is not one of this version or is damaged.
+fn parse(bytes: &[u8]) -> Option<HashMap<String, Entry>> {
+    let mut r = Reader(bytes);
+    if r.take(8)? != MAGIC || r.u32()? != VERSION {
+        return None;
+    }
+    let crc = r.u32()?;
+    if crate::record::crc32c(r.0) != crc {
+        return None;
+    }
+    let count = r.u32()?;
+    let mut entries = HashMap::with_capacity(usize::try_from(count).ok()?.min(1 << 20));
+    for _ in 0..count {
+        let len = usize::from(u16::from_be_bytes(r.array()?));
+        let name = std::str::from_utf8(r.take(len)?).ok()?.to_string();
+        let dir = FileStamp::from_bytes(&r.array()?);
+        let segment = match r.take(1)? {
+            [0] => None,
+            [1] => Some((
+                i64::from_be_bytes(r.array()?),
+                FileStamp::from_bytes(&r.array()?),
+            )),
+            _ => return None,
+        };
+        let log_end = i64::from_be_bytes(r.array()?);
+        entries.insert(
+            name,
+            Entry {
+                dir,
+                segment,
+                log_end,
+            },
+        );
+    }
+    r.0.is_empty().then_some(entries)
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.array().map(u32::from_be_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(n: u64) -> FileStamp {
+        FileStamp {
+            device: 1,
+            inode: n,
+            size: n * 10,
+            modified: (1_700_000_000, 5),
+            changed: (1_700_000_000, 6),
+        }
+    }
+
+    #[test]
+    fn the_file_reads_back_and_a_damaged_one_is_ignored() {
+        let mut entries = HashMap::new();
+        entries.insert(
+            "orders-0".to_string(),
+            Entry {
+                dir: stamp(1),
+                segment: Some((100, stamp(2))),
+                log_end: 142,
+            },
+        );
+        entries.insert(
+            "empty-3".to_string(),
+            Entry {
+                dir: stamp(3),
+                segment: None,
+                log_end: 0,
+            },
+        );
+        let bytes = encode(&entries);
+        assert_eq!(parse(&bytes), Some(entries));
+        for i in [0, 9, 13, 20, bytes.len() - 1] {
+            let mut damaged = bytes.clone();
+            damaged[i] ^= 0x40;
+            assert_eq!(parse(&damaged), None, "byte {i}");
+        }
+        assert_eq!(parse(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(parse(b""), None);
+    }
+}
