@@ -28,13 +28,14 @@
 //! synced; a missing, damaged (its CRC-32C does not match) or unwritable one costs only the
 //! reads it would have saved.
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rustc_hash::FxHashMap;
+
 use super::stamp::{FileStamp, STAMP_BYTES};
-use crate::log::{LogEnd, LogError, LogReader};
+use crate::log::{segment, LogEnd, LogError, LogReader};
 
 /// File name of the log-end cache (data directory root).
 pub const LOG_END_CACHE: &str = ".kafkit-log-ends";
@@ -79,7 +80,9 @@ enum Update {
 #[derive(Debug)]
 pub struct LogEndCache {
     root: PathBuf,
-    entries: HashMap<String, Entry>,
+    /// The root, open for `fstatat` of the names under it (`None`: cannot be opened).
+    root_dir: Option<fs::File>,
+    entries: FxHashMap<String, Entry>,
     /// Files whose times are before this are settled.
     settled_before: (i64, i64),
     /// Whether the cache may be written here.
@@ -102,6 +105,7 @@ impl LogEndCache {
             .unwrap_or_default();
         LogEndCache {
             root: root.to_path_buf(),
+            root_dir: fs::File::open(root).ok(),
             entries,
             settled_before: (
                 i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX),
@@ -115,7 +119,13 @@ impl LogEndCache {
     /// when the directory and its active segment are unchanged, else read from the log.
     pub fn log_end(&self, name: &str) -> Result<Found, LogError> {
         let dir = self.root.join(name);
-        let Some(dir_stamp) = FileStamp::of(&dir) else {
+        let stamp = |file: &str| match &self.root_dir {
+            Some(root) => FileStamp::at(root, file),
+            None => FileStamp::of(&self.root.join(file)),
+        };
+        let segment_stamp =
+            |base: i64| stamp(&format!("{name}/{}", segment::file_name(base, ".log")));
+        let Some(dir_stamp) = stamp(name) else {
             // No directory (or none that can be read): what the reader says of it.
             return read_log_end(&dir).map(|end| Found {
                 end,
@@ -127,7 +137,7 @@ impl LogEndCache {
         if let Some(entry) = recorded.filter(|e| e.dir == dir_stamp) {
             let unchanged = match entry.segment {
                 None => true,
-                Some((base, stamp)) => FileStamp::of_segment(&dir, base) == Some(stamp),
+                Some((base, recorded)) => segment_stamp(base) == Some(recorded),
             };
             if unchanged {
                 return Ok(Found {
@@ -154,7 +164,7 @@ impl LogEndCache {
         let segment = log
             .segment_base_offsets()
             .last()
-            .map(|&base| (base, FileStamp::of_segment(&dir, base)));
+            .map(|&base| (base, segment_stamp(base)));
         let end = log.log_end()?;
         let settled = |s: &FileStamp| s.settled_before(self.settled_before);
         let entry = match segment {
@@ -218,7 +228,7 @@ fn read_log_end(dir: &Path) -> Result<Option<LogEnd>, LogError> {
 /// The file: magic, version, the CRC-32C of what follows it, the entry count, then each entry:
 /// its name (length-prefixed), the directory's stamp, a segment flag with the base offset and
 /// stamp, the log end. Numbers are big-endian.
-fn encode(entries: &HashMap<String, Entry>) -> Vec<u8> {
+fn encode(entries: &FxHashMap<String, Entry>) -> Vec<u8> {
     let mut body = Vec::with_capacity(entries.len() * (2 * STAMP_BYTES + 40));
     body.extend_from_slice(
         &u32::try_from(entries.len())
@@ -252,7 +262,7 @@ fn encode(entries: &HashMap<String, Entry>) -> Vec<u8> {
 }
 
 /// The entries of a cache file; `None` if it is not one of this version or is damaged.
-fn parse(bytes: &[u8]) -> Option<HashMap<String, Entry>> {
+fn parse(bytes: &[u8]) -> Option<FxHashMap<String, Entry>> {
     let mut r = Reader(bytes);
     if r.take(8)? != MAGIC || r.u32()? != VERSION {
         return None;
@@ -262,7 +272,8 @@ fn parse(bytes: &[u8]) -> Option<HashMap<String, Entry>> {
         return None;
     }
     let count = r.u32()?;
-    let mut entries = HashMap::with_capacity(usize::try_from(count).ok()?.min(1 << 20));
+    let mut entries = FxHashMap::default();
+    entries.reserve(usize::try_from(count).ok()?.min(1 << 20));
     for _ in 0..count {
         let len = usize::from(u16::from_be_bytes(r.array()?));
         let name = std::str::from_utf8(r.take(len)?).ok()?.to_string();
@@ -322,7 +333,7 @@ mod tests {
 
     #[test]
     fn the_file_reads_back_and_a_damaged_one_is_ignored() {
-        let mut entries = HashMap::new();
+        let mut entries = FxHashMap::default();
         entries.insert(
             "orders-0".to_string(),
             Entry {

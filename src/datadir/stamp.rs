@@ -54,6 +54,27 @@ impl FileStamp {
         None
     }
 
+    /// The stamp of `name`, a path relative to the directory open as `dir`, `None` if it
+    /// cannot be read (one lookup of `name`'s components, not of the whole path).
+    #[cfg(unix)]
+    pub(crate) fn at(dir: &fs::File, name: &str) -> Option<FileStamp> {
+        let name = std::ffi::CString::new(name).ok()?;
+        let s = crate::log::os::stat_at(dir, &name).ok()?;
+        Some(FileStamp {
+            device: s.device,
+            inode: s.inode,
+            size: s.size,
+            modified: s.modified,
+            changed: s.changed,
+        })
+    }
+
+    /// No stamps where there are no inodes: nothing is trusted.
+    #[cfg(not(unix))]
+    pub(crate) fn at(_dir: &fs::File, _name: &str) -> Option<FileStamp> {
+        None
+    }
+
     /// Whether both of the file's times are before `time` (seconds, nanoseconds).
     pub(crate) fn settled_before(&self, time: (i64, i64)) -> bool {
         self.modified < time && self.changed < time

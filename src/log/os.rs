@@ -64,3 +64,39 @@ pub(crate) fn open_file_limit() -> Option<u64> {
     #[cfg(not(unix))]
     None
 }
+
+/// What `fstatat` tells of a file: the fields of a [`crate::datadir`] file stamp.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StatAt {
+    pub(crate) device: u64,
+    pub(crate) inode: u64,
+    pub(crate) size: u64,
+    pub(crate) modified: (i64, i64),
+    pub(crate) changed: (i64, i64),
+}
+
+/// The metadata of `name`, a path relative to the directory open as `dir` (`fstatat`,
+/// following symbolic links): one lookup of `name`'s components instead of the whole path's,
+/// for callers that stat many files under one directory.
+#[cfg(unix)]
+pub(crate) fn stat_at(dir: &File, name: &std::ffi::CStr) -> io::Result<StatAt> {
+    use std::os::fd::AsRawFd;
+    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `name` is a NUL-terminated string that outlives the call, `stat` is memory of
+    // ours sized for one `struct stat`, and `dir` keeps its descriptor open for the call.
+    let rc = unsafe { libc::fstatat(dir.as_raw_fd(), name.as_ptr(), stat.as_mut_ptr(), 0) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fstatat returned 0, so it filled the whole struct.
+    let stat = unsafe { stat.assume_init() };
+    // The field types differ between platforms (and are these types on Linux x86-64).
+    #[allow(clippy::unnecessary_cast, clippy::cast_sign_loss)]
+    Ok(StatAt {
+        device: stat.st_dev as u64,
+        inode: stat.st_ino as u64,
+        size: stat.st_size as u64,
+        modified: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+        changed: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
+    })
+}
