@@ -13,8 +13,9 @@
 #       (the member hosts the coordinator, and its commit at close writes 10,000 offsets to
 #       __consumer_offsets: lags of 0 and more)
 # so every partition has what kafkit's writer leaves: a .log, its .index and .timeindex. Then
-# RUNS runs of `--describe --group bench` for --output text and json, each run's wall time
-# (date +%s%N) and CPU time (/usr/bin/time, user + system), and their medians.
+# RUNS runs of `--describe --group bench` for --output text and json, with the log-end cache
+# removed before each run (cold) and kept (warm), each run's wall time (date +%s%N) and CPU time
+# (/usr/bin/time, user + system), and their medians.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${1:-target/bench-data/describe-10000}
@@ -39,16 +40,24 @@ out=$(mktemp)
 echo "output: $(wc -l <"$out") lines, $(wc -c <"$out") bytes"
 echo "machine: $(nproc) cores; $(lscpu | grep 'Model name' | sed 's/ \+/ /g'); load $(cut -d' ' -f1-3 /proc/loadavg)"
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# "cold": the log-end cache (.kafkit-log-ends) removed before each run, so every partition's log
+# is read (and the cache written again); "warm": the cache left as the previous run wrote it,
+# every partition unchanged (two statx each).
+for cache in cold warm; do
 for format in text json; do
     : >"$out"
+    rm -f "$data/.kafkit-log-ends"
+    "$kafkit" --data-dir "$data" consumer-groups --describe --group bench >/dev/null 2>&1
     for _ in $(seq "$runs"); do
+        if [ "$cache" = cold ]; then rm -f "$data/.kafkit-log-ends"; fi
         start=$(date +%s%N)
         /usr/bin/time -o "$out.cpu" -f "%U %S" \
             "$kafkit" --data-dir "$data" --output "$format" consumer-groups --describe --group bench >/dev/null 2>&1
         end=$(date +%s%N)
         echo "$(((end - start) / 1000000)) $(awk '{printf "%d", ($1 + $2) * 1000}' "$out.cpu")" >>"$out"
     done
-    echo "--output $format: wall ms $(cut -d' ' -f1 "$out" | tr '\n' ' ')(median $(cut -d' ' -f1 "$out" | median)); CPU ms median $(cut -d' ' -f2 "$out" | median)"
+    echo "$cache, --output $format: wall ms $(cut -d' ' -f1 "$out" | tr '\n' ' ')(median $(cut -d' ' -f1 "$out" | median)); CPU ms median $(cut -d' ' -f2 "$out" | median)"
+done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -f "$out" "$out.cpu"
