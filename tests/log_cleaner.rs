@@ -1106,3 +1106,149 @@ fn a_cleaning_stops_at_the_first_open_transaction() {
         "0\n1\nx 0 2\n"
     );
 }
+
+/// Topic `x` (compacted) holding `log` as its first segment, an empty active segment at
+/// `next` after it.
+fn compacted_with_segment(d: &Path, log: &Path, next: i64) {
+    eager_compacted(d);
+    let p = d.join("x-0");
+    for entry in fs::read_dir(&p).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("00000000000000000000.") {
+            fs::remove_file(path).unwrap();
+        }
+    }
+    fs::copy(log, p.join("00000000000000000000.log")).unwrap();
+    fs::write(p.join(format!("{next:020}.log")), b"").unwrap();
+}
+
+/// Each record of segment 0 of `x` as kafka-python reads it, `(offset, key, value)`, every
+/// batch's CRC checked and its magic one of `magics`; `None` when kafka-python is missing.
+fn kafka_python_records(d: &Path, magics: &[i64]) -> Option<Vec<(i64, Value, Value)>> {
+    let script = crate::common::repo_root().join("scripts/read-with-kafka-python.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(d.join("x-0/00000000000000000000.log"))
+        .output();
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        Ok(out)
+            if out.status.code() == Some(2)
+                && std::env::var_os("KAFKIT_REQUIRE_KAFKA_PYTHON").is_none() =>
+        {
+            crate::common::skip("kafka-python is not installed (pip install kafka-python)");
+            return None;
+        }
+        other => panic!("kafka-python failed: {other:?}"),
+    };
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    Some(
+        v["files"][0]["batches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .inspect(|b| {
+                assert_eq!(b["crc_valid"], true, "{b}");
+                assert!(magics.contains(&b["magic"].as_i64().unwrap()), "{b}");
+            })
+            .flat_map(|b| b["records"].as_array().unwrap().clone())
+            .map(|r| {
+                (
+                    r["offset"].as_i64().unwrap(),
+                    r["key"].clone(),
+                    r["value"].clone(),
+                )
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn a_kafka_python_transactional_log_loses_its_aborted_transaction() {
+    let dir = tempdir();
+    let d = dir.path();
+    let log = crate::common::repo_root()
+        .join("tests/data/kafka-python/kp-txn-0/00000000000000000000.log");
+    compacted_with_segment(d, &log, 12);
+    let before = consumed_x(d, "read_committed");
+    assert_eq!(before.len(), 6, "{before:?}");
+    assert_eq!(consumed_x(d, "read_uncommitted").len(), 9);
+    let c = clean_x(d, T0);
+    assert_eq!(c["cleaned"], true, "{c}");
+    // Producer 7's first transaction (offsets 0-2) was aborted: its records go, its marker stays
+    // (its data was there to read), and with it the index entry a broker would have written.
+    assert_eq!(c["aborted"], 3, "{c}");
+    assert_eq!(c["end_offset"], 12, "{c}");
+    for isolation in ["read_uncommitted", "read_committed"] {
+        assert_eq!(consumed_x(d, isolation), before, "{isolation}");
+    }
+    assert_eq!(
+        txn_index_x(d),
+        [kafkit::log::AbortedTxn {
+            version: 0,
+            producer_id: 7,
+            first_offset: 0,
+            last_offset: 5,
+            last_stable_offset: 3,
+        }]
+    );
+    let dump = dump_x(d);
+    assert_eq!(dump.matches("isControl: true").count(), 3, "{dump}");
+    assert!(
+        dump.starts_with("Dumping") && !dump.contains("baseOffset: 0 "),
+        "{dump}"
+    );
+    let Some(records) = kafka_python_records(d, &[2]) else {
+        return;
+    };
+    let offsets: Vec<i64> = records.iter().map(|r| r.0).collect();
+    // The data records and the three markers' control records.
+    assert_eq!(offsets, [3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert_eq!(records[0].1, Value::from("other-key-0"));
+}
+
+#[test]
+fn legacy_message_sets_are_rewritten_as_v2_batches_keeping_their_tombstones() {
+    let dir = tempdir();
+    let d = dir.path();
+    let log = crate::common::repo_root()
+        .join("tests/data/kafka-python/kp-legacy-0/00000000000000000000.log");
+    compacted_with_segment(d, &log, 10);
+    let c = clean_x(d, T0);
+    assert_eq!(c["cleaned"], true, "{c}");
+    // Offsets 1 and 6-8 have no key; the tombstone of `plain` (9) is kept: no segment was
+    // clean before, so the legacy delete horizon is 0.
+    assert_eq!(c["without_key"], 4, "{c}");
+    assert_eq!(c["tombstones_removed"], 0, "{c}");
+    assert_eq!(
+        consumed_keys(d, "x"),
+        [
+            "0:k0:v0 plain",
+            "2:g0:v1 gzip 0",
+            "3:g1:v1 gzip 1",
+            "4:g2:v1 gzip 2",
+            "5:g3:v1 gzip 3",
+            "9:plain:null"
+        ]
+    );
+    let dump = dump_x(d);
+    // Kafka 4.0 writes what it cleans as v2: v0's record as CreateTime -1, the gzip set as one
+    // gzip batch from its first kept offset.
+    assert!(
+        !dump.contains("magic: 0") && !dump.contains("magic: 1"),
+        "{dump}"
+    );
+    assert!(
+        dump.contains("baseOffset: 0 lastOffset: 0 count: 1")
+            && dump.contains("baseOffset: 2 lastOffset: 5 count: 4")
+            && dump.contains("compresscodec: gzip"),
+        "{dump}"
+    );
+    let Some(records) = kafka_python_records(d, &[2]) else {
+        return;
+    };
+    let offsets: Vec<i64> = records.iter().map(|r| r.0).collect();
+    assert_eq!(offsets, [0, 2, 3, 4, 5, 9]);
+    assert_eq!(records[5].2, Value::Null);
+}
