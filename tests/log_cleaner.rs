@@ -826,3 +826,429 @@ fn killed_cleanings_leave_the_latest_value_of_every_key() {
     }
     assert!(killed_mid_way > 0, "no cleaning was killed while it ran");
 }
+
+/// A batch of one record of producer `pid` (epoch 0, sequence `seq`), transactional or not.
+fn producer_batch(pid: i64, seq: i32, txn: bool, key: &str, value: &str, ts: i64) -> Vec<u8> {
+    use kafkit::record::{BatchBuilder, Compression, TimestampType};
+    let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime)
+        .producer_id(pid)
+        .producer_epoch(0)
+        .base_sequence(seq)
+        .transactional(txn);
+    b.append(ts, Some(key.as_bytes()), Some(value.as_bytes()), &[]);
+    b.build().unwrap()
+}
+
+/// A plain (non-idempotent) batch of one record.
+fn plain_batch(key: &str, value: &str, ts: i64) -> Vec<u8> {
+    producer_batch(-1, -1, false, key, value, ts)
+}
+
+/// A COMMIT (or ABORT) marker of producer `pid`.
+fn marker(commit: bool, pid: i64, ts: i64) -> Vec<u8> {
+    use kafkit::record::EndTransactionMarker;
+    let m = if commit {
+        EndTransactionMarker::commit(0)
+    } else {
+        EndTransactionMarker::abort(0)
+    };
+    m.build_batch(0, ts, pid, 0, 0).unwrap()
+}
+
+/// Appends `batches` to partition 0 of `topic` through the library's writer, then rolls, so
+/// that they are in a segment the cleaner may clean.
+fn append_then_roll(d: &Path, topic: &str, batches: &[Vec<u8>]) {
+    use kafkit::datadir::{DataDir, PartitionWriter};
+    let datadir = DataDir::open(d).unwrap();
+    let t = datadir.topic(topic).unwrap().unwrap();
+    let mut writer = PartitionWriter::new(&datadir).unwrap();
+    let log = writer.log(&t, 0).unwrap();
+    for b in batches {
+        log.append(b, T0).unwrap();
+    }
+    log.roll(T0).unwrap();
+    writer.close().unwrap();
+}
+
+/// A compacted topic `x` that any dirty segment makes cleanable.
+fn eager_compacted(d: &Path) {
+    kafkit(
+        d,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "x",
+            "--config",
+            "cleanup.policy=compact",
+            "--config",
+            "min.cleanable.dirty.ratio=0.01",
+        ],
+    )
+    .ok();
+}
+
+/// The `compaction` event of a cleaning of `x` at `now`.
+fn clean_x(d: &Path, now: i64) -> Value {
+    let run = cleaner(d, now, &["--topic", "x", "--output", "json"]);
+    json_lines(run.ok())
+        .into_iter()
+        .find(|e| e["type"] == "compaction")
+        .unwrap()
+}
+
+/// `offset:key:value` of what a consumer of `x` reads with `isolation`.
+fn consumed_x(d: &Path, isolation: &str) -> Vec<String> {
+    let run = kafkit(
+        d,
+        &[
+            "consume",
+            "--topic",
+            "x",
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--isolation-level",
+            isolation,
+            "--property",
+            "print.offset=true",
+            "--property",
+            "print.key=true",
+        ],
+    );
+    run.stdout
+        .lines()
+        .map(|l| l.replace("Offset:", "").replace('\t', ":"))
+        .collect()
+}
+
+/// `dump-log-segments` of segment 0 of `x`.
+fn dump_x(d: &Path) -> String {
+    let run = kafkit(
+        d,
+        &[
+            "dump-log-segments",
+            "--files",
+            d.join("x-0/00000000000000000000.log").to_str().unwrap(),
+        ],
+    );
+    run.ok().to_string()
+}
+
+/// The entries of segment 0's transaction index (none when it has no file).
+fn txn_index_x(d: &Path) -> Vec<kafkit::log::AbortedTxn> {
+    let path = d.join("x-0/00000000000000000000.txnindex");
+    if !path.exists() {
+        return Vec::new();
+    }
+    kafkit::log::TransactionIndex::open(&path)
+        .unwrap()
+        .entries()
+        .map(|e| e.unwrap().1)
+        .collect()
+}
+
+#[test]
+fn aborted_data_goes_and_markers_stay_while_their_data_does_then_age_out() {
+    let dir = tempdir();
+    let d = dir.path();
+    eager_compacted(d);
+    // Producer 1 commits a=1, producer 2 aborts a=x and b=x; then plain a=2 and c=1.
+    append_then_roll(
+        d,
+        "x",
+        &[
+            producer_batch(1, 0, true, "a", "1", T0),
+            producer_batch(2, 0, true, "a", "x", T0),
+            producer_batch(2, 1, true, "b", "x", T0),
+            marker(false, 2, T0),
+            marker(true, 1, T0),
+            plain_batch("a", "2", T0),
+            plain_batch("c", "1", T0),
+        ],
+    );
+    assert_eq!(
+        consumed_x(d, "read_uncommitted"),
+        ["0:a:1", "1:a:x", "2:b:x", "5:a:2", "6:c:1"]
+    );
+    let c = clean_x(d, T0 + HOUR);
+    assert_eq!(c["cleaned"], true, "{c}");
+    // The aborted records are not mapped: a's latest is 5, b has none.
+    assert_eq!(c["keys"], 2, "{c}");
+    assert_eq!(c["end_offset"], 7, "{c}");
+    assert_eq!(c["aborted"], 2, "{c}");
+    assert_eq!(c["superseded"], 1, "{c}");
+    assert_eq!(c["markers_removed"], 0, "{c}");
+    for isolation in ["read_uncommitted", "read_committed"] {
+        assert_eq!(consumed_x(d, isolation), ["5:a:2", "6:c:1"], "{isolation}");
+    }
+    let dump = dump_x(d);
+    // Each producer's last batch stays, emptied: its offsets, producer id and epoch kept,
+    // uncompressed, without a delete horizon.
+    for (offset, pid) in [(0, 1), (2, 2)] {
+        assert!(
+            dump.contains(&format!(
+                "baseOffset: {offset} lastOffset: {offset} count: 0 baseSequence: "
+            )) && dump.contains(&format!("producerId: {pid} producerEpoch: 0")),
+            "{dump}"
+        );
+    }
+    assert!(!dump.contains("baseOffset: 1 "), "{dump}");
+    // Both markers stay (data of their transactions is still there, as empty batches), and the
+    // ABORT's transaction is in the cleaned segment's index as it was derived from the log.
+    assert_eq!(dump.matches("isControl: true").count(), 2, "{dump}");
+    assert_eq!(
+        txn_index_x(d),
+        [kafkit::log::AbortedTxn {
+            version: 0,
+            producer_id: 2,
+            first_offset: 1,
+            last_offset: 3,
+            last_stable_offset: 0,
+        }]
+    );
+
+    // Both producers commit new transactions: their old batches are no longer their last.
+    append_then_roll(
+        d,
+        "x",
+        &[
+            producer_batch(1, 1, true, "e", "1", T0),
+            marker(true, 1, T0),
+            producer_batch(2, 2, true, "f", "1", T0),
+            marker(true, 2, T0),
+            plain_batch("g", "1", T0),
+        ],
+    );
+    let c = clean_x(d, T0 + 2 * HOUR);
+    assert_eq!(c["cleaned"], true, "{c}");
+    let dump = dump_x(d);
+    assert!(
+        !dump.contains("baseOffset: 0 lastOffset: 0 count: 0"),
+        "{dump}"
+    );
+    assert!(
+        !dump.contains("baseOffset: 2 lastOffset: 2 count: 0"),
+        "{dump}"
+    );
+    // The markers were read after batches of their transactions: kept as they were.
+    assert_eq!(dump.matches("isControl: true").count(), 4, "{dump}");
+    assert!(!dump.contains("deleteHorizonMs: OptionalLong["), "{dump}");
+    assert_eq!(txn_index_x(d).len(), 1);
+
+    // No data of the first two transactions is left: their markers get a delete horizon...
+    append_then_roll(d, "x", &[plain_batch("h", "1", T0)]);
+    let now = T0 + 3 * HOUR;
+    let c = clean_x(d, now);
+    assert_eq!(c["cleaned"], true, "{c}");
+    let horizon = now + 86_400_000;
+    let dump = dump_x(d);
+    assert_eq!(
+        dump.matches(&format!("deleteHorizonMs: OptionalLong[{horizon}]"))
+            .count(),
+        2,
+        "{dump}"
+    );
+    assert_eq!(dump.matches("isControl: true").count(), 4, "{dump}");
+    assert!(txn_index_x(d).is_empty());
+
+    // ... and go once it has passed.
+    append_then_roll(d, "x", &[plain_batch("i", "1", T0)]);
+    let c = clean_x(d, horizon + 1);
+    assert_eq!(c["cleaned"], true, "{c}");
+    assert_eq!(c["markers_removed"], 2, "{c}");
+    let dump = dump_x(d);
+    assert_eq!(dump.matches("isControl: true").count(), 2, "{dump}");
+    for isolation in ["read_uncommitted", "read_committed"] {
+        assert_eq!(
+            consumed_x(d, isolation),
+            ["5:a:2", "6:c:1", "7:e:1", "9:f:1", "11:g:1", "12:h:1", "13:i:1"],
+            "{isolation}"
+        );
+    }
+}
+
+#[test]
+fn a_cleaning_stops_at_the_first_open_transaction() {
+    let dir = tempdir();
+    let d = dir.path();
+    eager_compacted(d);
+    append_then_roll(
+        d,
+        "x",
+        &[plain_batch("a", "1", T0), plain_batch("a", "2", T0)],
+    );
+    append_then_roll(d, "x", &[producer_batch(3, 0, true, "b", "1", T0)]);
+    append_then_roll(d, "x", &[plain_batch("a", "3", T0)]);
+    let run = cleaner(
+        d,
+        T0 + HOUR,
+        &["--topic", "x", "--output", "json", "--dry-run"],
+    );
+    let c = json_lines(run.ok())
+        .into_iter()
+        .find(|e| e["type"] == "compaction")
+        .unwrap();
+    // Producer 3's transaction (offset 2) has no marker: nothing from there on is cleanable.
+    assert_eq!(c["first_uncleanable_offset"], 2, "{c}");
+    assert_eq!(c["end_offset"], 2, "{c}");
+    assert_eq!(c["superseded"], 1, "{c}");
+    let c = clean_x(d, T0 + HOUR);
+    assert_eq!(c["cleaned"], true, "{c}");
+    // a@0 goes (a@1 supersedes it); a@1 stays though a@3 is later: past the open transaction
+    // nothing is mapped.
+    assert_eq!(
+        consumed_x(d, "read_uncommitted"),
+        ["1:a:2", "2:b:1", "3:a:3"]
+    );
+    assert_eq!(
+        fs::read_to_string(d.join("cleaner-offset-checkpoint")).unwrap(),
+        "0\n1\nx 0 2\n"
+    );
+}
+
+/// Topic `x` (compacted) holding `log` as its first segment, an empty active segment at
+/// `next` after it.
+fn compacted_with_segment(d: &Path, log: &Path, next: i64) {
+    eager_compacted(d);
+    let p = d.join("x-0");
+    for entry in fs::read_dir(&p).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("00000000000000000000.") {
+            fs::remove_file(path).unwrap();
+        }
+    }
+    fs::copy(log, p.join("00000000000000000000.log")).unwrap();
+    fs::write(p.join(format!("{next:020}.log")), b"").unwrap();
+}
+
+/// Each record of segment 0 of `x` as kafka-python reads it, `(offset, key, value)`, every
+/// batch's CRC checked and its magic one of `magics`; `None` when kafka-python is missing.
+fn kafka_python_records(d: &Path, magics: &[i64]) -> Option<Vec<(i64, Value, Value)>> {
+    let script = crate::common::repo_root().join("scripts/read-with-kafka-python.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(d.join("x-0/00000000000000000000.log"))
+        .output();
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        Ok(out)
+            if out.status.code() == Some(2)
+                && std::env::var_os("KAFKIT_REQUIRE_KAFKA_PYTHON").is_none() =>
+        {
+            crate::common::skip("kafka-python is not installed (pip install kafka-python)");
+            return None;
+        }
+        other => panic!("kafka-python failed: {other:?}"),
+    };
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    Some(
+        v["files"][0]["batches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .inspect(|b| {
+                assert_eq!(b["crc_valid"], true, "{b}");
+                assert!(magics.contains(&b["magic"].as_i64().unwrap()), "{b}");
+            })
+            .flat_map(|b| b["records"].as_array().unwrap().clone())
+            .map(|r| {
+                (
+                    r["offset"].as_i64().unwrap(),
+                    r["key"].clone(),
+                    r["value"].clone(),
+                )
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn a_kafka_python_transactional_log_loses_its_aborted_transaction() {
+    let dir = tempdir();
+    let d = dir.path();
+    let log = crate::common::repo_root()
+        .join("tests/data/kafka-python/kp-txn-0/00000000000000000000.log");
+    compacted_with_segment(d, &log, 12);
+    let before = consumed_x(d, "read_committed");
+    assert_eq!(before.len(), 6, "{before:?}");
+    assert_eq!(consumed_x(d, "read_uncommitted").len(), 9);
+    let c = clean_x(d, T0);
+    assert_eq!(c["cleaned"], true, "{c}");
+    // Producer 7's first transaction (offsets 0-2) was aborted: its records go, its marker stays
+    // (its data was there to read), and with it the index entry a broker would have written.
+    assert_eq!(c["aborted"], 3, "{c}");
+    assert_eq!(c["end_offset"], 12, "{c}");
+    for isolation in ["read_uncommitted", "read_committed"] {
+        assert_eq!(consumed_x(d, isolation), before, "{isolation}");
+    }
+    assert_eq!(
+        txn_index_x(d),
+        [kafkit::log::AbortedTxn {
+            version: 0,
+            producer_id: 7,
+            first_offset: 0,
+            last_offset: 5,
+            last_stable_offset: 3,
+        }]
+    );
+    let dump = dump_x(d);
+    assert_eq!(dump.matches("isControl: true").count(), 3, "{dump}");
+    assert!(
+        dump.starts_with("Dumping") && !dump.contains("baseOffset: 0 "),
+        "{dump}"
+    );
+    let Some(records) = kafka_python_records(d, &[2]) else {
+        return;
+    };
+    let offsets: Vec<i64> = records.iter().map(|r| r.0).collect();
+    // The data records and the three markers' control records.
+    assert_eq!(offsets, [3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    assert_eq!(records[0].1, Value::from("other-key-0"));
+}
+
+#[test]
+fn legacy_message_sets_are_rewritten_as_v2_batches_keeping_their_tombstones() {
+    let dir = tempdir();
+    let d = dir.path();
+    let log = crate::common::repo_root()
+        .join("tests/data/kafka-python/kp-legacy-0/00000000000000000000.log");
+    compacted_with_segment(d, &log, 10);
+    let c = clean_x(d, T0);
+    assert_eq!(c["cleaned"], true, "{c}");
+    // Offsets 1 and 6-8 have no key; the tombstone of `plain` (9) is kept: no segment was
+    // clean before, so the legacy delete horizon is 0.
+    assert_eq!(c["without_key"], 4, "{c}");
+    assert_eq!(c["tombstones_removed"], 0, "{c}");
+    assert_eq!(
+        consumed_keys(d, "x"),
+        [
+            "0:k0:v0 plain",
+            "2:g0:v1 gzip 0",
+            "3:g1:v1 gzip 1",
+            "4:g2:v1 gzip 2",
+            "5:g3:v1 gzip 3",
+            "9:plain:null"
+        ]
+    );
+    let dump = dump_x(d);
+    // Kafka 4.0 writes what it cleans as v2: v0's record as CreateTime -1, the gzip set as one
+    // gzip batch from its first kept offset.
+    assert!(
+        !dump.contains("magic: 0") && !dump.contains("magic: 1"),
+        "{dump}"
+    );
+    assert!(
+        dump.contains("baseOffset: 0 lastOffset: 0 count: 1")
+            && dump.contains("baseOffset: 2 lastOffset: 5 count: 4")
+            && dump.contains("compresscodec: gzip"),
+        "{dump}"
+    );
+    let Some(records) = kafka_python_records(d, &[2]) else {
+        return;
+    };
+    let offsets: Vec<i64> = records.iter().map(|r| r.0).collect();
+    assert_eq!(offsets, [0, 2, 3, 4, 5, 9]);
+    assert_eq!(records[5].2, Value::Null);
+}

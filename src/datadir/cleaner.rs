@@ -35,7 +35,7 @@ use super::{
     PartitionWriter, Result, Topic, TopicFilter, TopicSource,
 };
 use crate::common::TopicPartition;
-use crate::log::compaction::{self, Cleanability, CompactionConfig, CompactionPlan};
+use crate::log::compaction::{self, CompactionConfig, CompactionPlan};
 use crate::log::retention::{self, RetentionConfig, RetentionPlan};
 
 /// A topic's `cleanup.policy`, as the cleaner reads it.
@@ -152,9 +152,6 @@ pub struct PartitionReport {
     pub retention: RetentionPlan,
     /// `.deleted` files removed, their delay past.
     pub removed_files: Vec<PathBuf>,
-    /// The topic is compacted and its log holds batches the cleaner leaves alone
-    /// (transactional, control, magic 0/1): it was not cleaned.
-    pub compaction_skipped: bool,
     /// A compacted topic's partition: what a cleaning would do (a dry run) or did.
     pub compaction: Option<CompactionPlan>,
     /// The partition was cleaned.
@@ -164,7 +161,7 @@ pub struct PartitionReport {
 impl PartitionReport {
     /// Whether the pass had nothing to do here.
     pub fn is_empty(&self) -> bool {
-        self.retention.is_empty() && self.removed_files.is_empty() && !self.compaction_skipped
+        self.retention.is_empty() && self.removed_files.is_empty()
     }
 }
 
@@ -327,15 +324,11 @@ pub fn run_pass(
                     (Some(c), cleaned)
                 }
             };
-            let skipped = compaction
-                .as_ref()
-                .is_some_and(|c| c.cleanability == Cleanability::Unsupported);
             let partition = PartitionReport {
                 tp: tp.clone(),
                 policy,
                 retention: plan,
                 removed_files,
-                compaction_skipped: skipped,
                 compaction,
                 cleaned,
             };

@@ -16,7 +16,8 @@
 //! The key hash is XXH3-128 where Kafka uses MD5: both give the 16 bytes a slot holds, and
 //! which of two keys that collide in 128 bits is lost is equally negligible.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::fs;
 use std::path::Path;
 
@@ -27,7 +28,11 @@ use super::error::{LogError, Result};
 use super::partition::{list_segments, sync_dir};
 use super::retention;
 use super::segment::{self, LogSegment};
-use crate::record::{BatchBuilder, BatchHeader, RawBatch, TimestampType};
+use super::txn_index::{AbortedTxn, TransactionIndex, ABORTED_TXN_CURRENT_VERSION};
+use crate::record::{
+    BatchBuilder, BatchHeader, ControlRecordType, RawBatch, RecordError, TimestampType,
+    LOG_OVERHEAD, RECORD_BATCH_OVERHEAD,
+};
 
 /// Bytes of one slot of the offset map: a 16-byte hash and an 8-byte offset.
 pub const BYTES_PER_ENTRY: usize = 24;
@@ -98,6 +103,12 @@ impl OffsetMap {
     /// Whether it holds no key.
     pub fn is_empty(&self) -> bool {
         self.entries == 0
+    }
+
+    /// Kafka's `updateLatestOffset`: the map's end moves to `offset` (past a batch read
+    /// whatever its keys, or to the end of a segment read whole).
+    pub fn update_latest_offset(&mut self, offset: i64) {
+        self.latest_offset = offset;
     }
 
     /// The last offset put (-1 when none).
@@ -192,8 +203,6 @@ pub enum Cleanability {
     MaxCompactionLag,
     /// Not dirty enough (or nothing cleanable yet).
     NotDirtyEnough,
-    /// The log holds batches this analysis does not read (transactional, control, magic 0/1).
-    Unsupported,
 }
 
 /// What a cleaning of a compacted partition would do, now.
@@ -227,12 +236,20 @@ pub struct CompactionPlan {
     pub tombstones_removed: u64,
     /// Tombstones kept, in batches that get a delete horizon now.
     pub tombstones_marked: u64,
+    /// Records of aborted transactions.
+    pub aborted: u64,
+    /// Transaction markers whose transactions have no data left, past their delete horizon.
+    pub markers_removed: u64,
 }
 
 impl CompactionPlan {
     /// Records a cleaning would remove.
     pub fn removed(&self) -> u64 {
-        self.superseded + self.without_key + self.tombstones_removed
+        self.superseded
+            + self.without_key
+            + self.tombstones_removed
+            + self.aborted
+            + self.markers_removed
     }
 }
 
@@ -242,6 +259,7 @@ struct Seg {
     size: u64,
     largest_timestamp: i64,
     first_batch_timestamp: Option<i64>,
+    mtime_ms: i64,
 }
 
 /// Kafka's cleanable offsets, dirty ratio and map over the compacted partition in `dir`, read
@@ -259,7 +277,7 @@ pub fn plan_read_only(
         cleaner_checkpoint,
         log_end_offset: None,
     };
-    analyse(dir, &view, config, now_ms, true).map(|(plan, _)| plan)
+    analyse(dir, &view, config, now_ms, true).map(|a| a.plan)
 }
 
 /// Where a log starts and ends and was last cleaned, as [`analyse`] takes them.
@@ -271,21 +289,43 @@ struct Checkpoints {
     log_end_offset: Option<i64>,
 }
 
-/// [`plan_read_only`], and the offset map; the records a cleaning would remove are counted
-/// only when `count` (a cleaning counts them as it goes).
+/// The modification time of `path` in ms since the epoch (0 when unknown), as Kafka's
+/// `LogSegment.lastModified`.
+fn mtime_ms(path: &Path) -> i64 {
+    fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .unwrap_or(0)
+}
+
+/// The aborted transactions whose markers lie in `[from, to)` (Kafka's
+/// `collectAbortedTransactions` over the transaction indexes of those segments).
+fn aborted_in(scan: &ProducerScan, from: i64, to: i64) -> impl Iterator<Item = &AbortedTxn> {
+    scan.aborted
+        .iter()
+        .filter(move |t| t.last_offset >= from && t.last_offset < to)
+}
+
+/// [`plan_read_only`], the offset map, the producer scan and the segments' modification
+/// times; the records a cleaning would remove are counted only when `count` (a cleaning
+/// counts them as it goes).
+#[allow(clippy::too_many_lines)]
 fn analyse(
     dir: &Path,
     view: &Checkpoints,
     config: &CompactionConfig,
     now_ms: i64,
     count: bool,
-) -> Result<(CompactionPlan, OffsetMap)> {
+) -> Result<Analysis> {
     let (log_start_offset, cleaner_checkpoint) = (view.log_start_offset, view.cleaner_checkpoint);
     let bases = list_segments(dir)?;
     let mut segs = Vec::with_capacity(bases.len());
     let mut log_end_offset = bases.first().copied().unwrap_or(0);
     for (i, &base) in bases.iter().enumerate() {
         let active = i + 1 == bases.len();
+        let mtime = mtime_ms(&dir.join(segment::file_name(base, ".log")));
         if let (true, Some(end)) = (active, view.log_end_offset) {
             // Never cleaned nor counted: only its base matters.
             log_end_offset = end;
@@ -294,6 +334,7 @@ fn analyse(
                 size: 0,
                 largest_timestamp: now_ms,
                 first_batch_timestamp: None,
+                mtime_ms: mtime,
             });
             continue;
         }
@@ -309,8 +350,10 @@ fn analyse(
             size: info.size,
             largest_timestamp: info.largest_timestamp,
             first_batch_timestamp,
+            mtime_ms: mtime,
         });
     }
+    let scan = scan_producers(dir, &bases)?;
     let start = log_start_offset.max(bases.first().copied().unwrap_or(0));
     let first_dirty = match cleaner_checkpoint {
         Some(c) if c >= start && c <= log_end_offset => c,
@@ -322,7 +365,10 @@ fn analyse(
     let dirty_non_active: Vec<usize> = (0..segs.len().saturating_sub(1))
         .filter(|&i| next_base(i) > first_dirty)
         .collect();
-    let mut first_uncleanable = active_base.min(log_end_offset);
+    // Kafka's `cleanableOffsets`: never past the last stable offset nor into the active segment.
+    let mut first_uncleanable = active_base
+        .min(log_end_offset)
+        .min(scan.first_unstable_offset.unwrap_or(i64::MAX));
     if config.min_compaction_lag_ms > 0 {
         if let Some(&i) = dirty_non_active.iter().find(|&&i| {
             segs.get(i).is_some_and(|s| {
@@ -363,7 +409,7 @@ fn analyse(
         .min();
     let clean_until = now_ms.saturating_sub(config.max_compaction_lag_ms.max(0));
     let need_now = earliest_dirty.is_some_and(|t| t < clean_until);
-    let mut cleanability = if need_now && dirty_bytes > 0 {
+    let cleanability = if need_now && dirty_bytes > 0 {
         Cleanability::MaxCompactionLag
     } else if dirty_ratio > config.min_cleanable_dirty_ratio {
         Cleanability::DirtyRatio
@@ -372,7 +418,7 @@ fn analyse(
     };
     let mut plan = CompactionPlan {
         first_dirty_offset: first_dirty,
-        first_uncleanable_offset: uncleanable_base,
+        first_uncleanable_offset: first_uncleanable,
         clean_bytes,
         dirty_bytes,
         dirty_ratio,
@@ -384,47 +430,61 @@ fn analyse(
         without_key: 0,
         tombstones_removed: 0,
         tombstones_marked: 0,
+        aborted: 0,
+        markers_removed: 0,
     };
-    // The map over the dirty range, up to where it fills.
+    // Kafka's `buildOffsetMap` over the segments overlapping [first dirty, first uncleanable),
+    // up to where it fills: aborted batches are not mapped, and the map's end moves past every
+    // batch read and, at the end of a segment read whole, to the next segment's base (or the
+    // first uncleanable offset).
     let mut map = OffsetMap::new(config.dedupe_buffer_size);
-    let mut supported = true;
+    let mut txn = TxnState::default();
+    let last_mapped = segs
+        .iter()
+        .rev()
+        .find(|s| s.base < first_uncleanable)
+        .map_or(first_uncleanable, |s| s.base);
+    let mapped_to = (segs.iter().enumerate())
+        .find(|&(_, s)| s.base == last_mapped)
+        .map_or(first_uncleanable, |(i, _)| next_base(i));
+    txn.add_aborted(
+        aborted_in(&scan, first_dirty, mapped_to).filter(|t| t.first_offset < first_uncleanable),
+    );
     'map: for (i, seg) in segs.iter().enumerate() {
-        if seg.base >= uncleanable_base || next_base(i) <= first_dirty {
+        if seg.base >= first_uncleanable || next_base(i) <= first_dirty {
             continue;
         }
         let segment = LogSegment::open_read_only(dir, seg.base)?;
         let mut reader = segment.reader_at(0)?;
-        while let Some((_, batch)) = reader.next_batch()? {
-            if batch.magic() < 2 || batch.is_transactional() || batch.is_control() {
-                supported = false;
-                break 'map;
-            }
+        while let Some((position, batch)) = reader.next_batch()? {
             let corrupt = |source| super::LogError::Corrupt {
                 path: segment.log_path().to_path_buf(),
-                position: 0,
+                position,
                 source,
             };
-            // Keys are read in place: the map pass copies no record.
-            let mut records = batch.record_iter().map_err(corrupt)?;
-            let mut full = false;
-            while let Some(read) = records.next_key(|offset, key, _| {
-                if let Some(key) = key {
-                    if offset >= first_dirty && !map.put(key, offset) {
-                        full = true;
+            let aborted = txn.should_discard(&batch).map_err(corrupt)?;
+            if !batch.is_control() && !aborted {
+                // Keys are read in place: the map pass copies no record.
+                let mut records = batch.record_iter().map_err(corrupt)?;
+                let mut full = false;
+                while let Some(read) = records.next_key(|offset, key, _| {
+                    if let Some(key) = key {
+                        if offset >= first_dirty && !map.put(key, offset) {
+                            full = true;
+                        }
+                    }
+                }) {
+                    read.map_err(corrupt)?;
+                    if full {
+                        break 'map;
                     }
                 }
-            }) {
-                read.map_err(corrupt)?;
-                if full {
-                    break 'map;
-                }
+            }
+            if batch.last_offset() >= first_dirty {
+                map.update_latest_offset(batch.last_offset());
             }
         }
-    }
-    if !supported {
-        cleanability = Cleanability::Unsupported;
-        plan.cleanability = cleanability;
-        return Ok((plan, map));
+        map.update_latest_offset(next_base(i).min(first_uncleanable) - 1);
     }
     plan.keys = map.len();
     plan.end_offset = if map.latest_offset() >= 0 {
@@ -432,73 +492,169 @@ fn analyse(
     } else {
         first_dirty
     };
+    // Kafka's `legacyDeleteHorizonMs`: the last clean segment's mtime less delete.retention.ms.
+    let legacy_delete_horizon_ms = segs
+        .iter()
+        .rev()
+        .find(|s| s.base < first_dirty)
+        .map_or(0, |s| s.mtime_ms.saturating_sub(config.delete_retention_ms));
+    let mut analysis = Analysis {
+        plan,
+        map,
+        scan,
+        mtimes: segs.iter().map(|s| (s.base, s.mtime_ms)).collect(),
+        legacy_delete_horizon_ms,
+    };
     if !count {
-        return Ok((plan, map));
+        return Ok(analysis);
     }
     // What a cleaning of the segments from the start to the map's end would keep.
-    let end_offset = plan.end_offset;
-    for seg in segs.iter().filter(|s| s.base < end_offset) {
+    let end_offset = analysis.plan.end_offset;
+    let cleaning = Cleaning {
+        map: &analysis.map,
+        scan: &analysis.scan,
+        config,
+        now_ms,
+        upper_bound: first_uncleanable,
+        legacy_delete_horizon_ms,
+    };
+    let mut txn = TxnState::default();
+    let mut keep = Vec::new();
+    let mut plan = analysis.plan.clone();
+    for (i, seg) in segs.iter().enumerate().filter(|(_, s)| s.base < end_offset) {
+        txn.add_aborted(aborted_in(cleaning.scan, seg.base, next_base(i)));
         let segment = LogSegment::open_read_only(dir, seg.base)?;
         let mut reader = segment.reader_at(0)?;
-        while let Some((_, batch)) = reader.next_batch()? {
-            if batch.magic() < 2 || batch.is_transactional() || batch.is_control() {
-                plan.cleanability = Cleanability::Unsupported;
-                return Ok((plan, map));
-            }
-            let horizon = batch.delete_horizon_ms();
-            let records = batch.records().map_err(|source| super::LogError::Corrupt {
-                path: segment.log_path().to_path_buf(),
-                position: 0,
-                source,
-            })?;
-            for r in &records {
-                retain(&mut plan, &map, r, horizon, now_ms);
-            }
+        while let Some((position, batch)) = reader.next_batch()? {
+            cleaning
+                .judge(&batch, &mut txn, &mut plan, seg.mtime_ms, &mut keep)
+                .map_err(|source| super::LogError::Corrupt {
+                    path: segment.log_path().to_path_buf(),
+                    position,
+                    source,
+                })?;
         }
     }
-    Ok((plan, map))
+    analysis.plan = plan;
+    Ok(analysis)
 }
 
-/// Kafka's `Cleaner.shouldRetainRecord`, counting in `plan` what it keeps and drops.
+/// What [`analyse`] found.
+struct Analysis {
+    plan: CompactionPlan,
+    map: OffsetMap,
+    scan: ProducerScan,
+    /// Each segment's base and modification time.
+    mtimes: Vec<(i64, i64)>,
+    legacy_delete_horizon_ms: i64,
+}
+
+/// How the tombstones of a batch are judged (Kafka's `shouldRetainDeletes`): a v2 batch by its
+/// delete horizon, a legacy (magic 0/1) one by whether its segment was modified after the
+/// legacy delete horizon.
+#[derive(Debug, Clone, Copy)]
+enum Deletes {
+    /// The batch's delete horizon, if it has one.
+    Horizon(Option<i64>),
+    /// Whether legacy tombstones of this segment are kept.
+    Legacy(bool),
+}
+
+/// Kafka's `Cleaner.shouldRetainRecord` for one record (its offset, key and whether it has a
+/// value), counting in `plan` what it drops, and the tombstones it keeps without a horizon.
 fn retain(
     plan: &mut CompactionPlan,
     map: &OffsetMap,
-    r: &crate::record::Record,
-    horizon: Option<i64>,
+    offset: i64,
+    key: Option<&[u8]>,
+    has_value: bool,
+    deletes: Deletes,
     now_ms: i64,
 ) -> bool {
-    plan.records += 1;
-    if r.offset > map.latest_offset() {
+    if offset > map.latest_offset() {
         return true;
     }
-    let Some(key) = &r.key else {
+    let Some(key) = key else {
         plan.without_key += 1;
         return false;
     };
-    if r.offset < map.get(key) {
+    if offset < map.get(key) {
         plan.superseded += 1;
         return false;
     }
-    if r.value.is_none() {
-        match horizon {
-            Some(h) if now_ms >= h => {
+    if !has_value {
+        match deletes {
+            Deletes::Horizon(Some(h)) if now_ms >= h => {
                 plan.tombstones_removed += 1;
                 return false;
             }
-            Some(_) => {}
-            None => plan.tombstones_marked += 1,
+            Deletes::Horizon(Some(_)) | Deletes::Legacy(true) => {}
+            Deletes::Horizon(None) => plan.tombstones_marked += 1,
+            Deletes::Legacy(false) => {
+                plan.tombstones_removed += 1;
+                return false;
+            }
         }
     }
     true
 }
 
-/// The last offset of each producer's last data batch in the segments `bases` of `dir`
-/// (Kafka's active producers' `lastDataOffset`), from the batch headers alone.
-fn producers_last_offsets(dir: &Path, bases: &[i64]) -> Result<HashMap<i64, i64>> {
+/// A producer's last batch, which a cleaning keeps (Kafka's `LastRecord` of
+/// `lastRecordsOfActiveProducers`): the last offset of its last data batch, and its epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LastRecord {
+    last_data_offset: Option<i64>,
+    epoch: i16,
+}
+
+/// What one pass over the batch headers of a whole log (and its markers' keys) tells a
+/// cleaning, as a broker's producer state and transaction indexes would: each producer's last
+/// batch, the aborted transactions, and where the first transaction still open starts.
+#[derive(Debug, Default)]
+struct ProducerScan {
+    last: HashMap<i64, LastRecord>,
+    /// Kafka's `AbortedTxn` entries in the order of their ABORT markers: the `.txnindex` entry
+    /// of a marker when the segment has one, else the entry a broker's recovery writes for it
+    /// (`ProducerStateManager.lastStableOffset`: the first offset of the earliest other open
+    /// transaction, else the marker's offset + 1). kafkit's own writer keeps no `.txnindex`.
+    aborted: Vec<AbortedTxn>,
+    /// The first offset of the earliest transaction without a marker (Kafka's
+    /// `firstUnstableOffset`), which no cleaning passes.
+    first_unstable_offset: Option<i64>,
+}
+
+/// The type of a control batch's (first) record; `None` for a batch emptied by a cleaning.
+fn control_type(
+    batch: &RawBatch<'_>,
+) -> std::result::Result<Option<ControlRecordType>, RecordError> {
+    let mut iter = batch.record_iter()?;
+    let mut kind = None;
+    match iter.next_key(|_, key, _| kind = Some(ControlRecordType::parse_key(key))) {
+        None => Ok(None),
+        Some(read) => {
+            read?;
+            kind.transpose()
+        }
+    }
+}
+
+/// [`ProducerScan`] of the segments `bases` of `dir`, from the batch headers (and the
+/// records of control batches).
+fn scan_producers(dir: &Path, bases: &[i64]) -> Result<ProducerScan> {
     use std::os::unix::fs::FileExt;
-    let mut last = HashMap::new();
-    let mut header = [0u8; crate::record::RECORD_BATCH_OVERHEAD];
+    let mut scan = ProducerScan::default();
+    // Each producer's open transaction: its first offset.
+    let mut ongoing: HashMap<i64, i64> = HashMap::new();
+    let mut stored: HashMap<(i64, i64), AbortedTxn> = HashMap::new();
+    let mut header = [0u8; RECORD_BATCH_OVERHEAD];
     for &base in bases {
+        let index = dir.join(segment::file_name(base, ".txnindex"));
+        if index.exists() {
+            for entry in TransactionIndex::open(&index)?.entries() {
+                let (_, txn) = entry?;
+                stored.insert((txn.producer_id, txn.last_offset), txn);
+            }
+        }
         let path = dir.join(segment::file_name(base, ".log"));
         let file = fs::File::open(&path).map_err(LogError::io("opening segment", &path))?;
         let size = file
@@ -516,25 +672,373 @@ fn producers_last_offsets(dir: &Path, bases: &[i64]) -> Result<HashMap<i64, i64>
             let Ok(length) = u64::try_from(h.batch_length) else {
                 break;
             };
-            if h.magic >= 2 && h.producer_id >= 0 && !h.is_control() {
-                last.insert(h.producer_id, h.last_offset());
+            let entry_size = LOG_OVERHEAD as u64 + length;
+            if h.magic >= 2 && h.producer_id >= 0 {
+                let pid = h.producer_id;
+                if !h.is_control() {
+                    scan.last.insert(
+                        pid,
+                        LastRecord {
+                            last_data_offset: Some(h.last_offset()),
+                            epoch: h.producer_epoch,
+                        },
+                    );
+                    if h.is_transactional() {
+                        ongoing.entry(pid).or_insert(h.base_offset);
+                    }
+                } else if h.records_count > 0 && position + entry_size <= size {
+                    let mut bytes = vec![0u8; usize::try_from(entry_size).unwrap_or(0)];
+                    file.read_exact_at(&mut bytes, position)
+                        .map_err(LogError::io("reading", &path))?;
+                    let corrupt = |source| LogError::Corrupt {
+                        path: path.clone(),
+                        position,
+                        source,
+                    };
+                    let kind = RawBatch::read_at(&bytes, 0)
+                        .map_err(corrupt)?
+                        .map(|b| control_type(&b))
+                        .transpose()
+                        .map_err(corrupt)?
+                        .flatten();
+                    if let Some(kind @ (ControlRecordType::Abort | ControlRecordType::Commit)) =
+                        kind
+                    {
+                        let marker = h.last_offset();
+                        let first = ongoing.remove(&pid).unwrap_or(marker);
+                        if kind == ControlRecordType::Abort {
+                            let lso = ongoing.values().min().copied().unwrap_or(marker + 1);
+                            scan.aborted.push(stored.remove(&(pid, marker)).unwrap_or(
+                                AbortedTxn {
+                                    version: ABORTED_TXN_CURRENT_VERSION,
+                                    producer_id: pid,
+                                    first_offset: first,
+                                    last_offset: marker,
+                                    last_stable_offset: lso,
+                                },
+                            ));
+                        }
+                        scan.last
+                            .entry(pid)
+                            .and_modify(|l| l.epoch = h.producer_epoch)
+                            .or_insert(LastRecord {
+                                last_data_offset: None,
+                                epoch: h.producer_epoch,
+                            });
+                    }
+                }
             }
-            position += crate::record::LOG_OVERHEAD as u64 + length;
+            position += entry_size;
         }
     }
-    Ok(last)
+    scan.first_unstable_offset = ongoing.values().min().copied();
+    Ok(scan)
 }
 
-/// Kafka's `DefaultRecordBatch.writeEmptyHeader`: the batch kept without its records (the last
-/// one of a producer), its offsets, producer fields and max timestamp as they were.
+/// Kafka's `CleanedTransactionMetadata`: the transactions a cleaning is inside of as it reads
+/// the log front to back, which says which data batches are aborted (dropped) and which
+/// markers may go (an ABORT once none of its data is left, a COMMIT when none of its data was
+/// read), and collects the aborted transactions the cleaned segment's `.txnindex` keeps.
+#[derive(Debug, Default)]
+struct TxnState {
+    /// Aborted transactions not reached yet: (first offset, index into `txns`), smallest first.
+    pending: BinaryHeap<Reverse<(i64, usize)>>,
+    txns: Vec<AbortedTxn>,
+    /// Producers inside an aborted transaction: the transaction, and whether a batch of it was
+    /// read.
+    ongoing_aborted: HashMap<i64, (AbortedTxn, bool)>,
+    /// Producers inside a committed transaction a batch of which was read.
+    ongoing_committed: HashSet<i64>,
+    /// The entries for the cleaned segment's transaction index.
+    cleaned_index: Vec<AbortedTxn>,
+}
+
+impl TxnState {
+    /// Kafka's `addAbortedTransactions`.
+    fn add_aborted<'t>(&mut self, txns: impl IntoIterator<Item = &'t AbortedTxn>) {
+        for txn in txns {
+            self.pending
+                .push(Reverse((txn.first_offset, self.txns.len())));
+            self.txns.push(*txn);
+        }
+    }
+
+    /// Kafka's `consumeAbortedTxnsUpTo`.
+    fn consume_up_to(&mut self, offset: i64) {
+        while let Some(&Reverse((first, i))) = self.pending.peek() {
+            if first > offset {
+                break;
+            }
+            self.pending.pop();
+            if let Some(txn) = self.txns.get(i) {
+                self.ongoing_aborted
+                    .entry(txn.producer_id)
+                    .or_insert((*txn, false));
+            }
+        }
+    }
+
+    /// Kafka's `onControlBatchRead` / `onBatchRead`: whether the batch may be discarded (an
+    /// aborted data batch, or a marker whose transaction has no data left).
+    fn should_discard(&mut self, batch: &RawBatch<'_>) -> std::result::Result<bool, RecordError> {
+        self.consume_up_to(batch.last_offset());
+        let pid = batch.producer_id();
+        if batch.is_control() {
+            return Ok(match control_type(batch)? {
+                // Emptied by an earlier cleaning.
+                None => true,
+                Some(ControlRecordType::Abort) => match self.ongoing_aborted.remove(&pid) {
+                    Some((txn, true)) => {
+                        self.cleaned_index.push(txn);
+                        false
+                    }
+                    _ => true,
+                },
+                Some(ControlRecordType::Commit) => !self.ongoing_committed.remove(&pid),
+                Some(_) => false,
+            });
+        }
+        if !batch.is_transactional() {
+            return Ok(false);
+        }
+        if let Some((_, read)) = self.ongoing_aborted.get_mut(&pid) {
+            *read = true;
+            Ok(true)
+        } else {
+            self.ongoing_committed.insert(pid);
+            Ok(false)
+        }
+    }
+}
+
+/// Kafka's `BatchRetention`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BatchRetention {
+    /// Dropped whole, its records not read.
+    Delete,
+    /// Dropped if none of its records is kept.
+    DeleteEmpty,
+    /// Kept, as an empty batch if none of its records is.
+    RetainEmpty,
+}
+
+/// What a cleaning does with one batch (Kafka's `checkBatchRetention` and the records'
+/// `shouldRetainRecord`).
+#[derive(Debug)]
+struct Verdict {
+    retention: BatchRetention,
+    /// Whether the batch would get a delete horizon for being a marker of a transaction with
+    /// no data left (`containsMarkerForEmptyTxn`).
+    marker_for_empty_txn: bool,
+    /// Records kept.
+    kept: usize,
+    /// Whether a kept record is a tombstone.
+    tombstones: bool,
+}
+
+/// What a cleaning knows as it reads the batches of its segments.
+struct Cleaning<'a> {
+    map: &'a OffsetMap,
+    scan: &'a ProducerScan,
+    config: &'a CompactionConfig,
+    now_ms: i64,
+    /// The first uncleanable offset: the batch ending there is kept.
+    upper_bound: i64,
+    /// Kafka's `legacyDeleteHorizonMs`.
+    legacy_delete_horizon_ms: i64,
+}
+
+impl Cleaning<'_> {
+    /// Judges `batch` of a segment modified at `segment_mtime_ms`: its retention, and in `keep`
+    /// whether each of its records stays (empty when the batch is deleted unread). Counts in
+    /// `plan` what goes.
+    fn judge(
+        &self,
+        batch: &RawBatch<'_>,
+        txn: &mut TxnState,
+        plan: &mut CompactionPlan,
+        segment_mtime_ms: i64,
+        keep: &mut Vec<bool>,
+    ) -> std::result::Result<Verdict, RecordError> {
+        keep.clear();
+        let can_discard = txn.should_discard(batch)?;
+        let control = batch.is_control();
+        let now_ms = self.now_ms;
+        let discard_records = if control {
+            can_discard && batch.delete_horizon_ms().is_some_and(|h| h <= now_ms)
+        } else {
+            can_discard
+        };
+        let pid = batch.producer_id();
+        let last_of_producer = self
+            .scan
+            .last
+            .get(&pid)
+            .is_some_and(|l| match l.last_data_offset {
+                Some(offset) => batch.last_offset() == offset,
+                None => control && batch.producer_epoch() == l.epoch,
+            });
+        let retention = if pid >= 0 && last_of_producer {
+            BatchRetention::RetainEmpty
+        } else if batch.next_offset() == self.upper_bound {
+            BatchRetention::RetainEmpty
+        } else if discard_records {
+            BatchRetention::Delete
+        } else {
+            BatchRetention::DeleteEmpty
+        };
+        let mut verdict = Verdict {
+            retention,
+            marker_for_empty_txn: can_discard && control,
+            kept: 0,
+            tombstones: false,
+        };
+        let dropped = |plan: &mut CompactionPlan, n: u64| {
+            if control {
+                plan.markers_removed += n;
+            } else {
+                plan.aborted += n;
+            }
+        };
+        if retention == BatchRetention::Delete {
+            let n = u64::try_from(batch.records_count().unwrap_or(0)).unwrap_or(0);
+            plan.records += n;
+            dropped(plan, n);
+            return Ok(verdict);
+        }
+        let deletes = if batch.magic() < 2 {
+            Deletes::Legacy(segment_mtime_ms > self.legacy_delete_horizon_ms)
+        } else {
+            Deletes::Horizon(batch.delete_horizon_ms())
+        };
+        let mut records = batch.record_iter()?;
+        loop {
+            let mut judged = None;
+            let read = records.next_key(|offset, key, has_value| {
+                plan.records += 1;
+                let kept = if discard_records {
+                    false
+                } else if control {
+                    true
+                } else {
+                    retain(plan, self.map, offset, key, has_value, deletes, now_ms)
+                };
+                judged = Some((kept, !has_value));
+            });
+            match read {
+                None => break,
+                Some(read) => read?,
+            }
+            if let Some((kept, tombstone)) = judged {
+                if discard_records {
+                    dropped(plan, 1);
+                }
+                keep.push(kept);
+                if kept {
+                    verdict.kept += 1;
+                    verdict.tombstones |= tombstone;
+                }
+            }
+        }
+        Ok(verdict)
+    }
+
+    /// Kafka's `MemoryRecords.filterTo` for one judged batch: a v2 batch that keeps every
+    /// record and needs no delete horizon is written as it is; one that keeps some is rebuilt
+    /// from them with its codec, producer fields, leader epoch, base and last offsets
+    /// (`overrideLastOffset`), and a delete horizon of now + `delete.retention.ms` when it
+    /// keeps a tombstone or is the marker of a transaction with no data left and had none
+    /// (stored as its base timestamp); one that keeps none is dropped, or kept empty when it is
+    /// its producer's last or the last of the cleaning. A legacy (magic 0/1) message set is
+    /// rewritten as a v2 batch from its first kept offset, as Kafka 4.0's cleaner does
+    /// (KAFKA-13093): v0's missing timestamps as CreateTime -1.
+    fn filter(
+        &self,
+        batch: &RawBatch<'_>,
+        verdict: &Verdict,
+        keep: &[bool],
+    ) -> std::result::Result<Filtered, RecordError> {
+        let legacy = batch.magic() < 2;
+        if verdict.kept == 0 {
+            return Ok(match (verdict.retention, batch.header()) {
+                (BatchRetention::RetainEmpty, Some(h)) => Filtered::Rewritten(empty_batch(&h)),
+                _ => Filtered::Dropped,
+            });
+        }
+        let horizon = batch.delete_horizon_ms();
+        let needs_horizon =
+            !legacy && (verdict.tombstones || verdict.marker_for_empty_txn) && horizon.is_none();
+        if !legacy && verdict.kept == keep.len() && !needs_horizon {
+            return Ok(Filtered::Original);
+        }
+        let records = batch.records()?;
+        let first_kept = records
+            .iter()
+            .zip(keep)
+            .find(|(_, k)| **k)
+            .map_or(batch.base_offset(), |(r, _)| r.offset);
+        let timestamp_type = match batch.timestamp_type() {
+            TimestampType::NoTimestamp => TimestampType::CreateTime,
+            other => other,
+        };
+        let base = if legacy {
+            first_kept
+        } else {
+            batch.base_offset()
+        };
+        let mut builder = BatchBuilder::new(base, batch.compression()?, timestamp_type)
+            .producer_id(batch.producer_id())
+            .producer_epoch(batch.producer_epoch())
+            .base_sequence(batch.base_sequence())
+            .partition_leader_epoch(batch.partition_leader_epoch())
+            .transactional(batch.is_transactional())
+            .control(batch.is_control());
+        if !legacy {
+            builder = builder.override_last_offset(batch.last_offset());
+        }
+        if needs_horizon {
+            builder = builder
+                .delete_horizon_ms(self.now_ms.saturating_add(self.config.delete_retention_ms));
+        } else if let Some(h) = horizon {
+            builder = builder.delete_horizon_ms(h);
+        }
+        if timestamp_type == TimestampType::LogAppendTime {
+            builder = builder.log_append_time(batch.max_timestamp());
+        }
+        for (r, _) in records.iter().zip(keep).filter(|(_, k)| **k) {
+            builder.append_with_offset(
+                r.offset,
+                r.timestamp,
+                r.key.as_deref(),
+                r.value.as_deref(),
+                &r.headers,
+            )?;
+        }
+        Ok(Filtered::Rewritten(builder.build()?))
+    }
+}
+
+/// Kafka's `DefaultRecordBatch.writeEmptyHeader`: the batch kept without its records (its
+/// producer's last, or the cleaning's last), its offsets, producer fields, timestamp type,
+/// transactional and control bits and max timestamp as they were; uncompressed, no delete
+/// horizon, base timestamp -1.
 fn empty_batch(h: &BatchHeader) -> Vec<u8> {
+    use crate::record::TimestampType as T;
+    let mut attributes = 0i16;
+    if h.timestamp_type() == T::LogAppendTime {
+        attributes |= 0x08;
+    }
+    if h.is_transactional() {
+        attributes |= 0x10;
+    }
+    if h.is_control() {
+        attributes |= 0x20;
+    }
     let empty = BatchHeader {
-        batch_length: i32::try_from(
-            crate::record::RECORD_BATCH_OVERHEAD - crate::record::LOG_OVERHEAD,
-        )
-        .unwrap_or(49),
+        batch_length: i32::try_from(RECORD_BATCH_OVERHEAD - LOG_OVERHEAD).unwrap_or(49),
         crc: 0,
-        base_timestamp: h.max_timestamp,
+        attributes,
+        base_timestamp: crate::record::NO_TIMESTAMP,
         records_count: 0,
         ..*h
     };
@@ -550,81 +1054,10 @@ fn empty_batch(h: &BatchHeader) -> Vec<u8> {
 enum Filtered {
     /// Written as it was.
     Original,
-    /// Rewritten (fewer records, or a delete horizon set), or kept empty.
+    /// Rewritten (fewer records, a delete horizon set, converted from magic 0/1), or kept empty.
     Rewritten(Vec<u8>),
     /// Dropped.
     Dropped,
-}
-
-/// Kafka's `MemoryRecords.filterTo` for one batch of a cleaning: records are kept by
-/// [`retain`]; a batch that keeps them all and needs no delete horizon is written as it is;
-/// one that keeps some is rebuilt from them with its codec, producer fields and leader epoch,
-/// from its first kept offset, with a delete horizon of now + `delete.retention.ms` when it
-/// keeps a tombstone and had none (Kafka stores it as the base timestamp); one that keeps none
-/// is dropped, unless it is its producer's last, which stays as an empty batch.
-fn filter_batch(
-    batch: &RawBatch<'_>,
-    plan: &mut CompactionPlan,
-    map: &OffsetMap,
-    producers: &HashMap<i64, i64>,
-    config: &CompactionConfig,
-    now_ms: i64,
-) -> std::result::Result<Filtered, crate::record::RecordError> {
-    let header = batch
-        .header()
-        .ok_or(crate::record::RecordError::Truncated {
-            position: 0,
-            what: "record batch",
-            needed: crate::record::RECORD_BATCH_OVERHEAD,
-            remaining: batch.size_in_bytes(),
-        })?;
-    let horizon = batch.delete_horizon_ms();
-    let records = batch.records()?;
-    let mut kept = Vec::with_capacity(records.len());
-    let mut tombstones = false;
-    for r in records {
-        if retain(plan, map, &r, horizon, now_ms) {
-            tombstones |= r.value.is_none();
-            kept.push(r);
-        }
-    }
-    let needs_horizon = tombstones && horizon.is_none();
-    let count = usize::try_from(header.records_count).unwrap_or(0);
-    if kept.len() == count && !needs_horizon {
-        return Ok(Filtered::Original);
-    }
-    let Some(first) = kept.first() else {
-        let last_of_producer = header.producer_id >= 0
-            && producers.get(&header.producer_id) == Some(&header.last_offset());
-        return Ok(if last_of_producer {
-            Filtered::Rewritten(empty_batch(&header))
-        } else {
-            Filtered::Dropped
-        });
-    };
-    let mut builder = BatchBuilder::new(first.offset, batch.compression()?, batch.timestamp_type())
-        .producer_id(header.producer_id)
-        .producer_epoch(header.producer_epoch)
-        .base_sequence(header.base_sequence)
-        .partition_leader_epoch(header.partition_leader_epoch);
-    if needs_horizon {
-        builder = builder.delete_horizon_ms(now_ms.saturating_add(config.delete_retention_ms));
-    } else if let Some(h) = horizon {
-        builder = builder.delete_horizon_ms(h);
-    }
-    if batch.timestamp_type() == TimestampType::LogAppendTime {
-        builder = builder.log_append_time(header.max_timestamp);
-    }
-    for r in &kept {
-        builder.append_with_offset(
-            r.offset,
-            r.timestamp,
-            r.key.as_deref(),
-            r.value.as_deref(),
-            &r.headers,
-        )?;
-    }
-    Ok(Filtered::Rewritten(builder.build()?))
 }
 
 /// Kafka's `groupSegmentsBySize`: consecutive segments while their current sizes together fit
@@ -692,66 +1125,93 @@ fn remove_cleaned(dir: &Path, base: i64) {
 }
 
 /// Cleans one group of segments into one (Kafka's `cleanSegments` and `replaceSegments`):
-/// writes `<base>.log.cleaned` and its indexes, syncs them, renames them `.swap`, renames the
-/// old segments `.deleted`, then the swap to the final names. A crash before every `.swap` is
-/// there leaves the old segments (the next open removes the rest); after, the next open
-/// finishes the swap ([`super::partition`]'s leftover rules, Kafka's `LogLoader`). `Ok(false)`
-/// when a batch it cannot clean is met: nothing changes.
+/// writes `<base>.log.cleaned` and its indexes (a `.txnindex` of the aborted transactions
+/// whose data it keeps), syncs them, renames them `.swap`, renames the old segments
+/// `.deleted`, then the swap to the final names. A crash before every `.swap` is there leaves
+/// the old segments (the next open removes the rest); after, the next open finishes the swap
+/// ([`super::partition`]'s leftover rules, Kafka's `LogLoader`). `txn` is carried from group
+/// to group.
 #[allow(clippy::too_many_arguments)]
 fn clean_group(
     dir: &Path,
     group: &[i64],
+    next_bases: &HashMap<i64, i64>,
     log_config: &LogConfig,
+    cleaning: &Cleaning<'_>,
+    mtimes: &HashMap<i64, i64>,
+    txn: &mut TxnState,
     plan: &mut CompactionPlan,
-    map: &OffsetMap,
-    producers: &HashMap<i64, i64>,
-    config: &CompactionConfig,
-    now_ms: i64,
     progress: &mut dyn FnMut(u64),
-) -> Result<bool> {
+) -> Result<()> {
     let Some(&base) = group.first() else {
-        return Ok(true);
+        return Ok(());
     };
     let mut cleaned =
-        LogSegment::open_writable_suffixed(dir, base, log_config, now_ms, ".cleaned")?;
+        LogSegment::open_writable_suffixed(dir, base, log_config, cleaning.now_ms, ".cleaned")?;
     let mut last_mtime = None;
-    for &old in group {
-        let seg = LogSegment::open_read_only(dir, old)?;
-        last_mtime = fs::metadata(seg.log_path()).and_then(|m| m.modified()).ok();
-        let mut reader = seg.reader_at(0)?;
-        while let Some((position, batch)) = reader.next_batch()? {
-            progress(batch.size_in_bytes() as u64);
-            if batch.magic() < 2 || batch.is_transactional() || batch.is_control() {
-                drop(cleaned);
-                remove_cleaned(dir, base);
-                return Ok(false);
-            }
-            let corrupt = |source| LogError::Corrupt {
-                path: seg.log_path().to_path_buf(),
-                position,
-                source,
-            };
-            match filter_batch(&batch, plan, map, producers, config, now_ms).map_err(corrupt)? {
-                Filtered::Original => cleaned.append(
-                    batch.as_bytes(),
-                    batch.last_offset(),
-                    batch.max_timestamp(),
-                    batch.last_offset(),
-                )?,
-                Filtered::Rewritten(bytes) => {
-                    let raw = RawBatch::read_at(&bytes, 0)
-                        .map_err(corrupt)?
-                        .ok_or(LogError::InvalidOffset("an empty rewritten batch".into()))?;
-                    let (last, max_ts) = (raw.last_offset(), raw.max_timestamp());
-                    cleaned.append(&bytes, last, max_ts, last)?;
+    let mut keep = Vec::new();
+    txn.cleaned_index.clear();
+    let written = (|| -> Result<()> {
+        for &old in group {
+            let seg = LogSegment::open_read_only(dir, old)?;
+            last_mtime = fs::metadata(seg.log_path()).and_then(|m| m.modified()).ok();
+            let segment_mtime = mtimes.get(&old).copied().unwrap_or(0);
+            let next = next_bases.get(&old).copied().unwrap_or(i64::MAX);
+            txn.add_aborted(aborted_in(cleaning.scan, old, next));
+            let mut reader = seg.reader_at(0)?;
+            while let Some((position, batch)) = reader.next_batch()? {
+                progress(batch.size_in_bytes() as u64);
+                let corrupt = |source| LogError::Corrupt {
+                    path: seg.log_path().to_path_buf(),
+                    position,
+                    source,
+                };
+                let verdict = cleaning
+                    .judge(&batch, txn, plan, segment_mtime, &mut keep)
+                    .map_err(corrupt)?;
+                match cleaning.filter(&batch, &verdict, &keep).map_err(corrupt)? {
+                    Filtered::Original => cleaned.append(
+                        batch.as_bytes(),
+                        batch.last_offset(),
+                        batch.max_timestamp(),
+                        batch.last_offset(),
+                    )?,
+                    Filtered::Rewritten(bytes) => {
+                        let raw = RawBatch::read_at(&bytes, 0)
+                            .map_err(corrupt)?
+                            .ok_or(LogError::InvalidOffset("an empty rewritten batch".into()))?;
+                        let (last, max_ts) = (raw.last_offset(), raw.max_timestamp());
+                        cleaned.append(&bytes, last, max_ts, last)?;
+                    }
+                    Filtered::Dropped => {}
                 }
-                Filtered::Dropped => {}
             }
         }
+        Ok(())
+    })();
+    if let Err(e) = written {
+        // Kafka's `cleaned.deleteIfExists()` of a cleaning given up.
+        drop(cleaned);
+        remove_cleaned(dir, base);
+        return Err(e);
     }
     cleaned.trim()?;
     cleaned.flush()?;
     drop(cleaned);
+    if !txn.cleaned_index.is_empty() {
+        let path = dir.join(segment::file_name(base, ".txnindex.cleaned"));
+        let bytes: Vec<u8> = txn
+            .cleaned_index
+            .iter()
+            .flat_map(AbortedTxn::encode)
+            .collect();
+        let write = || -> std::io::Result<()> {
+            let mut file = fs::File::create(&path)?;
+            std::io::Write::write_all(&mut file, &bytes)?;
+            file.sync_all()
+        };
+        write().map_err(LogError::io("writing", &path))?;
+    }
     if let Some(mtime) = last_mtime {
         for kind in [".log", ".index", ".timeindex"] {
             let path = dir.join(segment::file_name(base, &format!("{kind}.cleaned")));
@@ -782,7 +1242,7 @@ fn clean_group(
     sync_dir(dir)?;
     change_suffixes(dir, base, ".swap", "")?;
     sync_dir(dir)?;
-    Ok(true)
+    Ok(())
 }
 
 /// Cleans the compacted partition in `dir` (whose writer the caller is, holding its
@@ -809,7 +1269,8 @@ pub(crate) fn clean(
         cleaner_checkpoint,
         log_end_offset: Some(log_end_offset),
     };
-    let (mut plan, map) = analyse(dir, &view, config, now_ms, false)?;
+    let analysis = analyse(dir, &view, config, now_ms, false)?;
+    let mut plan = analysis.plan.clone();
     if !matches!(
         plan.cleanability,
         Cleanability::DirtyRatio | Cleanability::MaxCompactionLag
@@ -817,21 +1278,38 @@ pub(crate) fn clean(
     {
         return Ok((plan, false));
     }
-    let producers = producers_last_offsets(dir, bases)?;
+    let cleaning = Cleaning {
+        map: &analysis.map,
+        scan: &analysis.scan,
+        config,
+        now_ms,
+        upper_bound: plan.first_uncleanable_offset,
+        legacy_delete_horizon_ms: analysis.legacy_delete_horizon_ms,
+    };
+    let mtimes: HashMap<i64, i64> = analysis.mtimes.iter().copied().collect();
+    let next_bases: HashMap<i64, i64> = bases
+        .iter()
+        .zip(bases.iter().skip(1))
+        .map(|(&b, &n)| (b, n))
+        .collect();
     let to_clean: Vec<i64> = bases
         .iter()
         .copied()
         .filter(|&b| b < plan.end_offset)
         .collect();
-    for group in group_segments(dir, &to_clean, plan.end_offset, log_config)? {
-        if !clean_group(
-            dir, &group, log_config, &mut plan, &map, &producers, config, now_ms, progress,
-        )? {
-            // Groups before this one are cleaned; the checkpoint stays where it was, so the
-            // next cleaning maps the same range again.
-            plan.cleanability = Cleanability::Unsupported;
-            return Ok((plan, false));
-        }
+    let mut txn = TxnState::default();
+    for group in group_segments(dir, &to_clean, plan.first_uncleanable_offset, log_config)? {
+        clean_group(
+            dir,
+            &group,
+            &next_bases,
+            log_config,
+            &cleaning,
+            &mtimes,
+            &mut txn,
+            &mut plan,
+            progress,
+        )?;
     }
     if file_delete_delay_ms == 0 {
         retention::remove_deleted_files(&retention::PartitionFiles::list(dir)?, 0, i64::MAX, true)?;

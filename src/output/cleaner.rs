@@ -87,8 +87,7 @@ pub enum CleanerEvent<'a> {
         cleanable: bool,
         /// Whether this pass cleaned it (never with `--dry-run`).
         cleaned: bool,
-        /// Why (or why not): `dirty-ratio`, `max-compaction-lag`, `not-dirty-enough`,
-        /// `unsupported-batches`.
+        /// Why (or why not): `dirty-ratio`, `max-compaction-lag`, `not-dirty-enough`.
         why: &'static str,
         /// Where the cleaning would end (the offset map's end).
         end_offset: i64,
@@ -104,17 +103,10 @@ pub enum CleanerEvent<'a> {
         tombstones_removed: u64,
         /// Tombstones kept, their batches given a delete horizon.
         tombstones_marked: u64,
-    },
-    /// A compacted partition the cleaner leaves alone.
-    CompactionSkipped {
-        /// The topic.
-        topic: &'a str,
-        /// The partition.
-        partition: i32,
-        /// Its topic's `cleanup.policy`.
-        policy: &'static str,
-        /// Why, in words.
-        reason: &'static str,
+        /// Records of aborted transactions.
+        aborted: u64,
+        /// Transaction markers past their delete horizon, their transactions' data gone.
+        markers_removed: u64,
     },
     /// The last line.
     Summary {
@@ -141,13 +133,8 @@ pub fn cleanability_name(c: Cleanability) -> &'static str {
         Cleanability::DirtyRatio => "dirty-ratio",
         Cleanability::MaxCompactionLag => "max-compaction-lag",
         Cleanability::NotDirtyEnough => "not-dirty-enough",
-        Cleanability::Unsupported => "unsupported-batches",
     }
 }
-
-/// Why a compacted partition was not cleaned.
-pub const COMPACTION_SKIPPED: &str =
-    "its log holds transactional, control or magic 0/1 batches, which kafkit's cleaner leaves alone";
 
 /// Why a segment goes, in words: the rule and the numbers it compared.
 pub fn deletion_reason(
@@ -244,14 +231,8 @@ pub fn partition_events<'a>(
             without_key: c.without_key,
             tombstones_removed: c.tombstones_removed,
             tombstones_marked: c.tombstones_marked,
-        });
-    }
-    if report.compaction_skipped {
-        events.push(CleanerEvent::CompactionSkipped {
-            topic,
-            partition,
-            policy: report.policy.name(),
-            reason: COMPACTION_SKIPPED,
+            aborted: c.aborted,
+            markers_removed: c.markers_removed,
         });
     }
     events

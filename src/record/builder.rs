@@ -46,6 +46,9 @@ pub struct BatchBuilder {
     last_offset: Option<i64>,
     /// Every offset so far was the next one (no gap from [`Self::append_with_offset`]).
     dense: bool,
+    /// The last offset the header names when it is not the last record's
+    /// ([`Self::override_last_offset`]).
+    last_offset_override: Option<i64>,
     base_timestamp: Option<i64>,
     max_timestamp: i64,
     /// What the records are expected to compress to, as a fraction (Kafka's
@@ -102,6 +105,7 @@ impl BatchBuilder {
             count: 0,
             last_offset: None,
             dense: true,
+            last_offset_override: None,
             base_timestamp: None,
             max_timestamp: NO_TIMESTAMP,
             estimated_compression_ratio: 1.0,
@@ -164,6 +168,15 @@ impl BatchBuilder {
     pub fn delete_horizon_ms(mut self, horizon: i64) -> Self {
         self.delete_horizon_ms = Some(horizon);
         self.base_timestamp = Some(horizon);
+        self
+    }
+
+    /// Makes the header name `last` as the batch's last offset whatever the last record's is
+    /// (Kafka's `MemoryRecordsBuilder.overrideLastOffset`: a cleaned batch keeps its original
+    /// last offset, and with it its producer's last sequence).
+    #[must_use]
+    pub fn override_last_offset(mut self, last: i64) -> Self {
+        self.last_offset_override = Some(last);
         self
     }
 
@@ -471,8 +484,15 @@ impl BatchBuilder {
             _ => self.max_timestamp,
         };
         let last_offset_delta = self
-            .last_offset
+            .last_offset_override
+            .or(self.last_offset)
             .map_or(0, |last| long_to_int(last.wrapping_sub(self.base_offset)));
+        if self
+            .last_offset_override
+            .is_some_and(|o| Some(o) != self.last_offset)
+        {
+            self.dense = false;
+        }
         let batch_length =
             i32::try_from(bytes.len() - LOG_OVERHEAD).map_err(|_| RecordError::BatchTooLarge {
                 position: 0,

@@ -169,12 +169,6 @@ fn text_line(event: &CleanerEvent<'_>, dry_run: bool) -> Option<String> {
             "{} {file} (file.delete.delay.ms has passed)",
             if *dry_run { "Would remove" } else { "Removed" }
         ),
-        CleanerEvent::CompactionSkipped {
-            topic,
-            partition,
-            policy,
-            reason,
-        } => format!("Skipped the compaction of {topic}-{partition} (cleanup.policy={policy}): {reason}"),
         CleanerEvent::Compaction {
             topic,
             partition,
@@ -185,11 +179,14 @@ fn text_line(event: &CleanerEvent<'_>, dry_run: bool) -> Option<String> {
             without_key,
             tombstones_removed,
             tombstones_marked,
+            aborted,
+            markers_removed,
             ..
         } => format!(
-            "Cleaned {topic}-{partition} up to offset {end_offset}: removed {} of {} ({superseded} superseded, {without_key} without a key, {tombstones_removed} tombstones past their delete horizon), {} given a delete horizon",
-            superseded + without_key + tombstones_removed,
+            "Cleaned {topic}-{partition} up to offset {end_offset}: removed {} of {} ({superseded} superseded, {without_key} without a key, {tombstones_removed} tombstones past their delete horizon{}), {} given a delete horizon",
+            superseded + without_key + tombstones_removed + aborted + markers_removed,
             plural(*records, "record"),
+            transactional_counts(*aborted, *markers_removed),
             plural(*tombstones_marked, "tombstone"),
         ),
         CleanerEvent::Compaction {
@@ -215,16 +212,31 @@ fn text_line(event: &CleanerEvent<'_>, dry_run: bool) -> Option<String> {
             without_key,
             tombstones_removed,
             tombstones_marked,
+            aborted,
+            markers_removed,
             ..
         } => format!(
-            "{topic}-{partition}: dirty ratio {dirty_ratio:.3} from offset {first_dirty_offset}, {} ({why}); a cleaning to offset {end_offset} would remove {} of {} ({superseded} superseded, {without_key} without a key, {tombstones_removed} tombstones past their delete horizon) and give {} a delete horizon",
+            "{topic}-{partition}: dirty ratio {dirty_ratio:.3} from offset {first_dirty_offset}, {} ({why}); a cleaning to offset {end_offset} would remove {} of {} ({superseded} superseded, {without_key} without a key, {tombstones_removed} tombstones past their delete horizon{}) and give {} a delete horizon",
             if *cleanable { "cleanable" } else { "not cleanable" },
-            superseded + without_key + tombstones_removed,
+            superseded + without_key + tombstones_removed + aborted + markers_removed,
             plural(*records, "record"),
+            transactional_counts(*aborted, *markers_removed),
             plural(*tombstones_marked, "tombstone"),
         ),
         CleanerEvent::Summary { .. } => return None,
     })
+}
+
+/// The records of aborted transactions and the markers a cleaning removes, when there are
+/// any: `, 2 of aborted transactions, 1 transaction marker`.
+fn transactional_counts(aborted: u64, markers_removed: u64) -> String {
+    if aborted + markers_removed == 0 {
+        return String::new();
+    }
+    format!(
+        ", {aborted} of aborted transactions, {}",
+        plural(markers_removed, "transaction marker")
+    )
 }
 
 /// Runs `kafkit log-cleaner`.
