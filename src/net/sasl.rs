@@ -180,10 +180,12 @@ fn parse_jaas(text: &str) -> Result<(String, Vec<(String, String)>), String> {
         Some(Token::Word(flag))
             if ["required", "requisite", "sufficient", "optional"]
                 .contains(&flag.to_ascii_lowercase().as_str()) => {}
-        Some(Token::Word(flag)) => {
-            return Err(format!(
-                "Invalid login module control flag '{flag}' in JAAS config"
-            ))
+        // Kafka's message quotes the word; kafkit's does not, as it may be a misplaced secret.
+        Some(Token::Word(_)) => {
+            return Err(
+                "Invalid login module control flag in JAAS config (required, requisite, sufficient or optional)"
+                    .into(),
+            )
         }
         _ => return Err("Login module control flag not specified in JAAS config".into()),
     }
@@ -291,10 +293,15 @@ pub fn authenticate(conn: &mut Connection, credentials: &Credentials) -> Result<
                 ),
             ))
         }
-        code => return Err(KafkaError::from_code(code, None).map_or_else(
-            || refused("SaslAuthenticationException", "SASL handshake failed".into()),
-            NetError::Kafka,
-        )),
+        code => {
+            return Err(refused(
+                "IllegalSaslStateException",
+                format!(
+                    "Unknown error code {code}, client mechanism is {mechanism}, enabled mechanisms are {}",
+                    enabled()
+                ),
+            ))
+        }
     }
     match credentials.mechanism {
         Mechanism::Plain => {
@@ -397,9 +404,12 @@ impl<'a> Scram<'a> {
         format!("n,,{}", self.client_first_bare)
     }
 
-    /// The client's own refusal of what the server sent (Kafka's `SaslException`).
+    /// The client's own refusal of what the server sent: Kafka's `ScramSaslClient` throws a
+    /// `SaslException`, which `SaslClientAuthenticator` wraps in its message.
     fn failed(&self, what: String) -> NetError {
-        refused("SaslAuthenticationException", what)
+        refused("SaslAuthenticationException", format!(
+            "An error: (java.util.concurrent.CompletionException: javax.security.sasl.SaslException: {what}) occurred when evaluating SASL token received from the Kafka Broker. Kafka Client will go to AUTHENTICATION_FAILED state."
+        ))
     }
 
     fn client_final(&mut self, server_first: &[u8]) -> Result<String, NetError> {
@@ -417,7 +427,9 @@ impl<'a> Scram<'a> {
             return Err(self.failed("malformed server-first message".into()));
         };
         if !nonce.starts_with(&self.client_nonce) || nonce.len() <= self.client_nonce.len() {
-            return Err(self.failed("the server nonce does not extend the client's".into()));
+            return Err(
+                self.failed("Invalid server nonce: does not start with client nonce".into())
+            );
         }
         let salt = BASE64
             .decode(salt)
@@ -472,13 +484,10 @@ impl<'a> Scram<'a> {
     fn verify_server_final(&self, server_final: &[u8]) -> Result<(), NetError> {
         let text = String::from_utf8_lossy(server_final);
         if let Some(error) = text.strip_prefix("e=") {
-            return Err(refused(
-                "SaslAuthenticationException",
-                format!(
-                    "Sasl authentication using {} failed with error: {error}",
-                    self.credentials.mechanism.name()
-                ),
-            ));
+            return Err(self.failed(format!(
+                "Sasl authentication using {} failed with error: {error}",
+                self.credentials.mechanism.name()
+            )));
         }
         let verifier = text
             .split(',')
@@ -486,10 +495,7 @@ impl<'a> Scram<'a> {
             .and_then(|v| BASE64.decode(v).ok());
         match (&self.server_signature, verifier) {
             (Some(expected), Some(got)) if *expected == got => Ok(()),
-            _ => Err(refused(
-                "SaslAuthenticationException",
-                "Sasl server signature verification failed".into(),
-            )),
+            _ => Err(self.failed("Invalid server signature in server final message".into())),
         }
     }
 }
@@ -532,7 +538,7 @@ mod tests {
         let scram = "org.apache.kafka.common.security.scram.ScramLoginModule";
         let cases = [
             (format!(r#"{scram} required username="u" password="SECRET""#), "JAAS config entry not terminated by semi-colon"),
-            (format!(r#"{scram} username="u" password="SECRET";"#), "Invalid login module control flag 'username' in JAAS config"),
+            (format!(r#"{scram} username="u" password="SECRET";"#), "Invalid login module control flag in JAAS config (required, requisite, sufficient or optional)"),
             (format!(r#"{scram} required username="u" password;"#), "Value not specified for key 'password' in JAAS config"),
             (format!(r#"{scram} required password="SECRET"; {scram} required;"#), "JAAS config property contains 2 login modules, should be 1 module"),
             (format!(r#"{scram} required username="u";"#), "no 'password' option"),
@@ -603,10 +609,15 @@ mod tests {
             .unwrap_err();
         assert!(
             weak.to_string()
-                .eq("Requested iterations 4095 is less than the minimum 4096 for SCRAM-SHA-512"),
+                .contains("SaslException: Requested iterations 4095 is less than the minimum 4096 for SCRAM-SHA-512)"),
             "{weak}"
         );
         let foreign = scram.client_final(b"r=xyz,s=c2FsdA==,i=4096").unwrap_err();
-        assert!(foreign.to_string().contains("nonce"), "{foreign}");
+        assert!(
+            foreign
+                .to_string()
+                .contains("Invalid server nonce: does not start with client nonce"),
+            "{foreign}"
+        );
     }
 }
