@@ -591,7 +591,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             forged.to_string(),
-            "Sasl server signature verification failed"
+            "An error: (java.util.concurrent.CompletionException: javax.security.sasl.SaslException: Invalid server signature in server final message) occurred when evaluating SASL token received from the Kafka Broker. Kafka Client will go to AUTHENTICATION_FAILED state."
         );
     }
 
