@@ -30,6 +30,7 @@ mod log_start;
 mod man;
 mod memory;
 mod net;
+mod net_security;
 mod produce;
 mod produce_interop;
 mod produce_streams;

@@ -31,7 +31,7 @@ impl NetError {
     /// connection, a leader or topic the broker does not know yet.
     pub fn is_retriable(&self) -> bool {
         match self {
-            NetError::Disconnected { .. } => true,
+            NetError::Disconnected { .. } | NetError::AuthenticationTerminated { .. } => true,
             NetError::Timeout { unreachable, .. } => unreachable.is_none(),
             NetError::Kafka(e) => e.is_metadata_retriable(),
             _ => false,
@@ -91,6 +91,9 @@ impl Cluster {
                     }
                     Err(NetError::Disconnected { .. }) => {
                         unreachable = Some(unreachable_warning(*node, address));
+                    }
+                    Err(NetError::AuthenticationTerminated { .. }) => {
+                        unreachable = Some(terminated_warning(*node, address));
                     }
                     Err(e) => return Err(e),
                 }
@@ -215,12 +218,26 @@ impl Cluster {
 /// Kafka's warning when a connection cannot be made:
 /// `Connection to node -1 (localhost/127.0.0.1:9092) could not be established. Node may not be available.`
 fn unreachable_warning(node: i32, address: &Address) -> String {
+    format!(
+        "Connection to node {node} ({}) could not be established. Node may not be available.",
+        java_address(address)
+    )
+}
+
+/// Kafka's `NetworkClient` warning for a connection closed during the TLS handshake or the
+/// SASL login (a TLS client at a plaintext port, a firewall).
+fn terminated_warning(node: i32, address: &Address) -> String {
+    format!(
+        "Connection to node {node} ({}) terminated during authentication. This may happen due to any of the following reasons: (1) Firewall blocking Kafka TLS traffic (eg it may only allow HTTPS traffic), (2) Transient network issue.",
+        java_address(address)
+    )
+}
+
+/// An address as Java's `InetSocketAddress` prints it: `host/ip:port`.
+pub fn java_address(address: &Address) -> String {
     let ip = address
         .resolve()
         .first()
         .map_or_else(|| "unresolved".to_string(), |s| s.ip().to_string());
-    format!(
-        "Connection to node {node} ({}/{ip}:{}) could not be established. Node may not be available.",
-        address.host, address.port
-    )
+    format!("{}/{ip}:{}", address.host, address.port)
 }

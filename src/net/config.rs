@@ -2,7 +2,48 @@
 
 use std::time::Duration;
 
+use super::sasl::{Credentials, SaslProperties};
+use super::tls::{Tls, TlsProperties};
 use super::NetError;
+
+/// `security.protocol`: how a connection is secured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SecurityProtocol {
+    /// Kafka's default: neither TLS nor SASL.
+    #[default]
+    Plaintext,
+    /// TLS.
+    Ssl,
+    /// A SASL login over plain TCP.
+    SaslPlaintext,
+    /// A SASL login over TLS.
+    SaslSsl,
+}
+
+impl SecurityProtocol {
+    fn parse(value: &str) -> Option<Self> {
+        match value.trim().to_ascii_uppercase().as_str() {
+            "PLAINTEXT" => Some(SecurityProtocol::Plaintext),
+            "SSL" => Some(SecurityProtocol::Ssl),
+            "SASL_PLAINTEXT" => Some(SecurityProtocol::SaslPlaintext),
+            "SASL_SSL" => Some(SecurityProtocol::SaslSsl),
+            _ => None,
+        }
+    }
+
+    /// Whether connections run TLS.
+    pub fn tls(self) -> bool {
+        matches!(self, SecurityProtocol::Ssl | SecurityProtocol::SaslSsl)
+    }
+
+    /// Whether connections log in with SASL.
+    pub fn sasl(self) -> bool {
+        matches!(
+            self,
+            SecurityProtocol::SaslPlaintext | SecurityProtocol::SaslSsl
+        )
+    }
+}
 
 /// How a client talks to a cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +61,14 @@ pub struct ClientConfig {
     pub retry_backoff_max: Duration,
     /// `socket.connection.setup.timeout.ms` (10 s): how long a connect may take.
     pub connect_timeout: Duration,
+    /// `security.protocol` (PLAINTEXT).
+    pub security_protocol: SecurityProtocol,
+    /// The TLS configuration, for SSL and SASL_SSL.
+    pub tls: Option<Tls>,
+    /// The SASL login, for SASL_PLAINTEXT and SASL_SSL (its `Debug` hides the password).
+    pub sasl: Option<Credentials>,
+    ssl_properties: TlsProperties,
+    sasl_properties: SaslProperties,
 }
 
 impl ClientConfig {
@@ -32,12 +81,19 @@ impl ClientConfig {
             retry_backoff: Duration::from_millis(100),
             retry_backoff_max: Duration::from_millis(1000),
             connect_timeout: Duration::from_millis(10_000),
+            security_protocol: SecurityProtocol::Plaintext,
+            tls: None,
+            sasl: None,
+            ssl_properties: TlsProperties::default(),
+            sasl_properties: SaslProperties::default(),
         }
     }
 
     /// Applies client properties (a file's, then the command line's, in order: a later one
-    /// wins), refusing a value Kafka would refuse and a security protocol kafkit does not
-    /// speak yet. Properties it does not use are left alone, as Kafka only warns of them.
+    /// wins), refusing a value Kafka would refuse. The security properties are checked once
+    /// all are applied: the TLS configuration (CA and key files read) and the SASL credentials
+    /// for the `security.protocol` chosen. Properties it does not use are left alone, as Kafka
+    /// only warns of them.
     pub fn apply<'a>(
         mut self,
         properties: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -64,15 +120,29 @@ impl ClientConfig {
                 "retry.backoff.ms" => self.retry_backoff = ms()?,
                 "retry.backoff.max.ms" => self.retry_backoff_max = ms()?,
                 "socket.connection.setup.timeout.ms" => self.connect_timeout = ms()?,
-                "security.protocol" if !value.trim().eq_ignore_ascii_case("PLAINTEXT") => {
-                    return Err(NetError::Unsupported {
-                        name: name.to_string(),
-                        value: value.to_string(),
-                    })
+                "security.protocol" => {
+                    self.security_protocol =
+                        SecurityProtocol::parse(value).ok_or_else(|| NetError::Config {
+                            name: name.to_string(),
+                            value: value.to_string(),
+                            reason:
+                                "String must be one of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL",
+                        })?
                 }
-                _ => {}
+                _ => {
+                    let _ = self.ssl_properties.set(name, value)
+                        || self.sasl_properties.set(name, value);
+                }
             }
         }
+        self.tls = match self.security_protocol.tls() {
+            true => Some(self.ssl_properties.build()?),
+            false => None,
+        };
+        self.sasl = match self.security_protocol.sasl() {
+            true => Some(self.sasl_properties.build()?),
+            false => None,
+        };
         Ok(self)
     }
 
@@ -107,12 +177,37 @@ mod tests {
             e.to_string(),
             "Invalid value -1 for configuration request.timeout.ms: Value must be at least 0"
         );
+        assert_eq!(
+            ClientConfig::new("x")
+                .apply([("security.protocol", "TLS")])
+                .unwrap_err()
+                .to_string(),
+            "Invalid value TLS for configuration security.protocol: String must be one of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"
+        );
+        let plain = ClientConfig::new("x")
+            .apply([
+                ("security.protocol", "plaintext"),
+                ("sasl.mechanism", "PLAIN"),
+            ])
+            .unwrap();
+        assert_eq!((plain.tls.is_some(), plain.sasl.is_some()), (false, false));
+        // SASL needs its JAAS entry; the password stays out of every message and Debug.
+        let jaas = r#"org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="SECRET";"#;
+        let sasl = ClientConfig::new("x")
+            .apply([
+                ("security.protocol", "SASL_SSL"),
+                ("sasl.mechanism", "PLAIN"),
+                ("sasl.jaas.config", jaas),
+            ])
+            .unwrap();
+        assert_eq!((sasl.tls.is_some(), sasl.sasl.is_some()), (true, true));
+        assert!(!format!("{sasl:?}").contains("SECRET"));
         assert!(ClientConfig::new("x")
-            .apply([("security.protocol", "SSL")])
+            .apply([
+                ("security.protocol", "SASL_PLAINTEXT"),
+                ("sasl.mechanism", "PLAIN")
+            ])
             .is_err());
-        assert!(ClientConfig::new("x")
-            .apply([("security.protocol", "plaintext")])
-            .is_ok());
     }
 
     #[test]

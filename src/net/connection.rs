@@ -1,8 +1,9 @@
 //! One connection to one broker: Kafka's frames (a 4-byte size, a request header, a body),
 //! correlation ids, the `ApiVersions` handshake and request timeouts.
 //!
-//! Blocking, over a `std::net::TcpStream`: a request is written whole, and its response read
-//! whole before it is decoded. Requests may be pipelined ([`Connection::send`] several, then
+//! Blocking, over a `std::net::TcpStream` (with TLS over it for `SSL`/`SASL_SSL`,
+//! [`super::tls`], and a SASL login after `ApiVersions` for `SASL_*`, [`super::sasl`]): a
+//! request is written whole, and its response read whole before it is decoded. Requests may be pipelined ([`Connection::send`] several, then
 //! [`Connection::receive`] their responses in order), as Kafka's
 //! `max.in.flight.requests.per.connection` allows.
 
@@ -20,6 +21,7 @@ use kafka_protocol::protocol::{Decodable, Encodable, HeaderVersion, Request, Str
 use super::address::Address;
 use super::config::ClientConfig;
 use super::errors::KafkaError;
+use super::tls::{HandshakeError, Stream};
 use super::NetError;
 
 /// The largest response kafkit reads (a bigger size is a broken or hostile peer): Kafka's
@@ -39,6 +41,8 @@ fn kafkit_max(api: ApiKey) -> i16 {
         ApiKey::DeleteTopics => 6,
         ApiKey::InitProducerId => 4,
         ApiKey::DescribeConfigs => 4,
+        ApiKey::SaslHandshake => 1,
+        ApiKey::SaslAuthenticate => 2,
         _ => 0,
     }
 }
@@ -52,6 +56,8 @@ fn kafkit_min(api: ApiKey) -> i16 {
         ApiKey::Metadata => 1,
         ApiKey::CreateTopics | ApiKey::DeleteTopics => 2,
         ApiKey::DescribeConfigs => 1,
+        // v0 sends the tokens raw, outside Kafka's frames: every broker since 1.0 has v1.
+        ApiKey::SaslHandshake => 1,
         _ => 0,
     }
 }
@@ -59,7 +65,7 @@ fn kafkit_min(api: ApiKey) -> i16 {
 /// A connection to a broker.
 #[derive(Debug)]
 pub struct Connection {
-    stream: TcpStream,
+    stream: Stream,
     node: i32,
     address: Address,
     client_id: StrBytes,
@@ -72,14 +78,42 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Connects to `address` (node `node`, negative for a bootstrap entry) and asks which API
-    /// versions it supports.
+    /// Connects to `address` (node `node`, negative for a bootstrap entry), runs the TLS
+    /// handshake if `security.protocol` asks for TLS, asks which API versions it supports and
+    /// logs in if it asks for SASL. A refused login is [`NetError::Authentication`]; a
+    /// connection that closes before the login is done,
+    /// [`NetError::AuthenticationTerminated`].
     pub fn open(address: &Address, node: i32, config: &ClientConfig) -> Result<Self, NetError> {
         let mut last = None;
         for socket in address.resolve() {
             match TcpStream::connect_timeout(&socket, config.connect_timeout.max(MIN_TIMEOUT)) {
                 Ok(stream) => {
                     let _ = stream.set_nodelay(true);
+                    let terminated = |source| NetError::AuthenticationTerminated {
+                        node,
+                        address: address.to_string(),
+                        source,
+                    };
+                    let stream = match &config.tls {
+                        None => Stream::Plain(stream),
+                        Some(tls) => tls
+                            .connect(
+                                &address.host,
+                                stream,
+                                config.connect_timeout.max(MIN_TIMEOUT),
+                            )
+                            .map_err(|e| match e {
+                                HandshakeError::Failed(cause) => NetError::Authentication {
+                                    node,
+                                    address: String::new(),
+                                    exception: "SslAuthenticationException",
+                                    message: "SSL handshake failed".into(),
+                                    cause: Some(cause),
+                                },
+                                HandshakeError::Terminated(source) => terminated(source),
+                            })
+                            .map_err(|e| located(e, node, address))?,
+                    };
                     let mut conn = Connection {
                         stream,
                         node,
@@ -90,8 +124,21 @@ impl Connection {
                         versions: Vec::new(),
                         in_flight: VecDeque::new(),
                     };
-                    conn.handshake()?;
-                    return Ok(conn);
+                    let secured = conn.handshake().and_then(|()| match &config.sasl {
+                        Some(credentials) => super::sasl::authenticate(&mut conn, credentials),
+                        None => Ok(()),
+                    });
+                    return match secured {
+                        Ok(()) => Ok(conn),
+                        // Closed (or silent) before the login was done: Kafka's "terminated
+                        // during authentication", retried.
+                        Err(NetError::Disconnected { source, .. })
+                            if config.tls.is_some() || config.sasl.is_some() =>
+                        {
+                            Err(terminated(source))
+                        }
+                        Err(e) => Err(located(e, node, address)),
+                    };
                 }
                 Err(e) => last = Some(e),
             }
@@ -222,7 +269,10 @@ impl Connection {
         let _ = self
             .stream
             .set_write_timeout(Some(self.request_timeout.max(MIN_TIMEOUT)));
-        self.stream.write_all(&buf).map_err(|e| self.io_error(e))?;
+        self.stream
+            .write_all(&buf)
+            .and_then(|()| self.stream.flush())
+            .map_err(|e| self.io_error(e))?;
         if expect_response {
             self.in_flight.push_back((correlation, api, version));
         }
@@ -340,6 +390,25 @@ impl Connection {
     }
 }
 
+/// A refused login with the node and address it was refused by.
+fn located(e: NetError, node: i32, address: &Address) -> NetError {
+    match e {
+        NetError::Authentication {
+            exception,
+            message,
+            cause,
+            ..
+        } => NetError::Authentication {
+            node,
+            address: super::cluster::java_address(address),
+            exception,
+            message,
+            cause,
+        },
+        other => other,
+    }
+}
+
 /// A socket timeout of zero means "none" to std: the shortest one kafkit sets.
 const MIN_TIMEOUT: Duration = Duration::from_millis(1);
 
@@ -359,6 +428,8 @@ pub fn api_name(api: ApiKey) -> &'static str {
         ApiKey::DeleteTopics => "DeleteTopics",
         ApiKey::InitProducerId => "InitProducerId",
         ApiKey::DescribeConfigs => "DescribeConfigs",
+        ApiKey::SaslHandshake => "SaslHandshake",
+        ApiKey::SaslAuthenticate => "SaslAuthenticate",
         _ => "a request",
     }
 }
@@ -385,5 +456,7 @@ mod tests {
         within::<DeleteTopicsRequest>(ApiKey::DeleteTopics);
         within::<InitProducerIdRequest>(ApiKey::InitProducerId);
         within::<DescribeConfigsRequest>(ApiKey::DescribeConfigs);
+        within::<SaslHandshakeRequest>(ApiKey::SaslHandshake);
+        within::<SaslAuthenticateRequest>(ApiKey::SaslAuthenticate);
     }
 }

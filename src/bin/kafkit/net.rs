@@ -41,10 +41,35 @@ pub fn cluster(
 
 /// What a command prints for a failed call: the broker's message for a Kafka error (as
 /// Kafka's tools print `e.getMessage`), and the warning Kafka's client logs when no broker
-/// could be reached (on stderr, once).
+/// could be reached (on stderr, once). A refused login is logged as Kafka's `NetworkClient`
+/// logs it (with the TLS library's reason as Java's `Caused by:` line) and its message is
+/// Kafka's (`SSL handshake failed`, the broker's SASL message).
 pub fn message(e: &NetError) -> String {
     match e {
         NetError::Kafka(k) => k.text(),
+        NetError::Authentication {
+            node,
+            address,
+            exception,
+            message,
+            cause,
+        } => {
+            stderrln!(
+                "{}",
+                log4j::line(
+                    "ERROR",
+                    &format!(
+                        "Connection to node {node} ({address}) failed authentication due to: {message}"
+                    ),
+                    "org.apache.kafka.clients.NetworkClient"
+                )
+            );
+            stderrln!("org.apache.kafka.common.errors.{exception}: {message}");
+            if let Some(cause) = cause {
+                stderrln!("Caused by: {cause}");
+            }
+            message.clone()
+        }
         NetError::Timeout {
             unreachable: Some(warning),
             message,
