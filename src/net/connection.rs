@@ -94,7 +94,7 @@ impl Connection {
                         address: address.to_string(),
                         source,
                     };
-                    let stream = match &config.tls {
+                    let stream = match &config.security.tls {
                         None => Stream::Plain(stream),
                         Some(tls) => tls
                             .connect(
@@ -124,7 +124,7 @@ impl Connection {
                         versions: Vec::new(),
                         in_flight: VecDeque::new(),
                     };
-                    let secured = conn.handshake().and_then(|()| match &config.sasl {
+                    let secured = conn.handshake().and_then(|()| match &config.security.sasl {
                         Some(credentials) => super::sasl::authenticate(&mut conn, credentials),
                         None => Ok(()),
                     });
@@ -133,7 +133,8 @@ impl Connection {
                         // Closed (or silent) before the login was done: Kafka's "terminated
                         // during authentication", retried.
                         Err(NetError::Disconnected { source, .. })
-                            if config.tls.is_some() || config.sasl.is_some() =>
+                            if config.security.protocol
+                                != super::config::SecurityProtocol::Plaintext =>
                         {
                             Err(terminated(source))
                         }
