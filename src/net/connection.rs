@@ -130,6 +130,25 @@ impl Connection {
                     });
                     return match secured {
                         Ok(()) => Ok(conn),
+                        // A TLS alert on the first read: the broker refused the handshake
+                        // after the client's part of it (TLS 1.3 asks for a client
+                        // certificate then), which Kafka reports as the handshake's failure.
+                        Err(NetError::Disconnected { source, .. })
+                            if config.security.tls.is_some()
+                                && source.kind() == io::ErrorKind::InvalidData =>
+                        {
+                            Err(located(
+                                NetError::Authentication {
+                                    node,
+                                    address: String::new(),
+                                    exception: "SslAuthenticationException",
+                                    message: "SSL handshake failed".into(),
+                                    cause: Some(source.to_string()),
+                                },
+                                node,
+                                address,
+                            ))
+                        }
                         // Closed (or silent) before the login was done: Kafka's "terminated
                         // during authentication", retried.
                         Err(NetError::Disconnected { source, .. })
