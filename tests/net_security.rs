@@ -682,6 +682,33 @@ fn refused_sasl_logins_are_kafkas_errors_over_plaintext_and_tls() {
         "{}",
         out.stderr
     );
+
+    // librdkafka (kcat) is refused the same way with the same credentials: the refusal is
+    // the broker's (it knows no SCRAM user), not kafkit's exchange going wrong.
+    let Some(mut kcat) = broker::kcat() else {
+        return;
+    };
+    let out = kcat
+        .args(["-L", "-m", "2", "-b", &broker.bootstrap()])
+        .args([
+            "-X",
+            "security.protocol=sasl_plaintext",
+            "-X",
+            "sasl.mechanisms=SCRAM-SHA-256",
+        ])
+        .args([
+            "-X",
+            "sasl.username=alice",
+            "-X",
+            "sasl.password=Wr0ng-Pa55word",
+        ])
+        .output()
+        .expect("kcat");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("SASL SCRAM authentication failed: broker responded with unknown-user"),
+        "{stderr}"
+    );
 }
 
 /// Every run that meets a secret, with every logging knob a user might turn up, prints none
