@@ -419,7 +419,8 @@ fn client_certificates_are_sent_from_a_pem_keystore() {
             created.stdout, created.stderr
         );
     }
-    // No client certificate: OpenSSL ends the connection, the call fails.
+    // No client certificate: OpenSSL's alert after the client's part of the TLS 1.3
+    // handshake is Kafka's handshake failure.
     let none = properties(dir.path(), "none.properties", &base);
     let refused = run(
         &[
@@ -433,10 +434,15 @@ fn client_certificates_are_sent_from_a_pem_keystore() {
         b"",
     );
     assert_eq!(refused.code, 1, "{}{}", refused.stdout, refused.stderr);
-    assert_eq!(refused.stdout.lines().count(), 1, "{}", refused.stdout);
-    assert!(refused
-        .stdout
-        .starts_with("Error while executing topic command : "));
+    assert_eq!(
+        refused.stdout,
+        "Error while executing topic command : SSL handshake failed\n"
+    );
+    assert!(
+        refused.stderr.contains("SslAuthenticationException: SSL handshake failed\nCaused by: received fatal alert: CertificateRequired"),
+        "{}",
+        refused.stderr
+    );
 }
 
 #[test]
@@ -675,6 +681,33 @@ fn refused_sasl_logins_are_kafkas_errors_over_plaintext_and_tls() {
         out.stderr.contains("terminated during authentication"),
         "{}",
         out.stderr
+    );
+
+    // librdkafka (kcat) is refused the same way with the same credentials: the refusal is
+    // the broker's (it knows no SCRAM user), not kafkit's exchange going wrong.
+    let Some(mut kcat) = broker::kcat() else {
+        return;
+    };
+    let out = kcat
+        .args(["-L", "-m", "2", "-b", &broker.bootstrap()])
+        .args([
+            "-X",
+            "security.protocol=sasl_plaintext",
+            "-X",
+            "sasl.mechanisms=SCRAM-SHA-256",
+        ])
+        .args([
+            "-X",
+            "sasl.username=alice",
+            "-X",
+            "sasl.password=Wr0ng-Pa55word",
+        ])
+        .output()
+        .expect("kcat");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("SASL SCRAM authentication failed: broker responded with unknown-user"),
+        "{stderr}"
     );
 }
 

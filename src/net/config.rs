@@ -61,12 +61,22 @@ pub struct ClientConfig {
     pub retry_backoff_max: Duration,
     /// `socket.connection.setup.timeout.ms` (10 s): how long a connect may take.
     pub connect_timeout: Duration,
+    /// `security.protocol` and what it needs (boxed: every producer, consumer and cluster
+    /// carries a config, and most speak PLAINTEXT).
+    pub security: Box<Security>,
+}
+
+/// How connections are secured: `security.protocol`, the TLS configuration and the SASL
+/// login, checked from the `ssl.*` and `sasl.*` properties.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Security {
     /// `security.protocol` (PLAINTEXT).
-    pub security_protocol: SecurityProtocol,
+    pub protocol: SecurityProtocol,
     /// The TLS configuration, for SSL and SASL_SSL.
     pub tls: Option<Tls>,
     /// The SASL login, for SASL_PLAINTEXT and SASL_SSL (its `Debug` hides the password).
     pub sasl: Option<Credentials>,
+    /// The properties as given (a later one wins), checked into `tls` and `sasl`.
     ssl_properties: TlsProperties,
     sasl_properties: SaslProperties,
 }
@@ -81,11 +91,7 @@ impl ClientConfig {
             retry_backoff: Duration::from_millis(100),
             retry_backoff_max: Duration::from_millis(1000),
             connect_timeout: Duration::from_millis(10_000),
-            security_protocol: SecurityProtocol::Plaintext,
-            tls: None,
-            sasl: None,
-            ssl_properties: TlsProperties::default(),
-            sasl_properties: SaslProperties::default(),
+            security: Box::default(),
         }
     }
 
@@ -121,7 +127,7 @@ impl ClientConfig {
                 "retry.backoff.max.ms" => self.retry_backoff_max = ms()?,
                 "socket.connection.setup.timeout.ms" => self.connect_timeout = ms()?,
                 "security.protocol" => {
-                    self.security_protocol =
+                    self.security.protocol =
                         SecurityProtocol::parse(value).ok_or_else(|| NetError::Config {
                             name: name.to_string(),
                             value: value.to_string(),
@@ -130,17 +136,19 @@ impl ClientConfig {
                         })?
                 }
                 _ => {
-                    let _ = self.ssl_properties.set(name, value)
-                        || self.sasl_properties.set(name, value);
+                    let security = &mut *self.security;
+                    let _ = security.ssl_properties.set(name, value)
+                        || security.sasl_properties.set(name, value);
                 }
             }
         }
-        self.tls = match self.security_protocol.tls() {
-            true => Some(self.ssl_properties.build()?),
+        let security = &mut *self.security;
+        security.tls = match security.protocol.tls() {
+            true => Some(security.ssl_properties.build()?),
             false => None,
         };
-        self.sasl = match self.security_protocol.sasl() {
-            true => Some(self.sasl_properties.build()?),
+        security.sasl = match security.protocol.sasl() {
+            true => Some(security.sasl_properties.build()?),
             false => None,
         };
         Ok(self)
@@ -190,7 +198,10 @@ mod tests {
                 ("sasl.mechanism", "PLAIN"),
             ])
             .unwrap();
-        assert_eq!((plain.tls.is_some(), plain.sasl.is_some()), (false, false));
+        assert_eq!(
+            (plain.security.tls.is_some(), plain.security.sasl.is_some()),
+            (false, false)
+        );
         // SASL needs its JAAS entry; the password stays out of every message and Debug.
         let jaas = r#"org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="SECRET";"#;
         let sasl = ClientConfig::new("x")
@@ -200,7 +211,10 @@ mod tests {
                 ("sasl.jaas.config", jaas),
             ])
             .unwrap();
-        assert_eq!((sasl.tls.is_some(), sasl.sasl.is_some()), (true, true));
+        assert_eq!(
+            (sasl.security.tls.is_some(), sasl.security.sasl.is_some()),
+            (true, true)
+        );
         assert!(!format!("{sasl:?}").contains("SECRET"));
         assert!(ClientConfig::new("x")
             .apply([

@@ -94,7 +94,7 @@ impl Connection {
                         address: address.to_string(),
                         source,
                     };
-                    let stream = match &config.tls {
+                    let stream = match &config.security.tls {
                         None => Stream::Plain(stream),
                         Some(tls) => tls
                             .connect(
@@ -124,16 +124,36 @@ impl Connection {
                         versions: Vec::new(),
                         in_flight: VecDeque::new(),
                     };
-                    let secured = conn.handshake().and_then(|()| match &config.sasl {
+                    let secured = conn.handshake().and_then(|()| match &config.security.sasl {
                         Some(credentials) => super::sasl::authenticate(&mut conn, credentials),
                         None => Ok(()),
                     });
                     return match secured {
                         Ok(()) => Ok(conn),
+                        // A TLS alert on the first read: the broker refused the handshake
+                        // after the client's part of it (TLS 1.3 asks for a client
+                        // certificate then), which Kafka reports as the handshake's failure.
+                        Err(NetError::Disconnected { source, .. })
+                            if config.security.tls.is_some()
+                                && source.kind() == io::ErrorKind::InvalidData =>
+                        {
+                            Err(located(
+                                NetError::Authentication {
+                                    node,
+                                    address: String::new(),
+                                    exception: "SslAuthenticationException",
+                                    message: "SSL handshake failed".into(),
+                                    cause: Some(source.to_string()),
+                                },
+                                node,
+                                address,
+                            ))
+                        }
                         // Closed (or silent) before the login was done: Kafka's "terminated
                         // during authentication", retried.
                         Err(NetError::Disconnected { source, .. })
-                            if config.tls.is_some() || config.sasl.is_some() =>
+                            if config.security.protocol
+                                != super::config::SecurityProtocol::Plaintext =>
                         {
                             Err(terminated(source))
                         }

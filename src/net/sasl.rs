@@ -595,6 +595,27 @@ mod tests {
         );
     }
 
+    /// SCRAM-SHA-512 has no RFC vector: RFC 7677's exchange with SHA-512, computed with
+    /// Python's `hashlib.pbkdf2_hmac` and `hmac` (an independent implementation of the same
+    /// formulas).
+    #[test]
+    fn scram_sha_512_matches_pythons_hashlib() {
+        let credentials = Credentials {
+            mechanism: Mechanism::ScramSha512,
+            username: "user".into(),
+            password: "pencil".into(),
+        };
+        let mut scram = Scram::new(&credentials, "rOprNGfwEbeRWgbNEkqO");
+        let server_first = b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
+        assert_eq!(
+            scram.client_final(server_first).unwrap(),
+            "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=gMGXRcevScNtxZ6/8lQYpGtnsNAc3mGcmNomv+xnoOMw+3R2xNJdMNnzMlTN8PPC6wdp6dybEmDYXYTxwnYPJQ=="
+        );
+        scram
+            .verify_server_final(b"v=ZQnYEgWQMFmmsM8aQMF0nDDCy/AgCzkwk8CmMZYcMg0vSVlKDanekLtifDSeVGT4+5ZxXnJq199RVG2rR7N7Zw==")
+            .unwrap();
+    }
+
     #[test]
     fn scram_refuses_a_weak_or_foreign_server_first_message() {
         let credentials = Credentials {
