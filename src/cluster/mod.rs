@@ -11,6 +11,7 @@
 pub mod image;
 pub mod init;
 pub mod records;
+pub mod replication;
 pub mod topics;
 pub mod whatif;
 

@@ -209,6 +209,8 @@ pub type Callback = Box<dyn FnMut(&[Event]) + Send>;
 pub enum Destination {
     /// The data directory's logs.
     Log(PartitionWriter),
+    /// A local cluster's partition leaders (`cluster init`), each in its broker's directory.
+    Leaders(crate::cluster::replication::LeaderWriters),
     /// The cluster's brokers.
     #[cfg(feature = "net")]
     Cluster(crate::net::produce::ClusterSink),
@@ -217,6 +219,12 @@ pub enum Destination {
 impl From<PartitionWriter> for Destination {
     fn from(writer: PartitionWriter) -> Self {
         Destination::Log(writer)
+    }
+}
+
+impl From<crate::cluster::replication::LeaderWriters> for Destination {
+    fn from(writers: crate::cluster::replication::LeaderWriters) -> Self {
+        Destination::Leaders(writers)
     }
 }
 
