@@ -8,6 +8,7 @@
 //! ([`crate::decode`]), the one `dump-log-segments --cluster-metadata-decoder` uses, and typed
 //! in [`records`].
 
+pub mod brokers;
 pub mod image;
 pub mod init;
 pub mod records;

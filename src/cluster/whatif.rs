@@ -221,6 +221,25 @@ impl Change<'_> {
     }
 }
 
+/// The controller's handling of `broker` going down for one partition of `topic` whose ISR
+/// holds it (what [`what_if`] applies): `active` tells which brokers may lead. Returns whether
+/// the election was unclean.
+pub fn remove_from_isr(
+    image: &MetadataImage,
+    topic: &str,
+    partition: &mut Partition,
+    broker: i32,
+    active: &dyn Fn(i32) -> bool,
+) -> bool {
+    Change {
+        partition,
+        min_isr: min_isr(image, topic),
+        elr: elr_enabled(image),
+        unclean_allowed: unclean_enabled(image, topic),
+    }
+    .remove(broker, active)
+}
+
 /// What taking `down` (in that order) would do to the cluster of `image`.
 pub fn what_if(image: &MetadataImage, down: &[i32]) -> Result<WhatIf, WhatIfError> {
     if down.is_empty() {

@@ -22,6 +22,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use kafkit::output::OutputFormat;
 
+pub mod brokers;
 pub mod cluster;
 pub mod configs;
 pub mod consume;
