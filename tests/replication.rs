@@ -191,6 +191,44 @@ fn acks_all_loses_nothing_when_the_leader_falls() {
 }
 
 #[test]
+fn a_consumer_of_the_leader_sees_up_to_the_high_watermark_only() {
+    let tmp = tempdir();
+    let c = cluster(tmp.path(), &[]);
+    produce(&c, "1", &["a", "b"]);
+    // The followers have not fetched: nothing is committed yet.
+    assert_eq!(high_watermark(&c, 1), Some(0));
+    let run = kafkit(
+        &c,
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+        ],
+    );
+    assert_eq!(run.stdout, "");
+    let offsets = kafkit(&c, &["get-offsets", "--topic", "t"]);
+    assert_eq!(offsets.ok(), "t:0:0\n");
+    kafkit(&c, &["cluster", "replicate"]).ok();
+    assert_eq!(high_watermark(&c, 1), Some(2));
+    let run = kafkit(
+        &c,
+        &[
+            "consume",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--max-messages",
+            "2",
+        ],
+    );
+    assert_eq!(run.ok(), "a\nb\n");
+    assert_eq!(kafkit(&c, &["get-offsets", "--topic", "t"]).ok(), "t:0:2\n");
+}
+
+#[test]
 fn acks_all_under_min_insync_replicas_is_refused_with_not_enough_replicas() {
     let tmp = tempdir();
     let c = cluster(tmp.path(), &["--config", "min.insync.replicas=3"]);

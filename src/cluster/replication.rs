@@ -28,6 +28,7 @@ use super::init::{append_records, InitError};
 use super::records::{MetadataRecord, PartitionChange, NO_LEADER};
 use super::whatif::min_isr;
 use super::ImageError;
+use crate::client::consumer::{BatchSource, ConsumeError, Fetcher};
 use crate::common::TopicPartition;
 use crate::datadir::checkpoint::{LEADER_EPOCH_CHECKPOINT, REPLICATION_OFFSET_CHECKPOINT};
 use crate::datadir::{
@@ -667,6 +668,115 @@ fn replicate_partition(
         followers,
         high_watermarks,
     })
+}
+
+/// A local cluster as its consumers see it: each partition read from its leader's directory,
+/// up to the leader's high watermark (Kafka's fetches from consumers stop there).
+#[derive(Debug, Clone)]
+pub struct LocalCluster {
+    root: PathBuf,
+    image: MetadataImage,
+}
+
+impl LocalCluster {
+    /// The cluster at `root`, its metadata image replayed.
+    pub fn open(root: &Path) -> Result<Self> {
+        Ok(LocalCluster {
+            root: root.to_path_buf(),
+            image: MetadataImage::load(&root.join(METADATA_PARTITION))?,
+        })
+    }
+
+    /// The cluster's directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Every topic and its partition numbers.
+    pub fn topics(&self) -> Vec<(String, Vec<i32>)> {
+        self.image
+            .topics
+            .iter()
+            .map(|(name, t)| (name.clone(), t.partitions.keys().copied().collect()))
+            .collect()
+    }
+
+    /// The partition's leader, when it has one that runs.
+    pub fn leader(&self, tp: &TopicPartition) -> Option<i32> {
+        let p = self
+            .image
+            .topics
+            .get(tp.topic())?
+            .partitions
+            .get(&tp.partition)?;
+        self.image
+            .brokers
+            .get(&p.leader)
+            .filter(|b| b.is_active())
+            .map(|b| b.id)
+    }
+
+    /// The partition's directory on its leader.
+    pub fn leader_dir(&self, tp: &TopicPartition) -> Option<PathBuf> {
+        self.leader(tp)
+            .map(|l| broker_dir(&self.root, l).join(tp.to_string()))
+    }
+
+    /// The leader's high watermark of the partition (0 without a leader or a checkpoint).
+    pub fn high_watermark(&self, tp: &TopicPartition) -> Result<i64> {
+        match self.leader(tp) {
+            Some(leader) => Ok(high_watermarks(&self.root, leader)?
+                .get(tp)
+                .copied()
+                .unwrap_or(0)),
+            None => Ok(0),
+        }
+    }
+
+    /// A consumer's source of the partition's batches from `offset`: the leader's log, up to
+    /// its high watermark as the leader checkpointed it (looked at again once reached, so a
+    /// consumer that waits sees it move).
+    pub fn source(&self, tp: &TopicPartition, offset: i64) -> Option<HighWatermarkSource> {
+        let leader = self.leader(tp)?;
+        Some(HighWatermarkSource {
+            fetcher: Fetcher::new(broker_dir(&self.root, leader).join(tp.to_string()), offset),
+            checkpoint: broker_dir(&self.root, leader).join(REPLICATION_OFFSET_CHECKPOINT),
+            tp: tp.clone(),
+            end: 0,
+        })
+    }
+}
+
+/// The batches of a leader's partition below its high watermark ([`LocalCluster::source`]).
+/// The high watermark is at a batch boundary (followers copy whole batches), so a batch is
+/// handed out whole or not at all.
+#[derive(Debug)]
+pub struct HighWatermarkSource {
+    fetcher: Fetcher,
+    checkpoint: PathBuf,
+    tp: TopicPartition,
+    end: i64,
+}
+
+impl BatchSource for HighWatermarkSource {
+    fn next_batch(&mut self) -> std::result::Result<Option<Vec<u8>>, ConsumeError> {
+        if self.fetcher.position() >= self.end {
+            let hws = OffsetCheckpoint::read(&self.checkpoint).map_err(|e| {
+                ConsumeError::Log(LogError::io("reading", &self.checkpoint)(
+                    std::io::Error::other(e.to_string()),
+                ))
+            })?;
+            self.end = hws.get(&self.tp).copied().unwrap_or(0);
+            if self.fetcher.position() >= self.end {
+                return Ok(None);
+            }
+        }
+        self.fetcher.next_batch()
+    }
+
+    fn take_skipped(&mut self) -> Option<crate::log::SkippedTail> {
+        self.fetcher.take_skipped()
+    }
 }
 
 /// A follower's cache update for a fetched batch (Kafka's `maybeAssignEpochStartOffset`).
