@@ -486,8 +486,13 @@ pub fn replicate(
                 continue;
             }
             let tp = TopicPartition::new(name.clone(), partition);
-            let step =
-                replicate_partition(cluster, &mut brokers, &topic, &tp, p, &active, fetch, now)?;
+            let run = Run {
+                cluster,
+                active: &active,
+                fetch,
+                now,
+            };
+            let step = run.partition(&mut brokers, &topic, &tp, p)?;
             let mut isr = p.isr.clone();
             for f in &step.followers {
                 if f.joined_isr {
@@ -560,114 +565,132 @@ fn leader_bytes(dir: &Path, tp: &TopicPartition, from: i64) -> Result<Vec<u8>> {
     }
 }
 
-fn replicate_partition(
-    cluster: &Path,
-    brokers: &mut Brokers,
-    topic: &Topic,
-    tp: &TopicPartition,
-    p: &Partition,
-    active: &dyn Fn(i32) -> bool,
+/// One replication step's settings.
+struct Run<'a> {
+    cluster: &'a Path,
+    /// Which brokers run.
+    active: &'a dyn Fn(i32) -> bool,
+    /// Whether followers fetch.
     fetch: bool,
     now: i64,
-) -> Result<PartitionStep> {
-    let leader_dir = broker_dir(cluster, p.leader).join(tp.to_string());
-    let leader_end = brokers.log(p.leader, topic, tp.partition)?.log_end_offset();
-    brokers.release()?;
-    assign_leader_epoch(&leader_dir, p.leader_epoch, leader_end)?;
-    let leader_epochs = read_epochs(&leader_dir)?;
-    let old_hw = high_watermarks(cluster, p.leader)?
-        .get(tp)
-        .copied()
-        .unwrap_or(0)
-        .min(leader_end);
-    let mut followers = Vec::new();
-    let mut ends = BTreeMap::from([(p.leader, leader_end)]);
-    for &broker in p.replicas.iter().filter(|&&b| b != p.leader && active(b)) {
-        let dir = broker_dir(cluster, broker).join(tp.to_string());
-        let follower_hw = high_watermarks(cluster, broker)?
+}
+
+impl Run<'_> {
+    fn partition(
+        &self,
+        brokers: &mut Brokers,
+        topic: &Topic,
+        tp: &TopicPartition,
+        p: &Partition,
+    ) -> Result<PartitionStep> {
+        let Run {
+            cluster,
+            active,
+            fetch,
+            now,
+        } = *self;
+        let leader_dir = broker_dir(cluster, p.leader).join(tp.to_string());
+        let leader_end = brokers.log(p.leader, topic, tp.partition)?.log_end_offset();
+        brokers.release()?;
+        assign_leader_epoch(&leader_dir, p.leader_epoch, leader_end)?;
+        let leader_epochs = read_epochs(&leader_dir)?;
+        let old_hw = high_watermarks(cluster, p.leader)?
             .get(tp)
             .copied()
-            .unwrap_or(0);
-        let log = brokers.log(broker, topic, tp.partition)?;
-        let start_end = log.log_end_offset();
-        if !fetch {
+            .unwrap_or(0)
+            .min(leader_end);
+        let mut followers = Vec::new();
+        let mut ends = BTreeMap::from([(p.leader, leader_end)]);
+        for &broker in p.replicas.iter().filter(|&&b| b != p.leader && active(b)) {
+            let dir = broker_dir(cluster, broker).join(tp.to_string());
+            let follower_hw = high_watermarks(cluster, broker)?
+                .get(tp)
+                .copied()
+                .unwrap_or(0);
+            let log = brokers.log(broker, topic, tp.partition)?;
+            let start_end = log.log_end_offset();
+            if !fetch {
+                brokers.release()?;
+                ends.insert(broker, start_end);
+                followers.push(FollowerReport {
+                    topic: tp.topic.to_string(),
+                    partition: tp.partition,
+                    broker,
+                    truncated_to: None,
+                    truncated: 0,
+                    fetched: 0,
+                    log_end_offset: start_end,
+                    joined_isr: false,
+                });
+                continue;
+            }
+            let mut epochs = read_epochs(&dir)?;
+            let cut =
+                truncation_offset(&epochs, start_end, follower_hw, &leader_epochs, leader_end);
+            let truncated_to = if cut < start_end {
+                log.truncate_to(cut, now).map_err(log_err(tp))?;
+                epochs.retain(|e| e.start_offset < cut);
+                write_epochs(&dir, &epochs)?;
+                Some(cut)
+            } else {
+                None
+            };
+            let from = log.log_end_offset();
+            let bytes = leader_bytes(&leader_dir, tp, from)?;
+            let mut changed = false;
+            let mut rest = bytes.as_slice();
+            while let Ok(Some(batch)) = crate::record::RawBatch::read_at(rest, 0) {
+                changed |= assign_epoch_if_newer(
+                    &mut epochs,
+                    batch.partition_leader_epoch(),
+                    batch.base_offset(),
+                );
+                let size = batch.size_in_bytes();
+                rest = rest.get(size..).unwrap_or_default();
+            }
+            log.append_as_follower(&bytes, now).map_err(log_err(tp))?;
+            if changed {
+                write_epochs(&dir, &epochs)?;
+            }
+            let end = log.log_end_offset();
             brokers.release()?;
-            ends.insert(broker, start_end);
+            // Kafka's `isFollowerInSync` for an ISR expansion: caught up to the high watermark
+            // and into the leader's current epoch.
+            let epoch_start = leader_epochs.last().map_or(0, |e| e.start_offset);
+            let joined = !p.isr.contains(&broker)
+                && end >= old_hw
+                && end >= epoch_start
+                && end == leader_end;
+            ends.insert(broker, end);
             followers.push(FollowerReport {
                 topic: tp.topic.to_string(),
                 partition: tp.partition,
                 broker,
-                truncated_to: None,
-                truncated: 0,
-                fetched: 0,
-                log_end_offset: start_end,
-                joined_isr: false,
+                truncated_to,
+                truncated: start_end - truncated_to.unwrap_or(start_end),
+                fetched: end - from,
+                log_end_offset: end,
+                joined_isr: joined,
             });
-            continue;
         }
-        let mut epochs = read_epochs(&dir)?;
-        let cut = truncation_offset(&epochs, start_end, follower_hw, &leader_epochs, leader_end);
-        let truncated_to = if cut < start_end {
-            log.truncate_to(cut, now).map_err(log_err(tp))?;
-            epochs.retain(|e| e.start_offset < cut);
-            write_epochs(&dir, &epochs)?;
-            Some(cut)
-        } else {
-            None
-        };
-        let from = log.log_end_offset();
-        let bytes = leader_bytes(&leader_dir, tp, from)?;
-        let mut changed = false;
-        let mut rest = bytes.as_slice();
-        while let Ok(Some(batch)) = crate::record::RawBatch::read_at(rest, 0) {
-            changed |= assign_epoch_if_newer(
-                &mut epochs,
-                batch.partition_leader_epoch(),
-                batch.base_offset(),
-            );
-            let size = batch.size_in_bytes();
-            rest = rest.get(size..).unwrap_or_default();
+        let isr_end = p
+            .isr
+            .iter()
+            .chain(followers.iter().filter(|f| f.joined_isr).map(|f| &f.broker))
+            .filter_map(|b| ends.get(b))
+            .min()
+            .copied()
+            .unwrap_or(leader_end);
+        let hw = old_hw.max(isr_end).min(leader_end);
+        let mut high_watermarks = BTreeMap::from([(p.leader, hw)]);
+        for f in &followers {
+            high_watermarks.insert(f.broker, hw.min(f.log_end_offset));
         }
-        log.append_as_follower(&bytes, now).map_err(log_err(tp))?;
-        if changed {
-            write_epochs(&dir, &epochs)?;
-        }
-        let end = log.log_end_offset();
-        brokers.release()?;
-        // Kafka's `isFollowerInSync` for an ISR expansion: caught up to the high watermark
-        // and into the leader's current epoch.
-        let epoch_start = leader_epochs.last().map_or(0, |e| e.start_offset);
-        let joined =
-            !p.isr.contains(&broker) && end >= old_hw && end >= epoch_start && end == leader_end;
-        ends.insert(broker, end);
-        followers.push(FollowerReport {
-            topic: tp.topic.to_string(),
-            partition: tp.partition,
-            broker,
-            truncated_to,
-            truncated: start_end - truncated_to.unwrap_or(start_end),
-            fetched: end - from,
-            log_end_offset: end,
-            joined_isr: joined,
-        });
+        Ok(PartitionStep {
+            followers,
+            high_watermarks,
+        })
     }
-    let isr_end = p
-        .isr
-        .iter()
-        .chain(followers.iter().filter(|f| f.joined_isr).map(|f| &f.broker))
-        .filter_map(|b| ends.get(b))
-        .min()
-        .copied()
-        .unwrap_or(leader_end);
-    let hw = old_hw.max(isr_end).min(leader_end);
-    let mut high_watermarks = BTreeMap::from([(p.leader, hw)]);
-    for f in &followers {
-        high_watermarks.insert(f.broker, hw.min(f.log_end_offset));
-    }
-    Ok(PartitionStep {
-        followers,
-        high_watermarks,
-    })
 }
 
 /// A local cluster as its consumers see it: each partition read from its leader's directory,

@@ -74,8 +74,12 @@ impl Sender {
     ) -> (Self, Option<ProduceError>) {
         let (requests, inbox) = mpsc::sync_channel(in_flight);
         let (replies, outbox) = mpsc::channel();
-        let local = match destination {
-            Destination::Log(writer) => Ok(Writers::One(writer)),
+        #[cfg(feature = "net")]
+        type Remote = crate::net::produce::ClusterSink;
+        #[cfg(not(feature = "net"))]
+        type Remote = std::convert::Infallible;
+        let local: Result<Writers, Remote> = match destination {
+            Destination::Log(writer) => Ok(Writers::One(Box::new(writer))),
             Destination::Leaders(writers) => Ok(Writers::Leaders(writers)),
             #[cfg(feature = "net")]
             Destination::Cluster(sink) => Err(sink),
@@ -184,7 +188,7 @@ fn spawn(
 /// The logs a local sender writes: a data directory's, or a local cluster's leaders'.
 #[derive(Debug)]
 enum Writers {
-    One(PartitionWriter),
+    One(Box<PartitionWriter>),
     Leaders(LeaderWriters),
 }
 
