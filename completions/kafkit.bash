@@ -201,7 +201,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__cluster)
-            opts="-q -h -V --data-dir --output --quiet --help --version replicate stop-broker start-broker status what-if init help"
+            opts="-q -h -V --data-dir --output --quiet --help --version what-if init replicate stop-broker start-broker status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -226,7 +226,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__cluster__subcmd__help)
-            opts="replicate stop-broker start-broker status what-if init help"
+            opts="what-if init replicate stop-broker start-broker status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1109,7 +1109,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help__subcmd__cluster)
-            opts="replicate stop-broker start-broker status what-if init"
+            opts="what-if init replicate stop-broker start-broker status"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

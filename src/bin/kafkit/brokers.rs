@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use anyhow::Result;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
-use super::{Exit, GlobalArgs};
+use super::{Example, Exit, GlobalArgs};
 use kafkit::cluster::brokers::{start_broker, status, stop_broker, BrokerChange, ClusterStatus};
 use kafkit::cluster::replication::{replicate, ReplicationReport};
 use kafkit::datadir::is_cluster_dir;
@@ -15,6 +15,55 @@ use kafkit::output::replication::{
     write_broker_change_events, write_replication_events, write_status_events,
 };
 use kafkit::output::OutputFormat;
+
+/// Examples of `kafkit cluster replicate` (`tests/man.rs` runs each page's, in order, in an
+/// empty directory).
+pub const REPLICATE_EXAMPLES: &[Example] = &[
+    Example {
+        what: "A cluster of three brokers, a topic on all three, two records acknowledged by the leader alone:",
+        line: "kafkit --data-dir cluster cluster init --brokers 3 && kafkit --data-dir cluster topics --create --topic orders --replica-assignment 1:2:3 && seq 2 | kafkit --data-dir cluster produce --topic orders --acks 1",
+    },
+    Example {
+        what: "The followers fetch them; the high watermark moves to 2:",
+        line: "kafkit --data-dir cluster cluster replicate",
+    },
+];
+
+/// Examples of `kafkit cluster stop-broker`.
+pub const STOP_EXAMPLES: &[Example] = &[
+    Example {
+        what: "A cluster of three brokers with a topic led by broker 1:",
+        line: "kafkit --data-dir cluster cluster init --brokers 3 && kafkit --data-dir cluster topics --create --topic orders --replica-assignment 1:2:3",
+    },
+    Example {
+        what: "Broker 1 stops: broker 2 leads, at leader epoch 1:",
+        line: "kafkit --data-dir cluster cluster stop-broker 1",
+    },
+];
+
+/// Examples of `kafkit cluster start-broker`.
+pub const START_EXAMPLES: &[Example] = &[
+    Example {
+        what: "A cluster of three brokers whose broker 1 stopped with records its followers lacked:",
+        line: "kafkit --data-dir cluster cluster init --brokers 3 && kafkit --data-dir cluster topics --create --topic orders --replica-assignment 1:2:3 && seq 2 | kafkit --data-dir cluster produce --topic orders --acks 1 && kafkit --data-dir cluster cluster stop-broker 1",
+    },
+    Example {
+        what: "It returns: it truncates them (the new leader never had them) and rejoins the ISR:",
+        line: "kafkit --data-dir cluster cluster start-broker 1",
+    },
+];
+
+/// Examples of `kafkit cluster status`.
+pub const STATUS_EXAMPLES: &[Example] = &[
+    Example {
+        what: "A cluster of three brokers, a topic on all three, a record acknowledged by the leader alone:",
+        line: "kafkit --data-dir cluster cluster init --brokers 3 && kafkit --data-dir cluster topics --create --topic orders --replica-assignment 1:2:3 && echo a | kafkit --data-dir cluster produce --topic orders --acks 1",
+    },
+    Example {
+        what: "Each replica's log end, and the high watermark consumers read up to, as JSON Lines:",
+        line: "kafkit --data-dir cluster --output json cluster status",
+    },
+];
 
 fn cluster_dir(global: &GlobalArgs) -> Result<()> {
     if is_cluster_dir(&global.data_dir) {

@@ -217,6 +217,10 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("cluster") => cluster::EXAMPLES,
         Some("cluster what-if") => cluster::WHAT_IF_EXAMPLES,
         Some("cluster init") => cluster::INIT_EXAMPLES,
+        Some("cluster replicate") => brokers::REPLICATE_EXAMPLES,
+        Some("cluster stop-broker") => brokers::STOP_EXAMPLES,
+        Some("cluster start-broker") => brokers::START_EXAMPLES,
+        Some("cluster status") => brokers::STATUS_EXAMPLES,
         Some(_) => &[],
     }
 }
