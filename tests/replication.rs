@@ -246,6 +246,63 @@ fn acks_all_under_min_insync_replicas_is_refused_with_not_enough_replicas() {
 }
 
 #[test]
+fn an_unclean_election_loses_even_committed_records_and_only_when_enabled() {
+    for enabled in [true, false] {
+        let tmp = tempdir();
+        let c = tmp.path().join("c");
+        let config = format!("unclean.leader.election.enable={enabled}");
+        kafkit(
+            &c,
+            &["cluster", "init", "--brokers", "2", "--config", &config],
+        )
+        .ok();
+        kafkit(
+            &c,
+            &[
+                "topics",
+                "--create",
+                "--topic",
+                "t",
+                "--replica-assignment",
+                "1:2",
+            ],
+        )
+        .ok();
+        produce(&c, "all", &["1", "2"]);
+        kafkit(&c, &["cluster", "stop-broker", "2"]).ok();
+        // ISR [1]: acks=all is satisfied by the leader alone, the high watermark reaches 5.
+        produce(&c, "all", &["3", "4", "5"]);
+        assert_eq!(high_watermark(&c, 1), Some(5));
+        // The last in-sync replica falls: offline, broker 1 kept as the ISR's last member.
+        kafkit(&c, &["cluster", "stop-broker", "1"]).ok();
+        let start = kafkit(&c, &["cluster", "start-broker", "2", "--output", "json"]);
+        let events = json_lines(start.ok());
+        let elected = events.iter().find(|e| e["type"] == "leader_change");
+        if !enabled {
+            // Nothing elects broker 2: the partition stays offline, nothing is lost yet.
+            assert!(elected.is_none(), "{events:?}");
+            assert_eq!(status_partition(&c)["leader"], -1);
+            continue;
+        }
+        let elected = elected.expect("an unclean election");
+        assert_eq!(elected["leader_after"], 2);
+        assert_eq!(elected["unclean"], true);
+        assert_eq!(elected["isr"], serde_json::json!([2]));
+        produce(&c, "1", &["6"]);
+        // Broker 1 returns and follows broker 2: the committed 3, 4, 5 go.
+        let start = kafkit(&c, &["cluster", "start-broker", "1", "--output", "json"]);
+        let events = json_lines(start.ok());
+        let returning = events
+            .iter()
+            .find(|e| e["type"] == "follower" && e["broker"] == 1)
+            .expect("broker 1's fetch");
+        assert_eq!(returning["truncated_to"], 2);
+        assert_eq!(values(&c, 1), ["1", "2", "6"]);
+        assert_eq!(segment(&c, 1), segment(&c, 2));
+    }
+}
+
+#[test]
 fn the_metadata_log_reads_back_with_the_fencing_and_the_election() {
     let tmp = tempdir();
     let c = cluster(tmp.path(), &[]);

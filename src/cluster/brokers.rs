@@ -21,7 +21,7 @@ use super::replication::{
     assign_leader_epoch, broker_dir, high_watermarks, log_end_offset, replicate, ReplicationError,
     ReplicationReport,
 };
-use super::whatif::{min_isr, remove_from_isr};
+use super::whatif::{min_isr, remove_from_isr, unclean_enabled};
 use crate::common::{TopicPartition, Uuid};
 use crate::datadir::now_ms;
 
@@ -196,27 +196,42 @@ pub fn start_broker(cluster: &Path, broker: i32) -> Result<BrokerChange> {
         for (&number, p) in &t.partitions {
             // Kafka's `electAnyLeader` for an offline partition: the first replica in the ISR
             // that is active (the returning broker, as the last ISR member).
-            if p.leader != NO_LEADER || !p.isr.contains(&broker) {
+            if p.leader != NO_LEADER {
                 continue;
             }
-            let Some(&leader) = p
+            let clean = p
                 .replicas
                 .iter()
-                .find(|&&r| p.isr.contains(&r) && active(r))
-            else {
-                continue;
-            };
+                .find(|&&r| p.isr.contains(&r) && active(r));
             let mut change = PartitionChange::none(t.id, number);
+            let (leader, isr, unclean) = match clean {
+                Some(&leader) => (leader, p.isr.clone(), false),
+                // No in-sync replica runs: with unclean.leader.election.enable the
+                // controller's periodic check elects the returning replica, alone in the
+                // ISR, recovering (Kafka's `electUncleanLeaders`); the leader then reports its
+                // recovery done (AlterPartition), a second change.
+                None if p.replicas.contains(&broker) && unclean_enabled(&image, name) => {
+                    change.isr = Some(vec![broker]);
+                    change.leader_recovery_state = 1;
+                    (broker, vec![broker], true)
+                }
+                None => continue,
+            };
             change.leader = leader;
             records.push(MetadataRecord::PartitionChange(change));
+            if unclean {
+                let mut recovered = PartitionChange::none(t.id, number);
+                recovered.leader_recovery_state = 0;
+                records.push(MetadataRecord::PartitionChange(recovered));
+            }
             partitions.push(LeaderChange {
                 topic: name.clone(),
                 partition: number,
                 leader_before: NO_LEADER,
                 leader_after: leader,
                 leader_epoch: p.leader_epoch.saturating_add(1),
-                isr: p.isr.clone(),
-                unclean: false,
+                isr,
+                unclean,
             });
         }
     }

@@ -136,7 +136,7 @@ pub struct WhatIf {
 }
 
 /// Whether a topic allows unclean leader election (its config, else the cluster default).
-fn unclean_enabled(image: &MetadataImage, topic: &str) -> bool {
+pub fn unclean_enabled(image: &MetadataImage, topic: &str) -> bool {
     image
         .topic_config(topic, "unclean.leader.election.enable")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
