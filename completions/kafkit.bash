@@ -73,6 +73,18 @@ _kafkit() {
             kafkit__subcmd__cluster,init)
                 cmd="kafkit__subcmd__cluster__subcmd__init"
                 ;;
+            kafkit__subcmd__cluster,replicate)
+                cmd="kafkit__subcmd__cluster__subcmd__replicate"
+                ;;
+            kafkit__subcmd__cluster,start-broker)
+                cmd="kafkit__subcmd__cluster__subcmd__start__subcmd__broker"
+                ;;
+            kafkit__subcmd__cluster,status)
+                cmd="kafkit__subcmd__cluster__subcmd__status"
+                ;;
+            kafkit__subcmd__cluster,stop-broker)
+                cmd="kafkit__subcmd__cluster__subcmd__stop__subcmd__broker"
+                ;;
             kafkit__subcmd__cluster,what-if)
                 cmd="kafkit__subcmd__cluster__subcmd__what__subcmd__if"
                 ;;
@@ -81,6 +93,18 @@ _kafkit() {
                 ;;
             kafkit__subcmd__cluster__subcmd__help,init)
                 cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__init"
+                ;;
+            kafkit__subcmd__cluster__subcmd__help,replicate)
+                cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__replicate"
+                ;;
+            kafkit__subcmd__cluster__subcmd__help,start-broker)
+                cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__start__subcmd__broker"
+                ;;
+            kafkit__subcmd__cluster__subcmd__help,status)
+                cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__status"
+                ;;
+            kafkit__subcmd__cluster__subcmd__help,stop-broker)
+                cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__stop__subcmd__broker"
                 ;;
             kafkit__subcmd__cluster__subcmd__help,what-if)
                 cmd="kafkit__subcmd__cluster__subcmd__help__subcmd__what__subcmd__if"
@@ -130,6 +154,18 @@ _kafkit() {
             kafkit__subcmd__help__subcmd__cluster,init)
                 cmd="kafkit__subcmd__help__subcmd__cluster__subcmd__init"
                 ;;
+            kafkit__subcmd__help__subcmd__cluster,replicate)
+                cmd="kafkit__subcmd__help__subcmd__cluster__subcmd__replicate"
+                ;;
+            kafkit__subcmd__help__subcmd__cluster,start-broker)
+                cmd="kafkit__subcmd__help__subcmd__cluster__subcmd__start__subcmd__broker"
+                ;;
+            kafkit__subcmd__help__subcmd__cluster,status)
+                cmd="kafkit__subcmd__help__subcmd__cluster__subcmd__status"
+                ;;
+            kafkit__subcmd__help__subcmd__cluster,stop-broker)
+                cmd="kafkit__subcmd__help__subcmd__cluster__subcmd__stop__subcmd__broker"
+                ;;
             kafkit__subcmd__help__subcmd__cluster,what-if)
                 cmd="kafkit__subcmd__help__subcmd__cluster__subcmd__what__subcmd__if"
                 ;;
@@ -165,7 +201,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__cluster)
-            opts="-q -h -V --data-dir --output --quiet --help --version what-if init help"
+            opts="-q -h -V --data-dir --output --quiet --help --version what-if init replicate stop-broker start-broker status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -190,7 +226,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__cluster__subcmd__help)
-            opts="what-if init help"
+            opts="what-if init replicate stop-broker start-broker status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -218,6 +254,62 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__cluster__subcmd__help__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__help__subcmd__replicate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__help__subcmd__start__subcmd__broker)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__help__subcmd__stop__subcmd__broker)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -273,6 +365,113 @@ _kafkit() {
                     fi
                     return 0
                     ;;
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__replicate)
+            opts="-q -h -V --topic --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --topic)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__start__subcmd__broker)
+            opts="-q -h -V --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__status)
+            opts="-q -h -V --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --data-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__cluster__subcmd__stop__subcmd__broker)
+            opts="-q -h -V --data-dir --output --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --data-dir)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -910,7 +1109,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help__subcmd__cluster)
-            opts="what-if init"
+            opts="what-if init replicate stop-broker start-broker status"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -924,6 +1123,62 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__help__subcmd__cluster__subcmd__init)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__cluster__subcmd__replicate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__cluster__subcmd__start__subcmd__broker)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__cluster__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kafkit__subcmd__help__subcmd__cluster__subcmd__stop__subcmd__broker)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -640,3 +640,53 @@ fn cluster_commands_print_their_documented_objects() {
     );
     check_covered("cluster what-if", &[what_if]);
 }
+
+/// `cluster status`, `replicate`, `stop-broker` and `start-broker` print their documented
+/// objects, and only those.
+#[test]
+fn replication_commands_print_their_documented_objects() {
+    let dir = tempdir();
+    let cluster = dir.path().join("cluster");
+    let d = cluster.display().to_string();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--data-dir", d.as_str(), "--output", "json"];
+        all.extend_from_slice(args);
+        kafkit(dir.path(), &all)
+    };
+    run(&["cluster", "init", "--brokers", "2"]).ok();
+    run(&[
+        "topics",
+        "--create",
+        "--topic",
+        "a",
+        "--replica-assignment",
+        "1:2",
+    ])
+    .ok();
+    kafkit_stdin(
+        dir.path(),
+        &[
+            "--data-dir",
+            d.as_str(),
+            "produce",
+            "--topic",
+            "a",
+            "--acks",
+            "1",
+        ],
+        b"x\n",
+    )
+    .ok();
+    let status = run(&["cluster", "status"]);
+    let replicate = run(&["cluster", "replicate"]);
+    let stop = run(&["cluster", "stop-broker", "1"]);
+    let start = run(&["cluster", "start-broker", "1"]);
+    for r in [&status, &replicate, &stop, &start] {
+        r.ok();
+    }
+    assert_eq!(status.stdout.lines().count(), 3, "{}", status.stdout);
+    check_covered(
+        "cluster replicate, stop-broker, start-broker, status",
+        &[status, replicate, stop, start],
+    );
+}

@@ -38,6 +38,7 @@ mod progress;
 mod readers;
 mod readme;
 mod record;
+mod replication;
 mod skips;
 mod topics;
 mod writers;

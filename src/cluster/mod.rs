@@ -8,9 +8,11 @@
 //! ([`crate::decode`]), the one `dump-log-segments --cluster-metadata-decoder` uses, and typed
 //! in [`records`].
 
+pub mod brokers;
 pub mod image;
 pub mod init;
 pub mod records;
+pub mod replication;
 pub mod topics;
 pub mod whatif;
 

@@ -604,6 +604,22 @@ impl MetadataRecord {
                 0,
                 obj(vec![("id", int(*id)), ("epoch", int(*epoch))]),
             ),
+            MetadataRecord::BrokerRegistrationChange {
+                broker_id,
+                broker_epoch,
+                fenced,
+                ..
+            } => (
+                // Version 0, as `ReplicationControlManager.handleBrokerFenced` and
+                // `handleBrokerUnfenced` write it.
+                "BrokerRegistrationChangeRecord",
+                0,
+                obj(vec![
+                    ("brokerId", int(*broker_id)),
+                    ("brokerEpoch", int(*broker_epoch)),
+                    ("fenced", int(*fenced)),
+                ]),
+            ),
             MetadataRecord::Topic { name, topic_id } => (
                 "TopicRecord",
                 0,

@@ -136,7 +136,7 @@ pub struct WhatIf {
 }
 
 /// Whether a topic allows unclean leader election (its config, else the cluster default).
-fn unclean_enabled(image: &MetadataImage, topic: &str) -> bool {
+pub fn unclean_enabled(image: &MetadataImage, topic: &str) -> bool {
     image
         .topic_config(topic, "unclean.leader.election.enable")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
@@ -219,6 +219,25 @@ impl Change<'_> {
         }
         unclean
     }
+}
+
+/// The controller's handling of `broker` going down for one partition of `topic` whose ISR
+/// holds it (what [`what_if`] applies): `active` tells which brokers may lead. Returns whether
+/// the election was unclean.
+pub fn remove_from_isr(
+    image: &MetadataImage,
+    topic: &str,
+    partition: &mut Partition,
+    broker: i32,
+    active: &dyn Fn(i32) -> bool,
+) -> bool {
+    Change {
+        partition,
+        min_isr: min_isr(image, topic),
+        elr: elr_enabled(image),
+        unclean_allowed: unclean_enabled(image, topic),
+    }
+    .remove(broker, active)
 }
 
 /// What taking `down` (in that order) would do to the cluster of `image`.

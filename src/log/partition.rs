@@ -560,6 +560,84 @@ impl Log {
         self.append_valid(&mut bytes, now_ms)
     }
 
+    /// The leader epoch this log stamps into the batches it appends as a leader (Kafka's
+    /// `partitionLeaderEpoch`, the epoch the partition's leader holds); 0 until set.
+    pub fn set_leader_epoch(&mut self, epoch: i32) {
+        self.partition_leader_epoch = epoch;
+    }
+
+    /// Appends batches a follower fetched from its leader (Kafka's `appendAsFollower`): as
+    /// they are, byte for byte, with the offsets and leader epochs the leader gave them. Each
+    /// must be a whole v2 batch whose CRC holds, and the first must start at the log end
+    /// offset. Rolls and flushes as a leader's append does.
+    pub fn append_as_follower(&mut self, batches: &[u8], now_ms: i64) -> Result<()> {
+        let mut rest = batches;
+        while !rest.is_empty() {
+            let raw = first_batch(rest).map_err(|source| self.corrupt_input(source))?;
+            let size = raw.size_in_bytes();
+            if raw.magic() != 2 || size > rest.len() {
+                return Err(InvalidAppend::NotOneBatch.into());
+            }
+            raw.ensure_valid()
+                .map_err(|source| self.corrupt_input(source))?;
+            if raw.base_offset() != self.log_end_offset {
+                return Err(InvalidAppend::NotAtLogEnd {
+                    partition: self.dir.display().to_string(),
+                    base_offset: raw.base_offset(),
+                    log_end: self.log_end_offset,
+                }
+                .into());
+            }
+            let (last_offset, max_timestamp) = (raw.last_offset(), raw.max_timestamp());
+            let count = raw.header().map_or(1, |h| i64::from(h.records_count));
+            let (bytes, next) = rest.split_at(size);
+            self.maybe_roll(size as u64, max_timestamp, last_offset, now_ms)?;
+            self.active()?
+                .append(bytes, last_offset, max_timestamp, last_offset)?;
+            self.log_end_offset = last_offset + 1;
+            self.unflushed_messages += count;
+            if self.unflushed_messages >= self.config.flush_messages
+                || now_ms - self.last_flush_ms >= self.config.flush_ms
+            {
+                self.flush()?;
+                self.last_flush_ms = now_ms;
+            }
+            rest = next;
+        }
+        Ok(())
+    }
+
+    /// Kafka's `UnifiedLog.truncateTo`: removes every record at or after `offset` (a follower
+    /// cutting what its leader does not have). Segments that start at or after it are deleted
+    /// (the first one is kept, emptied), the one holding it is cut at that batch and its
+    /// indexes rebuilt; the recovery point follows. Returns whether anything was removed.
+    pub fn truncate_to(&mut self, offset: i64, now_ms: i64) -> Result<bool> {
+        if offset >= self.log_end_offset {
+            return Ok(false);
+        }
+        self.finish_rolled_flush()?;
+        while self.segments.len() > 1 && self.segments.last().is_some_and(|&b| b >= offset) {
+            if let Some(active) = self.active.take() {
+                active.delete()?;
+            }
+            self.segments.pop();
+            let base = self.segments.last().copied().unwrap_or_default();
+            let mut reopened = LogSegment::open_writable(&self.dir, base, &self.config, now_ms)?;
+            reopened.recover(None)?;
+            self.active = Some(reopened);
+        }
+        let active = self.active()?;
+        active.truncate_to(offset)?;
+        let end = active.read_next_offset()?.unwrap_or(active.base_offset());
+        active.flush()?;
+        sync_dir(&self.dir)?;
+        self.log_end_offset = end;
+        self.recovery_point = self.recovery_point.min(end);
+        self.log_start_offset = self.log_start_offset.min(end);
+        self.unflushed_messages = 0;
+        Ok(true)
+    }
+
     /// [`Self::append`] for a batch this library's [`BatchBuilder`] made (the in-process
     /// producer's). Its header is checked as any batch's is (base offset 0, an offset range that
     /// matches the count, the size limit), but its CRC and records are not decoded again: the

@@ -639,6 +639,25 @@ impl LogSegment {
         Ok(truncated)
     }
 
+    /// Kafka's `LogSegment.truncateTo`: cuts the segment before the batch holding `offset`
+    /// (the first batch whose last offset is at least `offset`; a replica truncates at batch
+    /// boundaries) and rebuilds its indexes and timestamps from what is left, as
+    /// [`Self::recover`] does. Returns how many bytes were cut.
+    pub fn truncate_to(&mut self, offset: i64) -> Result<u64> {
+        self.check_writable()?;
+        let Some(found) = self.translate_offset(offset)? else {
+            return Ok(0);
+        };
+        let cut = self.size.saturating_sub(found.position);
+        self.log
+            .set_len(found.position)
+            .map_err(LogError::io("truncating", &self.log_path))?;
+        self.size = found.position;
+        self.written_back = self.written_back.min(found.position);
+        self.recover(None)?;
+        Ok(cut)
+    }
+
     /// True when an offset-index entry names the batch that starts at its position.
     fn entry_points_at_batch(&self, entry: OffsetPosition) -> Result<bool> {
         if u64::from(entry.position) >= self.size {

@@ -30,5 +30,6 @@ pub mod log4j;
 pub mod log_dirs;
 pub mod message;
 pub mod progress;
+pub mod replication;
 pub mod simulate;
 pub mod topics;

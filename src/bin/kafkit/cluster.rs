@@ -82,6 +82,38 @@ pub enum Action {
     /// Brokers are 1 to N; broker i listens on PLAINTEXT://localhost:<9091+i>; broker 1 is the
     /// controller. The directory must be new or empty; it is made whole or not at all.
     Init(InitArgs),
+    /// Run the replica fetchers once: every follower on a running broker truncates what its
+    /// leader does not have (OffsetsForLeaderEpoch), copies the leader's new batches byte for
+    /// byte, and rejoins the ISR once caught up; then the high watermarks move to the lowest
+    /// log end offset of each ISR. A produce with acks 0 or 1 leaves followers behind until
+    /// this step (acks=all runs it for its topic before it ends).
+    Replicate(ReplicateArgs),
+    /// Stop a broker as the controller fences it: it leaves the ISR of its partitions, each
+    /// partition it led elects the first in-sync replica that runs (an out-of-sync one with
+    /// unclean.leader.election.enable), the leader epoch moves on.
+    StopBroker(BrokerArgs),
+    /// Start a stopped broker: it is unfenced, leads the partitions that had no leader and
+    /// keep it in their ISR, and its replicas truncate to their leaders' epochs and catch up.
+    StartBroker(BrokerArgs),
+    /// The brokers (up or down) and each partition's leader, leader epoch, ISR, high
+    /// watermark and each replica's log end offset.
+    Status,
+}
+
+/// `cluster replicate`'s options.
+#[derive(Debug, clap::Args)]
+pub struct ReplicateArgs {
+    /// Only these topics (repeatable); all by default.
+    #[arg(long = "topic", value_name = "TOPIC", value_hint = ValueHint::Other)]
+    pub topics: Vec<String>,
+}
+
+/// `cluster stop-broker` and `start-broker`'s argument.
+#[derive(Debug, clap::Args)]
+pub struct BrokerArgs {
+    /// The broker's id.
+    #[arg(value_name = "ID", value_hint = ValueHint::Other)]
+    pub id: i32,
 }
 
 /// `cluster init`'s options.
@@ -114,6 +146,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     match &args.action {
         Action::WhatIf(a) => run_what_if(a, global),
         Action::Init(a) => run_init(a, global),
+        Action::Replicate(a) => super::brokers::run_replicate(&a.topics, global),
+        Action::StopBroker(a) => super::brokers::run_stop_start(a.id, false, global),
+        Action::StartBroker(a) => super::brokers::run_stop_start(a.id, true, global),
+        Action::Status => super::brokers::run_status(global),
     }
 }
 

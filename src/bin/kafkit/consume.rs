@@ -386,6 +386,11 @@ fn log_error(message: &str, logger: &str, exception: &str) {
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let Settings { consumer, output } = settings(args, global)?;
     let mut consumer = match &args.bootstrap_server {
+        None if kafkit::datadir::is_cluster_dir(&global.data_dir) => {
+            let cluster = kafkit::cluster::replication::LocalCluster::open(&global.data_dir)
+                .map_err(|e| Exit::failure(format!("Error: {e}")))?;
+            ConsoleConsumer::open_local_cluster(cluster, consumer)
+        }
         None => ConsoleConsumer::open(DataDir::open(&global.data_dir)?, consumer),
         Some(_) if consumer.group.is_some() => {
             return Err(super::net::not_yet("consume", "with a group"))

@@ -1,6 +1,8 @@
 //! `kafkit get-offsets`: Kafka's `kafka-get-offsets.sh` (`GetOffsetShell`) over the data
 //! directory (`kafka-cli-surface.md` §6.1): `topic:partition:offset` per partition.
 
+use kafkit::cluster::replication::LocalCluster;
+use kafkit::datadir::is_cluster_dir;
 use std::io::{self, BufWriter, Write};
 
 use anyhow::Result;
@@ -178,6 +180,8 @@ fn partition_list(list: &str) -> Result<Partitions> {
 /// Where the offsets come from.
 enum Source {
     Dir(DataDir),
+    /// A local cluster (`cluster init`): each partition's leader, up to its high watermark.
+    Leaders(LocalCluster),
     Cluster(Cluster),
 }
 
@@ -188,6 +192,10 @@ enum Answers<'a> {
         datadir: &'a DataDir,
         spec: OffsetSpec,
         log_starts: BTreeMap<TopicPartition, i64>,
+    },
+    Leaders {
+        cluster: &'a LocalCluster,
+        spec: OffsetSpec,
     },
     Cluster(BTreeMap<TopicPartition, ListedOffset>),
 }
@@ -201,6 +209,7 @@ impl<'a> Answers<'a> {
                 datadir,
                 spec,
             },
+            Source::Leaders(cluster) => Answers::Leaders { cluster, spec },
             Source::Cluster(cluster) => Answers::Cluster(
                 cluster
                     .list_offsets(selected, spec.kafka_timestamp())
@@ -229,6 +238,18 @@ impl<'a> Answers<'a> {
                     );
                 }
                 Ok(listed.offset)
+            }
+            Answers::Leaders { cluster, spec } => {
+                // What a consumer may read: the leader's log below its high watermark.
+                let Some(dir) = cluster.leader_dir(tp) else {
+                    return Err("org.apache.kafka.common.errors.LeaderNotAvailableException: There is no leader for this topic-partition as we are in the middle of a leadership election.".to_string());
+                };
+                let hw = cluster.high_watermark(tp).map_err(|e| e.to_string())?;
+                let listed = list_offset(&dir, *spec, 0).map_err(|e| e.to_string())?;
+                Ok(match spec {
+                    OffsetSpec::Latest => Some(hw),
+                    _ => listed.offset.filter(|&o| o <= hw),
+                })
             }
             Answers::Cluster(answers) => match answers.get(tp) {
                 Some(Ok(offset)) => Ok(*offset),
@@ -260,6 +281,9 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         }
     };
     let mut source = match &args.bootstrap_server {
+        None if is_cluster_dir(&global.data_dir) => Source::Leaders(
+            LocalCluster::open(&global.data_dir).map_err(|e| error(format!("Error: {e}")))?,
+        ),
         None => Source::Dir(DataDir::open(&global.data_dir)?),
         Some(servers) => Source::Cluster(super::net::cluster(
             "get-offsets",
@@ -278,6 +302,14 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             .map(|t| {
                 let n = i32::try_from(t.partition_count()).unwrap_or(i32::MAX);
                 (t.name, n)
+            })
+            .collect(),
+        Source::Leaders(cluster) => cluster
+            .topics()
+            .into_iter()
+            .map(|(name, partitions)| {
+                let n = i32::try_from(partitions.len()).unwrap_or(i32::MAX);
+                (name, n)
             })
             .collect(),
         Source::Cluster(cluster) => cluster

@@ -22,6 +22,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use kafkit::output::OutputFormat;
 
+pub mod brokers;
 pub mod cluster;
 pub mod configs;
 pub mod consume;
@@ -216,6 +217,10 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("cluster") => cluster::EXAMPLES,
         Some("cluster what-if") => cluster::WHAT_IF_EXAMPLES,
         Some("cluster init") => cluster::INIT_EXAMPLES,
+        Some("cluster replicate") => brokers::REPLICATE_EXAMPLES,
+        Some("cluster stop-broker") => brokers::STOP_EXAMPLES,
+        Some("cluster start-broker") => brokers::START_EXAMPLES,
+        Some("cluster status") => brokers::STATUS_EXAMPLES,
         Some(_) => &[],
     }
 }

@@ -23,7 +23,9 @@ use kafkit::client::console::{
 };
 use kafkit::client::producer::{kafka_exception, Destination};
 use kafkit::client::{configs, partition_error, Acks, LineFormat, PartitionerKind, ProducerConfig};
+use kafkit::cluster::replication::{replicate, LeaderWriters};
 use kafkit::datadir::config::ConfigKey;
+use kafkit::datadir::is_cluster_dir;
 use kafkit::datadir::names::CLUSTER_METADATA_TOPIC;
 use kafkit::datadir::{DataDir, PartitionInfo, PartitionWriter, Topic, TopicConfigs, TopicSource};
 use kafkit::log::CompressionPolicy;
@@ -310,7 +312,18 @@ fn local(
     global: &GlobalArgs,
     topic_name: &str,
     codec: Option<Compression>,
+    acks: Acks,
 ) -> Result<(Destination, Topic, Compression)> {
+    if is_cluster_dir(&global.data_dir) {
+        // A local cluster: each partition's leader takes its records (cluster::replication).
+        let (writers, topic) = LeaderWriters::open(&global.data_dir, topic_name, acks == Acks::All)
+            .map_err(|e| Exit::failure(e.to_string()))?;
+        let compression = codec.unwrap_or(match topic.log_config().compression {
+            CompressionPolicy::Fixed(c) => c,
+            CompressionPolicy::Producer => Compression::None,
+        });
+        return Ok((writers.into(), topic, compression));
+    }
     let datadir = DataDir::open(&global.data_dir)?;
     let topic = datadir.topic(topic_name)?.ok_or_else(|| {
         let hint = if topic_name == CLUSTER_METADATA_TOPIC {
@@ -437,7 +450,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let signals = StopSignals::catch()?;
 
     let (destination, topic, compression) = match &args.bootstrap_server {
-        None => local(global, topic_name, codec)?,
+        None => local(global, topic_name, codec, acks)?,
         Some(servers) => remote(args, global, servers, topic_name, codec, acks, &props)?,
     };
     if let Some(p) = args.partition {
@@ -494,6 +507,16 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             ConsoleProduceError::Failed { .. } => Exit::failure(e.to_string()).into(),
             ConsoleProduceError::Output(e) => anyhow::Error::from(e),
         })?;
+    if args.bootstrap_server.is_none() && is_cluster_dir(&global.data_dir) {
+        // acks=all: the in-sync followers fetch before the run ends; acks 0 and 1 leave them
+        // behind until a replication step. The high watermarks move either way.
+        replicate(
+            &global.data_dir,
+            Some(std::slice::from_ref(&topic.name)),
+            acks == Acks::All,
+        )
+        .map_err(|e| Exit::failure(format!("Error: {e}")))?;
+    }
     if let Some(exit) = signals.exit() {
         return Err(exit.into());
     }

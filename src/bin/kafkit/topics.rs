@@ -800,28 +800,9 @@ fn image_topics(image: &MetadataImage) -> std::result::Result<Vec<Described>, Fa
         .topics
         .values()
         .map(|t| {
-            let overrides = image.topic_configs.get(&t.name);
-            let configs = TopicConfigs::new(
-                overrides
-                    .into_iter()
-                    .flatten()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
-            .map_err(|e| Failure::Message(format!("topic {}: {e}", t.name)))?;
-            let topic = Topic {
-                name: t.name.clone(),
-                id: Some(t.id),
-                partitions: t
-                    .partitions
-                    .iter()
-                    .map(|(&id, p)| PartitionInfo {
-                        id,
-                        replicas: p.replicas.clone(),
-                    })
-                    .collect(),
-                configs,
-                source: TopicSource::Metadata,
-            };
+            let topic = kafkit::cluster::replication::datadir_topic(image, &t.name)
+                .map_err(|e| Failure::Message(format!("topic {}: {e}", t.name)))?
+                .ok_or_else(|| Failure::Message(format!("topic {} vanished", t.name)))?;
             let partitions = t
                 .partitions
                 .iter()

@@ -310,6 +310,15 @@ impl ConsoleConsumer {
         Self::open_at(Origin::Dir(datadir), config)
     }
 
+    /// [`Self::open`] on a local cluster (`cluster init`): each partition is read from its
+    /// leader's directory up to the leader's high watermark.
+    pub fn open_local_cluster(
+        cluster: crate::cluster::replication::LocalCluster,
+        config: ConsoleConsumerConfig,
+    ) -> Result<Self, ConsoleConsumeError> {
+        Self::open_at(Origin::Leaders(cluster), config)
+    }
+
     /// Finds the subscription's partitions in a cluster's metadata and positions a consumer
     /// on each (ListOffsets), whose batches come from Fetch requests to the leaders. Kafka's
     /// assign mode and a subscription without a group; a group is refused.
@@ -804,6 +813,8 @@ fn joined(partitions: &[TopicPartition]) -> String {
 enum Origin {
     /// A data directory.
     Dir(DataDir),
+    /// A local cluster (`cluster init`): each partition's leader, up to its high watermark.
+    Leaders(crate::cluster::replication::LocalCluster),
     /// A cluster, through one consumer's fetches.
     #[cfg(feature = "net")]
     Cluster(crate::net::fetch::Fetches),
@@ -814,6 +825,9 @@ impl Origin {
     fn datadir(&self) -> Result<&DataDir, ConsoleConsumeError> {
         match self {
             Origin::Dir(datadir) => Ok(datadir),
+            Origin::Leaders(cluster) => {
+                Err(DataDirError::ClusterDir(cluster.root().to_path_buf()).into())
+            }
             #[cfg(feature = "net")]
             Origin::Cluster(_) => Err(crate::net::NetError::Unsupported {
                 name: "group.id".into(),
@@ -831,6 +845,19 @@ impl Origin {
                 .topics()?
                 .into_iter()
                 .map(|t| (t.is_internal(), t.topic_partitions()))
+                .collect(),
+            Origin::Leaders(cluster) => cluster
+                .topics()
+                .into_iter()
+                .map(|(name, numbers)| {
+                    let internal = crate::datadir::names::is_internal(&name);
+                    let name: std::sync::Arc<str> = name.into();
+                    let partitions = numbers
+                        .into_iter()
+                        .map(|p| TopicPartition::new(name.clone(), p))
+                        .collect();
+                    (internal, partitions)
+                })
                 .collect(),
             #[cfg(feature = "net")]
             Origin::Cluster(fetches) => fetches
@@ -860,19 +887,29 @@ impl Origin {
                 .topic(topic)?
                 .map(|t| (t.partition_count(), t.topic_partitions()))),
             #[cfg(feature = "net")]
-            Origin::Cluster(_) => Ok(self
-                .topics()?
-                .into_iter()
-                .map(|(_, partitions)| partitions)
-                .find(|partitions| partitions.first().is_some_and(|tp| tp.topic() == topic))
-                .map(|partitions| (partitions.len(), partitions))),
+            Origin::Cluster(_) => self.listed_partitions(topic),
+            Origin::Leaders(_) => self.listed_partitions(topic),
         }
+    }
+
+    /// [`Self::partitions`] from [`Self::topics`].
+    fn listed_partitions(
+        &self,
+        topic: &str,
+    ) -> Result<Option<(usize, Vec<TopicPartition>)>, ConsoleConsumeError> {
+        Ok(self
+            .topics()?
+            .into_iter()
+            .map(|(_, partitions)| partitions)
+            .find(|partitions| partitions.first().is_some_and(|tp| tp.topic() == topic))
+            .map(|partitions| (partitions.len(), partitions)))
     }
 
     /// What "does not exist in" names.
     fn place(&self) -> String {
         match self {
             Origin::Dir(datadir) => datadir.path().display().to_string(),
+            Origin::Leaders(cluster) => cluster.root().display().to_string(),
             #[cfg(feature = "net")]
             Origin::Cluster(_) => "the cluster".to_string(),
         }
@@ -933,6 +970,9 @@ fn open_partitions(
     #[cfg_attr(not(feature = "net"), allow(clippy::infallible_destructuring_match))]
     let datadir = match origin {
         Origin::Dir(datadir) => datadir,
+        Origin::Leaders(cluster) => {
+            return open_leader_partitions(partitions, cluster, config, backlog, resets)
+        }
         #[cfg(feature = "net")]
         Origin::Cluster(fetches) => {
             return open_cluster_partitions(partitions, fetches, config, backlog)
@@ -961,6 +1001,61 @@ fn open_partitions(
         }
         let consumer = PartitionConsumer::new(dir, offset, config.isolation)
             .with_check_crcs(config.check_crcs);
+        consumers.push((tp, consumer));
+    }
+    if !undefined.is_empty() {
+        return Err(ConsoleConsumeError::NoOffset(undefined));
+    }
+    Ok(consumers)
+}
+
+/// [`open_partitions`] in a local cluster: each partition read from its leader's directory,
+/// its end the leader's high watermark (Kafka's ListOffsets `latest` for a consumer).
+fn open_leader_partitions(
+    partitions: Vec<(TopicPartition, StartOffset)>,
+    cluster: &crate::cluster::replication::LocalCluster,
+    config: &ConsoleConsumerConfig,
+    backlog: &mut u64,
+    resets: &mut Vec<Reset>,
+) -> Result<Vec<(TopicPartition, PartitionConsumer)>, ConsoleConsumeError> {
+    let mut consumers = Vec::new();
+    let mut undefined: Vec<TopicPartition> = Vec::new();
+    let io = |e: crate::cluster::replication::ReplicationError| DataDirError::Io {
+        path: cluster.root().to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    for (tp, start) in partitions {
+        let (Some(dir), Some(leader)) = (cluster.leader_dir(&tp), cluster.leader(&tp)) else {
+            // No leader: nothing to read until one is elected.
+            continue;
+        };
+        let hw = cluster.high_watermark(&tp).map_err(io)?;
+        let range = offset_range(&dir, 0)?;
+        let end = range.end.as_ref().ok().map(|&e| e.min(hw));
+        let at_time = |ms| list_offset(&dir, OffsetSpec::Timestamp(ms), 0).map(|l| l.offset);
+        let position = start_offset(
+            start,
+            config.reset,
+            range.start,
+            Ok::<i64, LogError>(hw),
+            at_time,
+        )?;
+        let Some(offset) = position.resolve(&tp, leader, resets)? else {
+            undefined.push(tp);
+            continue;
+        };
+        if let Some(end) = end {
+            *backlog += u64::try_from(end - offset).unwrap_or(0);
+        }
+        let Some(source) = cluster.source(&tp, offset) else {
+            continue;
+        };
+        let consumer = PartitionConsumer::from_source(
+            tp.to_string(),
+            Box::new(source),
+            offset,
+            config.isolation,
+        );
         consumers.push((tp, consumer));
     }
     if !undefined.is_empty() {

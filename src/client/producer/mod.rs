@@ -206,9 +206,13 @@ pub type Callback = Box<dyn FnMut(&[Event]) + Send>;
 /// Where a producer's batches go: a data directory's partition logs, through the writer that
 /// holds its lock, or a cluster's partition leaders (`--bootstrap-server`).
 #[derive(Debug)]
+// One destination per producer, moved once into its sender thread: its size costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Destination {
     /// The data directory's logs.
     Log(PartitionWriter),
+    /// A local cluster's partition leaders (`cluster init`), each in its broker's directory.
+    Leaders(crate::cluster::replication::LeaderWriters),
     /// The cluster's brokers.
     #[cfg(feature = "net")]
     Cluster(crate::net::produce::ClusterSink),
@@ -217,6 +221,12 @@ pub enum Destination {
 impl From<PartitionWriter> for Destination {
     fn from(writer: PartitionWriter) -> Self {
         Destination::Log(writer)
+    }
+}
+
+impl From<crate::cluster::replication::LeaderWriters> for Destination {
+    fn from(writers: crate::cluster::replication::LeaderWriters) -> Self {
+        Destination::Leaders(writers)
     }
 }
 

@@ -16,8 +16,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread;
 
-use crate::datadir::{now_ms, PartitionWriter, Topic, TopicPartition};
-use crate::log::{AppendInfo, LogError};
+use crate::cluster::replication::LeaderWriters;
+use crate::datadir::{now_ms, DataDirError, PartitionWriter, Topic, TopicPartition};
+use crate::log::{AppendInfo, Log, LogError};
 use crate::record::{BuiltBatch, Compression, RawBatch};
 
 use super::accumulator::{updated_compression_estimate, Closing, Sealed};
@@ -73,8 +74,18 @@ impl Sender {
     ) -> (Self, Option<ProduceError>) {
         let (requests, inbox) = mpsc::sync_channel(in_flight);
         let (replies, outbox) = mpsc::channel();
-        let started = match destination {
-            Destination::Log(writer) => {
+        #[cfg(feature = "net")]
+        type Remote = crate::net::produce::ClusterSink;
+        #[cfg(not(feature = "net"))]
+        type Remote = std::convert::Infallible;
+        let local: Result<Writers, Remote> = match destination {
+            Destination::Log(writer) => Ok(Writers::One(Box::new(writer))),
+            Destination::Leaders(writers) => Ok(Writers::Leaders(writers)),
+            #[cfg(feature = "net")]
+            Destination::Cluster(sink) => Err(sink),
+        };
+        let started = match local {
+            Ok(writer) => {
                 let durability = Durability::of(config);
                 let (flusher, callback) = match durability {
                     Durability::GroupCommit => match Flusher::start(callback, replies.clone()) {
@@ -100,7 +111,7 @@ impl Sender {
                 })
             }
             #[cfg(feature = "net")]
-            Destination::Cluster(sink) => {
+            Err(sink) => {
                 let sender = super::remote::RemoteSender {
                     sink,
                     topic: topic.name.clone(),
@@ -174,8 +185,61 @@ fn spawn(
 /// batches the producer seals in the order they were sealed, makes them durable as `acks` and
 /// `--sync` ask, reports what happened to each record, and hands the batches' buffers back for
 /// reuse (Kafka's `BufferPool`).
+/// The logs a local sender writes: a data directory's, or a local cluster's leaders'.
+#[derive(Debug)]
+enum Writers {
+    One(Box<PartitionWriter>),
+    Leaders(LeaderWriters),
+}
+
+impl Writers {
+    fn log(&mut self, topic: &Topic, partition: i32) -> Result<&mut Log, DataDirError> {
+        match self {
+            Writers::One(w) => w.log(topic, partition),
+            Writers::Leaders(w) => w.log(topic, partition),
+        }
+    }
+
+    fn release(&mut self) -> Result<(), DataDirError> {
+        match self {
+            Writers::One(w) => w.release(),
+            Writers::Leaders(w) => w.release(),
+        }
+    }
+
+    fn checkpoint(&mut self) -> Result<(), DataDirError> {
+        match self {
+            Writers::One(w) => w.checkpoint(),
+            Writers::Leaders(w) => w.checkpoint(),
+        }
+    }
+
+    fn close(self) -> Result<(), DataDirError> {
+        match self {
+            Writers::One(w) => w.close(),
+            Writers::Leaders(w) => w.close(),
+        }
+    }
+
+    fn close_unflushed(self) -> Result<(), DataDirError> {
+        match self {
+            Writers::One(w) => w.close_unflushed(),
+            Writers::Leaders(w) => w.close_unflushed(),
+        }
+    }
+
+    /// Why the partition's leader refuses records (a local cluster's partition without a
+    /// leader, or with `acks=all` under `min.insync.replicas`).
+    fn refusal(&self, partition: i32) -> Option<String> {
+        match self {
+            Writers::One(_) => None,
+            Writers::Leaders(w) => w.refusal(partition).map(str::to_string),
+        }
+    }
+}
+
 struct SenderThread {
-    writer: PartitionWriter,
+    writer: Writers,
     topic: Topic,
     durability: Durability,
     /// The group commit's flushing thread ([`Durability::GroupCommit`]).
@@ -340,6 +404,21 @@ impl SenderThread {
             })) {
                 batches.push(finish(sealed.batch, tp, &self.compression_estimate)?);
                 timestamps.push(sealed.timestamps);
+            }
+            if let Some(error) = self.writer.refusal(partition) {
+                for batch in batches {
+                    for (key_size, value_size) in record_sizes(batch.as_bytes()) {
+                        self.report(Event::Failed(SendFailure {
+                            partition,
+                            key_size,
+                            value_size,
+                            error: error.clone(),
+                        }));
+                    }
+                    self.give_back(batch);
+                }
+                self.acknowledge();
+                continue;
             }
             let written = if self.durability == Durability::EachBatch {
                 // Each batch is made durable before the next is appended: one at a time.
