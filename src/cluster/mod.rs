@@ -8,8 +8,10 @@
 //! ([`crate::decode`]), the one `dump-log-segments --cluster-metadata-decoder` uses, and typed
 //! in [`records`].
 
+pub mod election;
 pub mod image;
 pub mod init;
+pub mod reassign;
 pub mod records;
 pub mod topics;
 pub mod whatif;

@@ -9,7 +9,7 @@ use std::thread;
 
 use super::compaction::{self, CompactionConfig, CompactionPlan};
 use super::config::{CompressionPolicy, LogConfig};
-use super::error::{InvalidAppend, LogError, Result};
+use super::error::{InvalidAppend, LogError, OffsetDisorder, Result};
 use super::index::TimestampOffset;
 use super::reader::{SegmentReader, Stop};
 use super::retention::{self, RetentionConfig, RetentionPlan};
@@ -718,6 +718,52 @@ impl Log {
             first_offset: base_offset,
             last_offset,
             log_append_time,
+            position,
+            segment_base_offset,
+        })
+    }
+
+    /// Appends one batch as a follower does (Kafka's `appendAsFollower`): the leader's bytes as
+    /// they are, its offsets, leader epoch and timestamps kept, after the CRC check. Its
+    /// offsets must come after the log end offset; a gap (a compacted leader's log) is kept,
+    /// as the follower keeps it. Used to copy a leader's log to a new replica byte for byte.
+    pub fn append_as_follower(&mut self, batch: &[u8], now_ms: i64) -> Result<AppendInfo> {
+        let raw = first_batch(batch).map_err(|source| self.corrupt_input(source))?;
+        if raw.size_in_bytes() != batch.len() || raw.magic() != 2 {
+            return Err(InvalidAppend::NotOneBatch.into());
+        }
+        raw.ensure_valid()
+            .map_err(|source| self.corrupt_input(source))?;
+        let base_offset = raw.base_offset();
+        let last_offset = raw.last_offset();
+        if base_offset < self.log_end_offset || last_offset < base_offset {
+            return Err(LogError::OffsetDisorder {
+                path: self.dir.clone(),
+                position: 0,
+                first: base_offset,
+                last: last_offset,
+                disorder: if last_offset < base_offset {
+                    OffsetDisorder::Reversed
+                } else {
+                    OffsetDisorder::Backwards {
+                        previous: self.log_end_offset - 1,
+                    }
+                },
+            });
+        }
+        let max_timestamp = raw.max_timestamp();
+        let count = i64::from(raw.records_count().unwrap_or(1));
+        self.maybe_roll(batch.len() as u64, max_timestamp, last_offset, now_ms)?;
+        let active = self.active()?;
+        let position = active.size();
+        let segment_base_offset = active.base_offset();
+        active.append(batch, last_offset, max_timestamp, last_offset)?;
+        self.log_end_offset = last_offset + 1;
+        self.unflushed_messages += count;
+        Ok(AppendInfo {
+            first_offset: base_offset,
+            last_offset,
+            log_append_time: -1,
             position,
             segment_base_offset,
         })
