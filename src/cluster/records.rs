@@ -604,6 +604,16 @@ impl MetadataRecord {
                 0,
                 obj(vec![("id", int(*id)), ("epoch", int(*epoch))]),
             ),
+            MetadataRecord::FenceBroker { id, epoch } => (
+                "FenceBrokerRecord",
+                0,
+                obj(vec![("id", int(*id)), ("epoch", int(*epoch))]),
+            ),
+            MetadataRecord::RemoveTopic { topic_id } => (
+                "RemoveTopicRecord",
+                0,
+                obj(vec![("topicId", uuid(*topic_id))]),
+            ),
             MetadataRecord::Topic { name, topic_id } => (
                 "TopicRecord",
                 0,
