@@ -538,3 +538,116 @@ fn leader_election_checks_its_options_as_kafka_does() {
         assert_eq!(elect(&dir, args).fails().trim_end(), message);
     }
 }
+
+#[test]
+fn alter_adds_partitions_placed_as_kafka_places_added_partitions() {
+    let tmp = tempdir();
+    let dir = cluster(tmp.path(), "3");
+    create(&dir, "grown", "2:3,3:1");
+    let alter = |count: &str, extra: &[&str]| {
+        let mut args = vec![
+            "topics",
+            "--alter",
+            "--topic",
+            "grown",
+            "--partitions",
+            count,
+        ];
+        args.extend(extra);
+        kafkit(&dir, &args)
+    };
+    assert_eq!(alter("5", &[]).ok(), "");
+    // Kafka's rule for added partitions: brokers by id, the start at the first broker whose id
+    // is at least partition 0's first replica (2: index 1), numbering on from 2. Checked
+    // against the library's placement, which the vectors check.
+    let brokers = [1, 2, 3].map(|id| BrokerInfo { id, rack: None });
+    let expected = assign_replicas_to_brokers(&brokers, 3, 2, 1, 2).unwrap();
+    assert_eq!(
+        expected,
+        BTreeMap::from([(2, vec![1, 3]), (3, vec![2, 3]), (4, vec![3, 1])])
+    );
+    let topic = image(&dir).topics["grown"].clone();
+    assert_eq!(topic.partitions.len(), 5);
+    for (p, replicas) in &expected {
+        let partition = &topic.partitions[p];
+        assert_eq!(&partition.replicas, replicas);
+        assert_eq!((&partition.isr, partition.leader), (replicas, replicas[0]));
+        for broker in replicas {
+            let path = dir.join(format!("broker-{broker}/grown-{p}/partition.metadata"));
+            assert!(path.is_file(), "{}", path.display());
+        }
+    }
+    let dump = dump_metadata(&dir);
+    assert_eq!(dump.matches("PARTITION_RECORD").count(), 5, "{dump}");
+    // Kafka's refusals, and nothing written.
+    let size = metadata_log_len(&dir);
+    for (count, extra, message) in [
+        ("5", &[][..], "Error while executing topic command : Topic already has 5 partition(s)."),
+        ("3", &[][..], "Error while executing topic command : The topic grown currently has 5 partition(s); 3 would not be an increase."),
+        ("7", &["--replica-assignment", "2:3,3:1,1:3,2:3,3:1,1:9,1:2"][..], "Error while executing topic command : The manual partition assignment includes broker 9, but no such broker is registered."),
+        ("7", &["--replica-assignment", "2:3,3:1,1:3,2:3,3:1,1:2"][..], "Error while executing topic command : Attempted to add 2 additional partition(s), but only 1 assignment(s) were specified."),
+    ] {
+        // Kafka's TopicCommand prints its errors on stdout.
+        let run = alter(count, extra);
+        run.fails();
+        assert!(run.stdout.contains(message), "{}", run.stdout);
+        assert_eq!(metadata_log_len(&dir), size);
+    }
+    // A manual assignment for the new partitions.
+    alter("6", &["--replica-assignment", "2:3,3:1,1:3,2:3,3:1,2:1"]).ok();
+    assert_eq!(image(&dir).topics["grown"].partitions[&5].replicas, [2, 1]);
+}
+
+#[test]
+fn delete_removes_the_topic_from_the_metadata_and_its_replicas_from_the_brokers() {
+    let tmp = tempdir();
+    let dir = cluster(tmp.path(), "3");
+    create(&dir, "gone", "1:2,2:3");
+    create(&dir, "kept", "3");
+    kafkit(
+        &dir,
+        &[
+            "configs",
+            "--alter",
+            "--entity-type",
+            "topics",
+            "--entity-name",
+            "gone",
+            "--add-config",
+            "retention.ms=1000",
+        ],
+    );
+    write_records(&dir, 2, "gone-1", 2);
+    let id = image(&dir).topics["gone"].id;
+    assert_eq!(
+        kafkit(&dir, &["topics", "--delete", "--topic", "gone"]).ok(),
+        ""
+    );
+    let img = image(&dir);
+    assert_eq!(img.topics.keys().collect::<Vec<_>>(), ["kept"]);
+    assert!(!img.topic_configs.contains_key("gone"));
+    for broker in 1..=3 {
+        let names: Vec<String> = std::fs::read_dir(dir.join(format!("broker-{broker}")))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("gone"))
+            .collect();
+        assert!(names.is_empty(), "broker {broker}: {names:?}");
+    }
+    assert!(dir.join("broker-3/kept-0").is_dir());
+    let dump = dump_metadata(&dir);
+    assert!(
+        dump.contains(&format!(
+            r#"payload: {{"type":"REMOVE_TOPIC_RECORD","version":0,"data":{{"topicId":"{id}"}}}}"#
+        )),
+        "{dump}"
+    );
+    let again = kafkit(&dir, &["topics", "--delete", "--topic", "gone"]);
+    again.fails();
+    assert!(again
+        .stdout
+        .contains("Topic 'gone' does not exist as expected"));
+    // The name is free again.
+    create(&dir, "gone", "3");
+    assert_ne!(image(&dir).topics["gone"].id, id);
+}
