@@ -457,8 +457,7 @@ fn preferred_election_gives_the_first_replica_its_leadership_back() {
     let dump = dump_metadata(&dir);
     let last = dump
         .lines()
-        .filter(|l| l.contains("PARTITION_CHANGE_RECORD"))
-        .last()
+        .rfind(|l| l.contains("PARTITION_CHANGE_RECORD"))
         .unwrap();
     assert!(last.contains(r#""leader":1}"#), "{last}");
     // The preferred replica out of the ISR: PREFERRED_LEADER_NOT_AVAILABLE, exit 1.

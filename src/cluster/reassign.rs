@@ -411,7 +411,7 @@ pub fn plan_execute(
     let brokers: BTreeSet<i32> = target.values().flatten().copied().collect();
     if let Some(&unknown) = brokers
         .iter()
-        .find(|b| !image.brokers.get(b).is_some_and(|b| !b.fenced))
+        .find(|b| image.brokers.get(b).is_none_or(|b| b.fenced))
     {
         return Err(ReassignError::UnknownBroker(unknown));
     }
