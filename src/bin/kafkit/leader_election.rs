@@ -13,6 +13,9 @@ use serde_json::Value;
 use super::{Example, Exit, GlobalArgs};
 use kafkit::cluster::election::{elect_leaders, ElectionType};
 use kafkit::cluster::topics::is_cluster_dir;
+use kafkit::output::json::write_event;
+use kafkit::output::ops::ElectionEvent;
+use kafkit::output::OutputFormat;
 
 /// Examples of `kafkit leader-election` (`tests/man.rs` runs them, in order).
 pub const EXAMPLES: &[Example] = &[
@@ -163,21 +166,37 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         .collect();
     let mut out = BufWriter::new(io::stdout().lock());
     let kind = election_type.as_str();
-    if !succeeded.is_empty() {
+    if global.output == OutputFormat::Json {
+        for ((topic, partition), result) in &results {
+            let error = result.as_ref().err();
+            write_event(
+                &mut out,
+                &ElectionEvent::Election {
+                    topic,
+                    partition: *partition,
+                    election_type: kind,
+                    error: error.map(|e| e.name()),
+                    message: error.map(ToString::to_string),
+                },
+            )?;
+        }
+    }
+    let text = global.output == OutputFormat::Text;
+    if text && !succeeded.is_empty() {
         writeln!(
             out,
             "Successfully completed leader election ({kind}) for partitions {}",
             succeeded.join(", ")
         )?;
     }
-    if !noop.is_empty() {
+    if text && !noop.is_empty() {
         writeln!(
             out,
             "Valid replica already elected for partitions {}",
             noop.join(", ")
         )?;
     }
-    for (tp, error) in &failed {
+    for (tp, error) in failed.iter().filter(|_| text) {
         writeln!(
             out,
             "Error completing leader election ({kind}) for partition: {tp}: {error}"

@@ -11,10 +11,14 @@ use clap::ValueHint;
 use super::{Example, Exit, GlobalArgs};
 use kafkit::cluster::reassign::{
     check_execute, execute, format_json, generate, parse_generate_args, parse_reassignment_json,
-    plan_execute, verify, verify_text, ReassignError,
+    plan_execute, verify, verify_text, Assignment, Executed, ReassignError, VerifyState,
 };
 use kafkit::cluster::topics::is_cluster_dir;
 use kafkit::cluster::{MetadataImage, METADATA_PARTITION};
+use kafkit::common::TopicPartition;
+use kafkit::output::json::write_event;
+use kafkit::output::ops::ReassignEvent;
+use kafkit::output::OutputFormat;
 
 /// Examples of `kafkit reassign-partitions` (`tests/man.rs` runs them, in order).
 pub const EXAMPLES: &[Example] = &[
@@ -86,6 +90,51 @@ fn read(path: &Path) -> Result<String> {
         .map_err(|e| Exit::failure(format!("Error: {}: {e}", path.display())).into())
 }
 
+/// `current` (or `proposed`) objects, one per partition.
+fn write_assignment(
+    out: &mut impl Write,
+    assignment: &Assignment,
+    current: bool,
+) -> io::Result<()> {
+    for (tp, replicas) in assignment {
+        let (topic, partition) = (&*tp.topic, tp.partition);
+        let event = if current {
+            ReassignEvent::Current {
+                topic,
+                partition,
+                replicas,
+            }
+        } else {
+            ReassignEvent::Proposed {
+                topic,
+                partition,
+                replicas,
+            }
+        };
+        write_event(out, &event)?;
+    }
+    Ok(())
+}
+
+fn reassignment_event(
+    out: &mut impl Write,
+    tp: &TopicPartition,
+    state: &'static str,
+    replicas: &[i32],
+    target: &Assignment,
+) -> io::Result<()> {
+    write_event(
+        out,
+        &ReassignEvent::Reassignment {
+            topic: &tp.topic,
+            partition: tp.partition,
+            state,
+            replicas,
+            target: target.get(tp).map(Vec::as_slice).unwrap_or_default(),
+        },
+    )
+}
+
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let actions = [args.generate, args.execute, args.verify];
     if actions.iter().filter(|&&a| a).count() != 1 {
@@ -122,6 +171,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
     let image = MetadataImage::load(&global.data_dir.join(METADATA_PARTITION))?;
     let mut out = BufWriter::new(io::stdout().lock());
+    let json = global.output == OutputFormat::Json;
     if args.generate {
         if args.reassignment_json_file.is_some() {
             return Err(not_with("reassignment-json-file"));
@@ -138,16 +188,21 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             parse_generate_args(&read(topics_file)?, brokers).map_err(|e| failure(&e))?;
         let (current, proposed) = generate(&image, &topics, &brokers, !args.disable_rack_aware)
             .map_err(|e| failure(&e))?;
-        writeln!(
-            out,
-            "Current partition replica assignment\n{}\n",
-            format_json(&current)
-        )?;
-        writeln!(
-            out,
-            "Proposed partition reassignment configuration\n{}",
-            format_json(&proposed)
-        )?;
+        if json {
+            write_assignment(&mut out, &current, true)?;
+            write_assignment(&mut out, &proposed, false)?;
+        } else {
+            writeln!(
+                out,
+                "Current partition replica assignment\n{}\n",
+                format_json(&current)
+            )?;
+            writeln!(
+                out,
+                "Proposed partition reassignment configuration\n{}",
+                format_json(&proposed)
+            )?;
+        }
         out.flush()?;
         return Ok(());
     }
@@ -165,27 +220,61 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     if args.execute {
         let target = check_execute(&entries).map_err(|e| failure(&e))?;
         let current = plan_execute(&image, &target, args.additional).map_err(|e| failure(&e))?;
-        writeln!(
-            out,
-            "Current partition replica assignment\n\n{}\n\nSave this to use as the --reassignment-json-file option during rollback",
-            format_json(&current)
-        )?;
+        if json {
+            write_assignment(&mut out, &current, true)?;
+        } else {
+            writeln!(
+                out,
+                "Current partition replica assignment\n\n{}\n\nSave this to use as the --reassignment-json-file option during rollback",
+                format_json(&current)
+            )?;
+        }
         out.flush()?;
         let now = kafkit::datadir::now_ms();
-        execute(&global.data_dir, &target, now).map_err(|e| failure(&e))?;
-        let names: Vec<String> = target.keys().map(ToString::to_string).collect();
-        writeln!(
-            out,
-            "Successfully started partition reassignment{} for {}",
-            if names.len() == 1 { "" } else { "s" },
-            names.join(",")
-        )?;
+        let done = execute(&global.data_dir, &target, now).map_err(|e| failure(&e))?;
+        if json {
+            let image = MetadataImage::load(&global.data_dir.join(METADATA_PARTITION))?;
+            let (states, _) = verify(&image, &target);
+            for (tp, executed) in &done {
+                let state = match executed {
+                    Executed::Started => "in_progress",
+                    Executed::Completed | Executed::Unchanged => "completed",
+                };
+                let replicas = match states.get(tp) {
+                    Some(VerifyState::Done { current }) => current.as_slice(),
+                    _ => &[],
+                };
+                reassignment_event(&mut out, tp, state, replicas, &target)?;
+            }
+        } else {
+            let names: Vec<String> = target.keys().map(ToString::to_string).collect();
+            writeln!(
+                out,
+                "Successfully started partition reassignment{} for {}",
+                if names.len() == 1 { "" } else { "s" },
+                names.join(",")
+            )?;
+        }
         out.flush()?;
         return Ok(());
     }
     // --verify: the file's partitions, the last entry of a partition named twice winning.
     let target = entries.into_iter().collect();
     let (states, ongoing) = verify(&image, &target);
+    if json {
+        for (tp, state) in &states {
+            let (state, replicas) = match state {
+                VerifyState::InProgress => ("in_progress", &[][..]),
+                VerifyState::Done { current } if Some(current) == target.get(tp) => {
+                    ("completed", current.as_slice())
+                }
+                VerifyState::Done { current } => ("differs", current.as_slice()),
+            };
+            reassignment_event(&mut out, tp, state, replicas, &target)?;
+        }
+        out.flush()?;
+        return Ok(());
+    }
     writeln!(out, "{}", verify_text(&states, &target))?;
     // Kafka then prints the replica log-dir moves, none here: an empty line.
     writeln!(out)?;
