@@ -657,19 +657,17 @@ fn cluster_commands_print_their_documented_objects() {
         "--disable-rack-aware",
     ]);
     assert_eq!(generate.ok().lines().count(), 4, "{}", generate.stdout);
-    let execute = run(&[
-        "reassign-partitions",
-        "--execute",
-        "--reassignment-json-file",
-        &plan,
-    ]);
+    let with_plan = |action: &str| {
+        run(&[
+            "reassign-partitions",
+            action,
+            "--reassignment-json-file",
+            &plan,
+        ])
+    };
+    let execute = with_plan("--execute");
     assert_eq!(execute.ok().lines().count(), 4, "{}", execute.stdout);
-    let verify = run(&[
-        "reassign-partitions",
-        "--verify",
-        "--reassignment-json-file",
-        &plan,
-    ]);
+    let verify = with_plan("--verify");
     assert_eq!(verify.ok().lines().count(), 2, "{}", verify.stdout);
     check_covered("reassign-partitions", &[generate, execute, verify]);
     let elect = |args: &[&str]| {
