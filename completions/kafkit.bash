@@ -1538,7 +1538,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__reassign__subcmd__partitions)
-            opts="-q -h -V --generate --execute --verify --topics-to-move-json-file --broker-list --reassignment-json-file --disable-rack-aware --additional --preserve-throttles --data-dir --output --quiet --help --version"
+            opts="-q -h -V --generate --execute --verify --cancel --topics-to-move-json-file --broker-list --reassignment-json-file --disable-rack-aware --additional --preserve-throttles --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -493,6 +493,7 @@ json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand reassign-partitions" -l generate -d 'Propose a reassignment of the topics of --topics-to-move-json-file over --broker-list'
 complete -c kafkit -n "__fish_kafkit_using_subcommand reassign-partitions" -l execute -d 'Carry out the reassignment of --reassignment-json-file'
 complete -c kafkit -n "__fish_kafkit_using_subcommand reassign-partitions" -l verify -d 'Tell the state of the reassignment of --reassignment-json-file'
+complete -c kafkit -n "__fish_kafkit_using_subcommand reassign-partitions" -l cancel -d 'Cancel the reassignments in progress of the partitions of --reassignment-json-file: their added replicas leave, the others stay'
 complete -c kafkit -n "__fish_kafkit_using_subcommand reassign-partitions" -l disable-rack-aware -d 'Place the proposal without racks'
 complete -c kafkit -n "__fish_kafkit_using_subcommand reassign-partitions" -l additional -d 'Execute even when a reassignment is in progress'
 complete -c kafkit -n "__fish_kafkit_using_subcommand reassign-partitions" -l preserve-throttles -d 'With --verify: leave throttles as they are (kafkit sets none)'

@@ -650,3 +650,50 @@ fn delete_removes_the_topic_from_the_metadata_and_its_replicas_from_the_brokers(
     create(&dir, "gone", "3");
     assert_ne!(image(&dir).topics["gone"].id, id);
 }
+
+#[test]
+fn cancel_reverts_a_reassignment_in_progress() {
+    let tmp = tempdir();
+    let dir = cluster(tmp.path(), "3");
+    create(&dir, "cancelled", "1:2");
+    let target = r#"{"partitions":[{"topic":"cancelled","partition":0,"replicas":[3,2]}]}"#;
+    let plan = write(tmp.path(), "plan.json", target);
+    let cancel = || reassign(&dir, &["--cancel", "--reassignment-json-file", &plan]);
+    // Nothing in progress.
+    assert_eq!(
+        cancel().ok(),
+        "None of the specified partition reassignments are active.\n\
+         None of the specified partition moves are active.Clearing broker-level throttles on brokers 1,2,3\n\
+         Clearing topic-level throttles on topic cancelled\n"
+    );
+    // The controller's start record, broker 3 not caught up yet.
+    change(&dir, "cancelled", |c| PartitionChange {
+        replicas: Some(vec![3, 2, 1]),
+        removing_replicas: Some(vec![1]),
+        adding_replicas: Some(vec![3]),
+        ..c
+    });
+    assert!(
+        reassign(&dir, &["--verify", "--reassignment-json-file", &plan])
+            .ok()
+            .contains("Reassignment of partition cancelled-0 is still in progress.")
+    );
+    assert_eq!(
+        cancel().ok(),
+        "Successfully cancelled partition reassignment for: cancelled-0\n\
+         None of the specified partition moves are active.Clearing broker-level throttles on brokers 1,2,3\n\
+         Clearing topic-level throttles on topic cancelled\n"
+    );
+    let p = image(&dir).topics["cancelled"].partitions[&0].clone();
+    assert_eq!((p.replicas, p.isr, p.leader), (vec![2, 1], vec![1, 2], 1));
+    assert!(p.adding_replicas.is_empty() && p.removing_replicas.is_empty());
+    let dump = dump_metadata(&dir);
+    let last = dump
+        .lines()
+        .rfind(|l| l.contains("PARTITION_CHANGE_RECORD"))
+        .unwrap();
+    assert!(
+        last.contains(r#""replicas":[2,1],"removingReplicas":[],"addingReplicas":[],"#),
+        "{last}"
+    );
+}

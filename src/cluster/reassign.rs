@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::election::{active_in, elect, elr_enabled, Election, Target};
+use super::election::{active_in, elect, elr_enabled, Elected, Election, Target};
 use super::image::{MetadataImage, Partition, METADATA_PARTITION};
 use super::init::{append_records, InitError};
 use super::records::{MetadataRecord, PartitionChange, NO_LEADER};
@@ -130,6 +130,9 @@ pub enum ReassignError {
         /// The cause.
         source: LogError,
     },
+    /// The controller's refusal to revert a reassignment (`InvalidReplicaAssignmentException`).
+    #[error("Error cancelling partition reassignment for:\n{0}")]
+    Revert(String),
     /// A partition directory could not be made or removed.
     #[error(transparent)]
     Dir(#[from] DataDirError),
@@ -138,7 +141,7 @@ pub enum ReassignError {
 impl ReassignError {
     /// Whether Kafka prints the message alone (its `TerseException`); else `Error: ` precedes it.
     pub fn is_terse(&self) -> bool {
-        matches!(self, ReassignError::Existing)
+        matches!(self, ReassignError::Existing | ReassignError::Revert(_))
     }
 }
 
@@ -486,6 +489,19 @@ fn directories(image: &MetadataImage, replicas: &[i32]) -> Vec<crate::common::Uu
         .collect()
 }
 
+/// The controller's election for `p` changed to `replicas` and `isr`: the leader stays if it
+/// still can lead, else the first of `replicas` in `isr` that is alive.
+fn elect_online(image: &MetadataImage, p: &Partition, replicas: &[i32], isr: &[i32]) -> Elected {
+    let active = active_in(image);
+    let target = Target {
+        replicas,
+        isr,
+        elr: &p.elr,
+        use_elr: elr_enabled(image),
+    };
+    elect(p.leader, target, Election::Online, &active)
+}
+
 /// The change to ISR `isr` once every added replica is in it: the reassignment completes
 /// (`PartitionReassignmentReplicas.maybeCompleteReassignment`): replicas = target, the ISR
 /// without the removed replicas, the leader re-elected when it is removed, and the leader
@@ -502,18 +518,7 @@ fn complete(
     if new_isr.is_empty() {
         return None;
     }
-    let active = active_in(image);
-    let elected = elect(
-        p.leader,
-        Target {
-            replicas: target,
-            isr: &new_isr,
-            elr: &p.elr,
-            use_elr: elr_enabled(image),
-        },
-        Election::Online,
-        &active,
-    );
+    let elected = elect_online(image, p, target, &new_isr);
     let mut change = PartitionChange::none(topic_id, partition);
     if target != p.replicas.as_slice() {
         change.replicas = Some(target.to_vec());
@@ -775,4 +780,89 @@ pub fn verify_text(states: &BTreeMap<TopicPartition, VerifyState>, target: &Assi
         });
     }
     lines.join("\n")
+}
+
+/// Why a reassignment cannot be cancelled.
+pub const UNCLEAN_REVERT: &str = "because it would require an unclean leader election.";
+
+/// The partitions of `target` whose reassignment `--cancel` cancels: those in progress whose
+/// adding replicas are none or whose removing replicas are some (Kafka's tool's test).
+pub fn cancellable(image: &MetadataImage, target: &Assignment) -> Vec<TopicPartition> {
+    target
+        .keys()
+        .filter(|tp| {
+            partition(image, tp).is_some_and(|p| {
+                in_progress(p) && (p.adding_replicas.is_empty() || !p.removing_replicas.is_empty())
+            })
+        })
+        .cloned()
+        .collect()
+}
+
+/// The record that reverts a reassignment in progress (`PartitionReassignmentRevert`): the
+/// adding replicas leave the replicas and the ISR, adding and removing are cleared, and a
+/// leader is elected if the current one was an adding replica.
+fn revert_change(
+    image: &MetadataImage,
+    topic_id: crate::common::Uuid,
+    partition: i32,
+    p: &Partition,
+) -> Option<PartitionChange> {
+    let without_adding = |list: &[i32]| -> Vec<i32> {
+        list.iter()
+            .copied()
+            .filter(|r| !p.adding_replicas.contains(r))
+            .collect()
+    };
+    let replicas = without_adding(&p.replicas);
+    let isr = without_adding(&p.isr);
+    if isr.is_empty() {
+        return None;
+    }
+    let elected = elect_online(image, p, &replicas, &isr);
+    let mut change = PartitionChange::none(topic_id, partition);
+    if replicas != p.replicas {
+        change.directories = Some(directories(image, &replicas));
+        change.replicas = Some(replicas);
+    }
+    if isr != p.isr {
+        change.isr = Some(isr);
+    }
+    change.removing_replicas = Some(Vec::new());
+    change.adding_replicas = Some(Vec::new());
+    if elected.leader != p.leader {
+        change.leader = elected.leader;
+    }
+    Some(change)
+}
+
+/// `--cancel` on the cluster at `dir`: the reverting records of `partitions` (from
+/// [`cancellable`]) in one batch, then the adding replicas' directories, if any, removed.
+pub fn cancel(dir: &Path, partitions: &[TopicPartition], now_ms: i64) -> Result<(), ReassignError> {
+    let metadata_dir = dir.join(METADATA_PARTITION);
+    let image = MetadataImage::load(&metadata_dir)?;
+    let mut records = Vec::new();
+    let mut added = Vec::new();
+    for tp in partitions {
+        let Some(p) = partition(&image, tp) else {
+            return Err(ReassignError::UnknownPartitions(vec![tp.clone()]));
+        };
+        let topic_id = image
+            .topics
+            .get(&*tp.topic)
+            .map_or(crate::common::Uuid::ZERO, |t| t.id);
+        let change = revert_change(&image, topic_id, tp.partition, p).ok_or_else(|| {
+            ReassignError::Revert(format!(
+                "{tp}: Unable to revert partition assignment for {}:{} {UNCLEAN_REVERT}",
+                tp.topic, tp.partition
+            ))
+        })?;
+        records.push(MetadataRecord::PartitionChange(change));
+        added.push((tp.clone(), p.adding_replicas.clone()));
+    }
+    append_records(&metadata_dir, &records, now_ms)?;
+    for (tp, adding) in added {
+        remove_replicas(dir, &tp, &adding)?;
+    }
+    Ok(())
 }

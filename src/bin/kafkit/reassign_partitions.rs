@@ -10,8 +10,9 @@ use clap::ValueHint;
 
 use super::{Example, Exit, GlobalArgs};
 use kafkit::cluster::reassign::{
-    check_execute, execute, format_json, generate, parse_generate_args, parse_reassignment_json,
-    plan_execute, verify, verify_text, Assignment, Executed, ReassignError, VerifyState,
+    cancel, cancellable, check_execute, execute, format_json, generate, parse_generate_args,
+    parse_reassignment_json, plan_execute, verify, verify_text, Assignment, Executed,
+    ReassignError, VerifyState,
 };
 use kafkit::cluster::topics::is_cluster_dir;
 use kafkit::cluster::{MetadataImage, METADATA_PARTITION};
@@ -45,6 +46,8 @@ pub const EXAMPLES: &[Example] = &[
 /// started, each new replica joining the ISR, the last one completing it), copies the
 /// leader's log to each new replica byte for byte, and deletes the removed replicas'
 /// directories. --verify tells whether each partition of the file has its replicas.
+/// --cancel reverts the reassignments of the file still in progress (a partition without a
+/// leader to copy from stays in progress).
 #[derive(Debug, Default, clap::Args)]
 pub struct Args {
     /// Propose a reassignment of the topics of --topics-to-move-json-file over --broker-list.
@@ -56,6 +59,10 @@ pub struct Args {
     /// Tell the state of the reassignment of --reassignment-json-file.
     #[arg(long)]
     pub verify: bool,
+    /// Cancel the reassignments in progress of the partitions of --reassignment-json-file:
+    /// their added replicas leave, the others stay.
+    #[arg(long)]
+    pub cancel: bool,
     /// The topics to move: {"topics":[{"topic":"foo"}],"version":1}.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub topics_to_move_json_file: Option<PathBuf>,
@@ -88,6 +95,16 @@ fn failure(e: &ReassignError) -> anyhow::Error {
 fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path)
         .map_err(|e| Exit::failure(format!("Error: {}: {e}", path.display())).into())
+}
+
+/// Kafka's `Successfully <done> partition reassignment(s) <for> t-0,t-1`.
+fn successfully(done: &str, for_: &str, partitions: &[&TopicPartition]) -> String {
+    let names: Vec<String> = partitions.iter().map(ToString::to_string).collect();
+    format!(
+        "Successfully {done} partition reassignment{} {for_} {}",
+        if names.len() == 1 { "" } else { "s" },
+        names.join(",")
+    )
 }
 
 /// `current` (or `proposed`) objects, one per partition.
@@ -136,7 +153,7 @@ fn reassignment_event(
 }
 
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
-    let actions = [args.generate, args.execute, args.verify];
+    let actions = [args.generate, args.execute, args.verify, args.cancel];
     if actions.iter().filter(|&&a| a).count() != 1 {
         return Err(super::usage_error(
             "reassign-partitions",
@@ -153,6 +170,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         "generate"
     } else if args.execute {
         "execute"
+    } else if args.cancel {
+        "cancel"
     } else {
         "verify"
     };
@@ -247,19 +266,52 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                 reassignment_event(&mut out, tp, state, replicas, &target)?;
             }
         } else {
-            let names: Vec<String> = target.keys().map(ToString::to_string).collect();
-            writeln!(
-                out,
-                "Successfully started partition reassignment{} for {}",
-                if names.len() == 1 { "" } else { "s" },
-                names.join(",")
-            )?;
+            let names: Vec<&TopicPartition> = target.keys().collect();
+            writeln!(out, "{}", successfully("started", "for", &names))?;
         }
         out.flush()?;
         return Ok(());
     }
-    // --verify: the file's partitions, the last entry of a partition named twice winning.
-    let target = entries.into_iter().collect();
+    // --verify, --cancel: the file's partitions, the last entry of a partition named twice
+    // winning.
+    let target: Assignment = entries.into_iter().collect();
+    if args.cancel {
+        let cancelled = cancellable(&image, &target);
+        if !cancelled.is_empty() {
+            cancel(&global.data_dir, &cancelled, kafkit::datadir::now_ms())
+                .map_err(|e| failure(&e))?;
+        }
+        if json {
+            let image = MetadataImage::load(&global.data_dir.join(METADATA_PARTITION))?;
+            for tp in &cancelled {
+                let replicas = image
+                    .topics
+                    .get(&*tp.topic)
+                    .and_then(|t| t.partitions.get(&tp.partition))
+                    .map(|p| p.replicas.clone())
+                    .unwrap_or_default();
+                reassignment_event(&mut out, tp, "cancelled", &replicas, &target)?;
+            }
+            out.flush()?;
+            return Ok(());
+        }
+        if cancelled.is_empty() {
+            writeln!(
+                out,
+                "None of the specified partition reassignments are active."
+            )?;
+        } else {
+            let names: Vec<&TopicPartition> = cancelled.iter().collect();
+            writeln!(out, "{}", successfully("cancelled", "for:", &names))?;
+        }
+        // Kafka prints this one without a line end.
+        write!(out, "None of the specified partition moves are active.")?;
+        if !args.preserve_throttles {
+            clear_throttles(&mut out, &image, &target)?;
+        }
+        out.flush()?;
+        return Ok(());
+    }
     let (states, ongoing) = verify(&image, &target);
     if json {
         for (tp, state) in &states {
@@ -279,26 +331,36 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // Kafka then prints the replica log-dir moves, none here: an empty line.
     writeln!(out)?;
     if !ongoing && !args.preserve_throttles {
-        let mut brokers: Vec<i32> = image.brokers.keys().copied().collect();
-        brokers.extend(target.values().flatten());
-        brokers.sort_unstable();
-        brokers.dedup();
-        let mut topics: Vec<&str> = target.keys().map(|tp| &*tp.topic).collect();
-        topics.dedup();
-        let list: Vec<String> = brokers.iter().map(ToString::to_string).collect();
-        writeln!(
-            out,
-            "Clearing broker-level throttles on broker{} {}",
-            if brokers.len() == 1 { "" } else { "s" },
-            list.join(",")
-        )?;
-        writeln!(
-            out,
-            "Clearing topic-level throttles on topic{} {}",
-            if topics.len() == 1 { "" } else { "s" },
-            topics.join(",")
-        )?;
+        clear_throttles(&mut out, &image, &target)?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// Kafka's `clearAllThrottles` lines (kafkit sets no throttle, so there is nothing to clear):
+/// every broker of the cluster and of the file, the file's topics.
+fn clear_throttles(
+    out: &mut impl Write,
+    image: &MetadataImage,
+    target: &Assignment,
+) -> io::Result<()> {
+    let mut brokers: Vec<i32> = image.brokers.keys().copied().collect();
+    brokers.extend(target.values().flatten());
+    brokers.sort_unstable();
+    brokers.dedup();
+    let mut topics: Vec<&str> = target.keys().map(|tp| &*tp.topic).collect();
+    topics.dedup();
+    let list: Vec<String> = brokers.iter().map(ToString::to_string).collect();
+    writeln!(
+        out,
+        "Clearing broker-level throttles on broker{} {}",
+        if brokers.len() == 1 { "" } else { "s" },
+        list.join(",")
+    )?;
+    writeln!(
+        out,
+        "Clearing topic-level throttles on topic{} {}",
+        if topics.len() == 1 { "" } else { "s" },
+        topics.join(",")
+    )
 }
