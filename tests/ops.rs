@@ -697,3 +697,34 @@ fn cancel_reverts_a_reassignment_in_progress() {
         "{last}"
     );
 }
+
+#[test]
+fn a_follower_append_keeps_the_leaders_bytes_and_refuses_going_back() {
+    let tmp = tempdir();
+    let dir = tmp.path().join("t-0");
+    let mut log = Log::open(&dir, LogConfig::default(), LogCheckpoints::default(), 1).unwrap();
+    let batch = |base: i64| {
+        let mut b = BatchBuilder::new(base, Compression::None, TimestampType::CreateTime);
+        b.append(5, None, Some(b"v"), &[]);
+        b.build().unwrap()
+    };
+    // A gap (a compacted leader's log) is kept: offsets 3, then 7.
+    let first = batch(3);
+    let info = log.append_as_follower(&first, 1).unwrap();
+    assert_eq!((info.first_offset, info.last_offset), (3, 3));
+    log.append_as_follower(&batch(7), 1).unwrap();
+    assert_eq!(log.log_end_offset(), 8);
+    let err = log.append_as_follower(&batch(7), 1).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("does not follow the previous batch, which ended at offset 7"),
+        "{err}"
+    );
+    let mut corrupt = batch(9);
+    let last = corrupt.len() - 1;
+    corrupt[last] ^= 1;
+    assert!(log.append_as_follower(&corrupt, 1).is_err());
+    log.close().unwrap();
+    let bytes = std::fs::read(dir.join("00000000000000000000.log")).unwrap();
+    assert_eq!(&bytes[..first.len()], &first[..]);
+}

@@ -307,3 +307,57 @@ pub fn elect_leaders(
     append_records(&metadata_dir, &records, now_ms)?;
     Ok(results)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target<'a>(replicas: &'a [i32], isr: &'a [i32]) -> Target<'a> {
+        Target {
+            replicas,
+            isr,
+            elr: &[],
+            use_elr: false,
+        }
+    }
+
+    #[test]
+    fn the_controllers_elections() {
+        let all = |_: i32| true;
+        let not_2 = |r: i32| r != 2;
+        let (replicas, isr) = ([1, 2, 3], [2, 3]);
+        let run = |current, election, active: &dyn Fn(i32) -> bool| {
+            elect(current, target(&replicas, &isr), election, active)
+        };
+        let clean = |leader| Elected {
+            leader,
+            unclean: false,
+        };
+        // Preferred: the first replica is out of the ISR, so the valid current leader stays...
+        assert_eq!(run(3, Election::Preferred, &all), clean(3));
+        // ...and without a valid current leader, the first valid replica after the first.
+        assert_eq!(run(NO_LEADER, Election::Preferred, &all), clean(2));
+        assert_eq!(run(NO_LEADER, Election::Preferred, &not_2), clean(3));
+        // Online: the current leader if valid, else the first valid replica in replica order.
+        assert_eq!(run(3, Election::Online, &all), clean(3));
+        assert_eq!(run(1, Election::Online, &all), clean(2));
+        // No valid replica: none, unless unclean, which takes the first live replica.
+        let only_1 = |r: i32| r == 1;
+        assert_eq!(run(2, Election::Online, &only_1), clean(NO_LEADER));
+        assert_eq!(
+            run(2, Election::Unclean, &only_1),
+            Elected {
+                leader: 1,
+                unclean: true
+            }
+        );
+        // With ELR on, an ELR member is as valid as an ISR one.
+        let elr = Target {
+            replicas: &replicas,
+            isr: &[],
+            elr: &[3],
+            use_elr: true,
+        };
+        assert_eq!(elect(NO_LEADER, elr, Election::Online, &all), clean(3));
+    }
+}
