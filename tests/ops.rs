@@ -728,3 +728,63 @@ fn a_follower_append_keeps_the_leaders_bytes_and_refuses_going_back() {
     let bytes = std::fs::read(dir.join("00000000000000000000.log")).unwrap();
     assert_eq!(&bytes[..first.len()], &first[..]);
 }
+
+#[test]
+fn added_replicas_join_the_isr_one_by_one_and_a_leaderless_partition_stays_in_progress() {
+    let tmp = tempdir();
+    let dir = cluster(tmp.path(), "3");
+    create(&dir, "widened", "1");
+    create(&dir, "stuck", "1");
+    write_records(&dir, 1, "widened-0", 3);
+    let leader_log = log_bytes(&dir, 1, "widened-0");
+    assert_eq!(leader_log.len(), 3 * 90);
+    change(&dir, "stuck", |c| PartitionChange { leader: -1, ..c });
+    let plan = write(
+        tmp.path(),
+        "plan.json",
+        r#"{"partitions":[{"topic":"stuck","partition":0,"replicas":[2]},{"topic":"widened","partition":0,"replicas":[2,3]}]}"#,
+    );
+    let run = reassign(&dir, &["--execute", "--reassignment-json-file", &plan]);
+    assert!(run
+        .ok()
+        .ends_with("Successfully started partition reassignments for stuck-0,widened-0\n"));
+    let img = image(&dir);
+    let widened = &img.topics["widened"].partitions[&0];
+    assert_eq!(
+        (&widened.replicas[..], &widened.isr[..], widened.leader),
+        (&[2, 3][..], &[2, 3][..], 2)
+    );
+    for broker in [2, 3] {
+        assert_eq!(log_bytes(&dir, broker, "widened-0"), leader_log);
+    }
+    assert!(!dir.join("broker-1/widened-0").exists());
+    let dump = dump_metadata(&dir);
+    let changes: Vec<&str> = dump
+        .lines()
+        .filter(|l| l.contains("PARTITION_CHANGE_RECORD") && l.contains("\"partitionId\":0"))
+        .collect();
+    // stuck's leader loss, both starts, widened's first ISR expansion, its completion.
+    assert_eq!(changes.len(), 5, "{dump}");
+    assert!(changes[3].contains(r#""isr":[1,2]}"#), "{}", changes[3]);
+    assert!(
+        changes[4].contains(
+            r#""isr":[2,3],"leader":2,"replicas":[2,3],"removingReplicas":[],"addingReplicas":[]"#
+        ),
+        "{}",
+        changes[4]
+    );
+    // No leader to copy from: stuck-0 stays in progress, nothing copied.
+    let stuck = &img.topics["stuck"].partitions[&0];
+    assert_eq!(
+        (&stuck.adding_replicas[..], &stuck.removing_replicas[..]),
+        (&[2][..], &[1][..])
+    );
+    assert!(!dir.join("broker-2/stuck-0").exists());
+    let verify = reassign(&dir, &["--verify", "--reassignment-json-file", &plan]);
+    assert_eq!(
+        verify.ok(),
+        "Status of partition reassignment:\n\
+         Reassignment of partition stuck-0 is still in progress.\n\
+         Reassignment of partition widened-0 is completed.\n\n"
+    );
+}
