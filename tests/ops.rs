@@ -70,6 +70,26 @@ fn dump_metadata(dir: &Path) -> String {
     .to_string()
 }
 
+/// The `PARTITION_CHANGE_RECORD` lines of the dump of the metadata log.
+fn change_lines(dir: &Path) -> Vec<String> {
+    dump_metadata(dir)
+        .lines()
+        .filter(|l| l.contains("PARTITION_CHANGE_RECORD"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A scratch directory with a cluster of `brokers` brokers and `topics` (name, replica
+/// assignment) in it.
+fn setup(brokers: &str, topics: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempdir();
+    let dir = cluster(tmp.path(), brokers);
+    for (topic, assignment) in topics {
+        create(&dir, topic, assignment);
+    }
+    (tmp, dir)
+}
+
 fn metadata_log_len(dir: &Path) -> u64 {
     std::fs::metadata(dir.join("__cluster_metadata-0/00000000000000000000.log"))
         .unwrap()
@@ -119,10 +139,7 @@ fn segments(dir: &Path, broker: i32, tp: &str) -> BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn generate_prints_kafkas_current_and_a_placement_over_the_broker_list() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "3");
-    create(&dir, "gen", "1:2,2:3,3:1");
-    create(&dir, "gen2", "1");
+    let (tmp, dir) = setup("3", &[("gen", "1:2,2:3,3:1"), ("gen2", "1")]);
     let topics = write(
         tmp.path(),
         "topics.json",
@@ -180,9 +197,7 @@ fn generate_prints_kafkas_current_and_a_placement_over_the_broker_list() {
 
 #[test]
 fn generate_refuses_what_kafka_refuses() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "2");
-    create(&dir, "refused", "1:2");
+    let (tmp, dir) = setup("2", &[("refused", "1:2")]);
     let topics = write(tmp.path(), "t.json", r#"{"topics":[{"topic":"refused"}]}"#);
     let dup_topics = write(
         tmp.path(),
@@ -223,9 +238,7 @@ fn generate_refuses_what_kafka_refuses() {
 
 #[test]
 fn execute_moves_a_replica_with_its_data_byte_for_byte_and_writes_the_controllers_records() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "3");
-    create(&dir, "moved", "1:2");
+    let (tmp, dir) = setup("3", &[("moved", "1:2")]);
     write_records(&dir, 1, "moved-0", 6);
     write_records(&dir, 2, "moved-0", 6);
     assert_eq!(
@@ -268,12 +281,8 @@ fn execute_moves_a_replica_with_its_data_byte_for_byte_and_writes_the_controller
     assert_eq!(after.leader_epoch, 1);
     assert_eq!(after.partition_epoch, 2);
     // The dump decoder reads the two records as a controller's.
-    let dump = dump_metadata(&dir);
-    let changes: Vec<&str> = dump
-        .lines()
-        .filter(|l| l.contains("PARTITION_CHANGE_RECORD"))
-        .collect();
-    assert_eq!(changes.len(), 2, "{dump}");
+    let changes = change_lines(&dir);
+    assert_eq!(changes.len(), 2, "{changes:?}");
     assert!(
         changes[0].contains(
             r#""replicas":[3,2,1],"removingReplicas":[1],"addingReplicas":[3],"directories":["#
@@ -282,6 +291,7 @@ fn execute_moves_a_replica_with_its_data_byte_for_byte_and_writes_the_controller
         changes[0]
     );
     assert!(changes[1].contains(r#""isr":[2,3],"leader":3,"replicas":[3,2],"removingReplicas":[],"addingReplicas":[],"directories":["#), "{}", changes[1]);
+    let dump = dump_metadata(&dir);
     assert!(!dump.contains("Error"), "{dump}");
     // `kafkit metadata` shows the routing table after the move.
     let listing = kafkit(&dir, &["metadata"]);
@@ -316,9 +326,7 @@ fn execute_moves_a_replica_with_its_data_byte_for_byte_and_writes_the_controller
 
 #[test]
 fn a_reorder_completes_in_one_record_and_keeps_its_leader() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "2");
-    create(&dir, "reordered", "1:2");
+    let (tmp, dir) = setup("2", &[("reordered", "1:2")]);
     let plan = write(
         tmp.path(),
         "plan.json",
@@ -332,12 +340,8 @@ fn a_reorder_completes_in_one_record_and_keeps_its_leader() {
     );
     // No replica removed: the leader epoch stays.
     assert_eq!((p.leader_epoch, p.partition_epoch), (0, 1));
-    let dump = dump_metadata(&dir);
-    let changes: Vec<&str> = dump
-        .lines()
-        .filter(|l| l.contains("PARTITION_CHANGE_RECORD"))
-        .collect();
-    assert_eq!(changes.len(), 1, "{dump}");
+    let changes = change_lines(&dir);
+    assert_eq!(changes.len(), 1, "{changes:?}");
     assert!(!changes[0].contains("addingReplicas"), "{}", changes[0]);
     // The preferred leader is now 2: a preferred election moves it there.
     let run = kafkit(
@@ -358,9 +362,7 @@ fn a_reorder_completes_in_one_record_and_keeps_its_leader() {
 
 #[test]
 fn execute_refuses_what_kafka_refuses_and_writes_nothing() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "2");
-    create(&dir, "checked", "1:2");
+    let (tmp, dir) = setup("2", &[("checked", "1:2")]);
     let cases = [
         (r#"{"version":1,"partitions":[]}"#, "Error: Partition reassignment list cannot be empty"),
         (r#"{"partitions":[{"topic":"checked","partition":0,"replicas":[]}]}"#, "Error: Partition replica list cannot be empty"),
@@ -431,9 +433,7 @@ fn change(dir: &Path, topic: &str, f: impl FnOnce(PartitionChange) -> PartitionC
 
 #[test]
 fn preferred_election_gives_the_first_replica_its_leadership_back() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "3");
-    create(&dir, "pref", "1:2:3");
+    let (tmp, dir) = setup("3", &[("pref", "1:2:3")]);
     let one = [
         "--election-type",
         "PREFERRED",
@@ -490,9 +490,7 @@ fn preferred_election_gives_the_first_replica_its_leadership_back() {
 
 #[test]
 fn unclean_election_takes_a_live_replica_outside_the_isr() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "3");
-    create(&dir, "lost", "1:2:3");
+    let (_tmp, dir) = setup("3", &[("lost", "1:2:3")]);
     let args = ["--election-type", "unclean", "--all-topic-partitions"];
     // Every partition has a leader: nothing to elect, nothing said.
     assert_eq!(elect(&dir, &args).ok(), "");
@@ -540,9 +538,7 @@ fn leader_election_checks_its_options_as_kafka_does() {
 
 #[test]
 fn alter_adds_partitions_placed_as_kafka_places_added_partitions() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "3");
-    create(&dir, "grown", "2:3,3:1");
+    let (_tmp, dir) = setup("3", &[("grown", "2:3,3:1")]);
     let alter = |count: &str, extra: &[&str]| {
         let mut args = vec![
             "topics",
@@ -599,10 +595,7 @@ fn alter_adds_partitions_placed_as_kafka_places_added_partitions() {
 
 #[test]
 fn delete_removes_the_topic_from_the_metadata_and_its_replicas_from_the_brokers() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "3");
-    create(&dir, "gone", "1:2,2:3");
-    create(&dir, "kept", "3");
+    let (_tmp, dir) = setup("3", &[("gone", "1:2,2:3"), ("kept", "3")]);
     kafkit(
         &dir,
         &[
@@ -653,9 +646,7 @@ fn delete_removes_the_topic_from_the_metadata_and_its_replicas_from_the_brokers(
 
 #[test]
 fn cancel_reverts_a_reassignment_in_progress() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "3");
-    create(&dir, "cancelled", "1:2");
+    let (tmp, dir) = setup("3", &[("cancelled", "1:2")]);
     let target = r#"{"partitions":[{"topic":"cancelled","partition":0,"replicas":[3,2]}]}"#;
     let plan = write(tmp.path(), "plan.json", target);
     let cancel = || reassign(&dir, &["--cancel", "--reassignment-json-file", &plan]);
@@ -731,10 +722,7 @@ fn a_follower_append_keeps_the_leaders_bytes_and_refuses_going_back() {
 
 #[test]
 fn added_replicas_join_the_isr_one_by_one_and_a_leaderless_partition_stays_in_progress() {
-    let tmp = tempdir();
-    let dir = cluster(tmp.path(), "3");
-    create(&dir, "widened", "1");
-    create(&dir, "stuck", "1");
+    let (tmp, dir) = setup("3", &[("widened", "1"), ("stuck", "1")]);
     write_records(&dir, 1, "widened-0", 3);
     let leader_log = log_bytes(&dir, 1, "widened-0");
     assert_eq!(leader_log.len(), 3 * 90);
