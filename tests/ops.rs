@@ -776,3 +776,47 @@ fn added_replicas_join_the_isr_one_by_one_and_a_leaderless_partition_stays_in_pr
          Reassignment of partition widened-0 is completed.\n\n"
     );
 }
+
+#[test]
+fn a_new_replica_rolls_its_segments_by_the_topics_settings() {
+    let (tmp, dir) = setup("2", &[]);
+    kafkit(
+        &dir,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "rolled",
+            "--replica-assignment",
+            "1",
+            "--config",
+            "segment.bytes=1048576",
+        ],
+    )
+    .ok();
+    // The leader (Kafka's default 1 GiB segments) holds six 300 KiB records in one segment.
+    let path = dir.join("broker-1/rolled-0");
+    let mut log = Log::open(&path, LogConfig::default(), LogCheckpoints::default(), 1).unwrap();
+    let value = vec![b'x'; 300 * 1024];
+    for _ in 0..6 {
+        let mut batch = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
+        batch.append(1, None, Some(&value), &[]);
+        log.append(&batch.build().unwrap(), 1).unwrap();
+    }
+    log.close().unwrap();
+    assert_eq!(segments(&dir, 1, "rolled-0").len(), 1);
+    let leader_log = log_bytes(&dir, 1, "rolled-0");
+    let plan = write(
+        tmp.path(),
+        "plan.json",
+        r#"{"partitions":[{"topic":"rolled","partition":0,"replicas":[2]}]}"#,
+    );
+    reassign(&dir, &["--execute", "--reassignment-json-file", &plan]).ok();
+    // The new replica's 1 MiB segments take three records each.
+    let names: Vec<String> = segments(&dir, 2, "rolled-0").into_keys().collect();
+    assert_eq!(
+        names,
+        ["00000000000000000000.log", "00000000000000000003.log"]
+    );
+    assert_eq!(log_bytes(&dir, 2, "rolled-0"), leader_log);
+}

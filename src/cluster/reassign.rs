@@ -31,7 +31,7 @@ use crate::common::TopicPartition;
 use crate::datadir::delete_records::{field, int, object, OffsetJsonError};
 use crate::datadir::meta::write_partition_metadata;
 use crate::datadir::placement::{assign_replicas_to_brokers, BrokerInfo, PlacementError};
-use crate::datadir::{delete_partition_dir, DataDirError};
+use crate::datadir::{delete_partition_dir, DataDirError, TopicConfigs};
 use crate::log::partition::LogCheckpoints;
 use crate::log::{Log, LogConfig, LogError, LogReader};
 
@@ -611,8 +611,9 @@ pub fn execute(
             results.insert(tp.clone(), Executed::Started);
             continue;
         }
+        let config = topic_log_config(&image, &tp.topic)?;
         for &to in &p.adding_replicas {
-            copy_log(dir, tp, p.leader, to, now_ms)?;
+            copy_log(dir, tp, p.leader, to, &config, now_ms)?;
         }
         let topic_id = image
             .topics
@@ -664,13 +665,14 @@ pub fn replica_dir(dir: &Path, broker: i32, tp: &TopicPartition) -> PathBuf {
 }
 
 /// Copies the leader's log of `tp` to broker `to`'s new replica, batch by batch as a replica
-/// fetcher does: the new log starts at the leader's log start and takes each batch's bytes as
-/// they are ([`Log::append_as_follower`]).
+/// fetcher does: the new log (with the topic's settings) starts at the leader's log start and
+/// takes each batch's bytes as they are ([`Log::append_as_follower`]).
 fn copy_log(
     dir: &Path,
     tp: &TopicPartition,
     from: i32,
     to: i32,
+    config: &LogConfig,
     now_ms: i64,
 ) -> Result<(), ReassignError> {
     let err = |source| ReassignError::Copy {
@@ -687,7 +689,7 @@ fn copy_log(
     let start = reader.log_start_offset();
     let mut log = Log::open(
         &target_dir,
-        LogConfig::default(),
+        config.clone(),
         LogCheckpoints::default().with_log_start(start),
         now_ms,
     )
@@ -705,6 +707,15 @@ fn copy_log(
     }
     log.close().map_err(err)?;
     Ok(())
+}
+
+/// The log settings of a topic's replicas: its config overrides over Kafka's defaults (the
+/// follower rolls its segments by them).
+fn topic_log_config(image: &MetadataImage, topic: &str) -> Result<LogConfig, ReassignError> {
+    let overrides = image.topic_configs.get(topic).into_iter().flatten();
+    let configs = TopicConfigs::new(overrides.map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(DataDirError::from)?;
+    Ok(configs.log_config())
 }
 
 /// Deletes the directories of the replicas a reassignment removed (a broker's `StopReplica`
