@@ -631,6 +631,16 @@ fn with_output_json_every_command_ends_an_error_with_one_error_object_on_stdout(
             b"",
             "reading the cluster's metadata from no-such-dir",
         ),
+        (
+            &["reassign-partitions", "--verify", "--reassignment-json-file", "/dev/stdin"],
+            b"",
+            "is not a cluster directory",
+        ),
+        (
+            &["leader-election", "--all-topic-partitions"],
+            b"",
+            "Missing required option(s): election-type",
+        ),
         // A usage error clap finds, before any command runs.
         (&["consume", "--no-such-option"], b"", "--no-such-option"),
     ];

@@ -639,6 +639,49 @@ fn cluster_commands_print_their_documented_objects() {
         what_if.stdout
     );
     check_covered("cluster what-if", &[what_if]);
+    let file = dir.path().join("plan.json");
+    std::fs::write(
+        &file,
+        r#"{"partitions":[{"topic":"a","partition":0,"replicas":[3,2]},{"topic":"a","partition":1,"replicas":[2,3]}]}"#,
+    )
+    .unwrap();
+    let plan = file.display().to_string();
+    let topics = dir.path().join("topics.json");
+    std::fs::write(&topics, r#"{"topics":[{"topic":"a"}]}"#).unwrap();
+    let topics = topics.display().to_string();
+    let generate = run(&[
+        "reassign-partitions",
+        "--generate",
+        "--topics-to-move-json-file",
+        &topics,
+        "--broker-list",
+        "1,2,3",
+        "--disable-rack-aware",
+    ]);
+    assert_eq!(generate.ok().lines().count(), 4, "{}", generate.stdout);
+    let with_plan = |action: &str| {
+        run(&[
+            "reassign-partitions",
+            action,
+            "--reassignment-json-file",
+            &plan,
+        ])
+    };
+    let execute = with_plan("--execute");
+    assert_eq!(execute.ok().lines().count(), 4, "{}", execute.stdout);
+    let verify = with_plan("--verify");
+    assert_eq!(verify.ok().lines().count(), 2, "{}", verify.stdout);
+    check_covered("reassign-partitions", &[generate, execute, verify]);
+    let elect = |args: &[&str]| {
+        let mut all = vec!["leader-election", "--election-type", "preferred"];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    let elected = elect(&["--topic", "a", "--partition", "0"]);
+    assert_eq!(elected.ok().lines().count(), 1, "{}", elected.stdout);
+    let missing = elect(&["--topic", "a", "--partition", "9"]);
+    missing.fails();
+    check_covered("leader-election", &[elected]);
 }
 
 /// `cluster status`, `replicate`, `stop-broker` and `start-broker` print their documented

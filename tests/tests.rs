@@ -31,6 +31,7 @@ mod man;
 mod memory;
 mod net;
 mod net_security;
+mod ops;
 mod produce;
 mod produce_interop;
 mod produce_streams;

@@ -21,7 +21,8 @@ use super::replication::{
     assign_leader_epoch, broker_dir, high_watermarks, log_end_offset, replicate, ReplicationError,
     ReplicationReport,
 };
-use super::whatif::{min_isr, remove_from_isr, unclean_enabled};
+use super::election::unclean_enabled;
+use super::whatif::{min_isr, remove_from_isr};
 use crate::common::{TopicPartition, Uuid};
 use crate::datadir::now_ms;
 

@@ -9,8 +9,10 @@
 //! in [`records`].
 
 pub mod brokers;
+pub mod election;
 pub mod image;
 pub mod init;
+pub mod reassign;
 pub mod records;
 pub mod replication;
 pub mod topics;

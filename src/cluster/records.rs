@@ -620,6 +620,16 @@ impl MetadataRecord {
                     ("fenced", int(*fenced)),
                 ]),
             ),
+            MetadataRecord::FenceBroker { id, epoch } => (
+                "FenceBrokerRecord",
+                0,
+                obj(vec![("id", int(*id)), ("epoch", int(*epoch))]),
+            ),
+            MetadataRecord::RemoveTopic { topic_id } => (
+                "RemoveTopicRecord",
+                0,
+                obj(vec![("topicId", uuid(*topic_id))]),
+            ),
             MetadataRecord::Topic { name, topic_id } => (
                 "TopicRecord",
                 0,

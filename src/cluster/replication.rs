@@ -645,10 +645,14 @@ impl Run<'_> {
                     batch.partition_leader_epoch(),
                     batch.base_offset(),
                 );
-                let size = batch.size_in_bytes();
-                rest = rest.get(size..).unwrap_or_default();
+                let (one, next) = rest.split_at(batch.size_in_bytes().min(rest.len()));
+                log.append_as_follower(one, now).map_err(log_err(tp))?;
+                rest = next;
             }
-            log.append_as_follower(&bytes, now).map_err(log_err(tp))?;
+            if !rest.is_empty() {
+                // Not a batch: the append says what is wrong with it.
+                log.append_as_follower(rest, now).map_err(log_err(tp))?;
+            }
             if changed {
                 write_epochs(&dir, &epochs)?;
             }

@@ -4,6 +4,10 @@
 //! batch of `TopicRecord`, `PartitionRecord`s (first replica leads, ISR = replicas, each
 //! replica's log directory id) and `ConfigRecord`s appended to the metadata log, and each
 //! replica's partition directory (with `partition.metadata`) in its broker's log directory.
+//!
+//! `--alter --partitions` adds `PartitionRecord`s the same way (placed as Kafka places added
+//! partitions); `--delete` appends a `RemoveTopicRecord` and each broker renames its replicas
+//! `-delete` and removes them.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,8 +20,9 @@ use super::ImageError;
 use crate::common::Uuid;
 pub use crate::datadir::is_cluster_dir;
 use crate::datadir::meta::write_partition_metadata;
+use crate::datadir::placement::{assign_replicas_to_brokers, BrokerInfo};
 use crate::datadir::{
-    place_on, placement::BrokerInfo, validate_manual_assignment, DataDir, DataDirError,
+    delete_partition_dir, place_on, validate_manual_assignment, DataDir, DataDirError,
     MAX_PARTITIONS_PER_REQUEST,
 };
 
@@ -89,17 +94,8 @@ pub fn create_topic(
         )
         .into());
     }
-    // Rack-aware when every broker has a rack; Kafka's classic placement refuses a partial
-    // rack map, where the KRaft controller places anyway, so kafkit ignores it then.
-    let alive: Vec<_> = image.brokers.values().filter(|b| !b.fenced).collect();
-    let all_racked = alive.iter().all(|b| b.rack.is_some());
-    let brokers: Vec<BrokerInfo> = alive
-        .iter()
-        .map(|b| BrokerInfo {
-            id: b.id,
-            rack: b.rack.clone().filter(|_| all_racked),
-        })
-        .collect();
+    // Rack-aware when every broker has a rack.
+    let brokers = placement_brokers(&image);
     let assignment = match &new.assignment {
         Some(assignment) if assignment.is_empty() => {
             return Err(DataDirError::InvalidReplicaAssignment(
@@ -121,36 +117,11 @@ pub fn create_topic(
         }
     };
     let topic_id = Uuid::random();
-    let directory = |id: i32| {
-        image
-            .brokers
-            .get(&id)
-            .and_then(|b| b.log_dirs.first().copied())
-            .unwrap_or(Uuid::ZERO)
-    };
     let mut records = vec![MetadataRecord::Topic {
         name: new.name.clone(),
         topic_id,
     }];
-    for (replicas, partition_id) in assignment.iter().zip(0..) {
-        records.push(MetadataRecord::Partition(PartitionRecord {
-            partition_id,
-            topic_id,
-            partition: Partition {
-                replicas: replicas.clone(),
-                isr: replicas.clone(),
-                removing_replicas: Vec::new(),
-                adding_replicas: Vec::new(),
-                leader: replicas.first().copied().unwrap_or(-1),
-                leader_recovery_state: 0,
-                leader_epoch: 0,
-                partition_epoch: 0,
-                elr: Vec::new(),
-                last_known_elr: Vec::new(),
-            },
-            directories: replicas.iter().map(|&r| directory(r)).collect(),
-        }));
-    }
+    records.extend(partition_records(&image, topic_id, &assignment, 0));
     for (name, value) in &new.configs {
         records.push(MetadataRecord::Config {
             resource_type: resource_type::TOPIC,
@@ -160,11 +131,64 @@ pub fn create_topic(
         });
     }
     append_records(&metadata_dir, &records, now_ms)?;
-    for (replicas, partition) in assignment.iter().zip(0..) {
+    make_replica_dirs(dir, &new.name, topic_id, &assignment, 0)?;
+    Ok((topic_id, assignment))
+}
+
+/// The `PartitionRecord`s of new partitions numbered from `first`: the first replica leads,
+/// the ISR is every replica, each replica's log directory id.
+fn partition_records(
+    image: &MetadataImage,
+    topic_id: Uuid,
+    assignment: &[Vec<i32>],
+    first: i32,
+) -> Vec<MetadataRecord> {
+    let directory = |id: i32| {
+        image
+            .brokers
+            .get(&id)
+            .and_then(|b| b.log_dirs.first().copied())
+            .unwrap_or(Uuid::ZERO)
+    };
+    assignment
+        .iter()
+        .zip(first..)
+        .map(|(replicas, partition_id)| {
+            MetadataRecord::Partition(PartitionRecord {
+                partition_id,
+                topic_id,
+                partition: Partition {
+                    replicas: replicas.clone(),
+                    isr: replicas.clone(),
+                    removing_replicas: Vec::new(),
+                    adding_replicas: Vec::new(),
+                    leader: replicas.first().copied().unwrap_or(-1),
+                    leader_recovery_state: 0,
+                    leader_epoch: 0,
+                    partition_epoch: 0,
+                    elr: Vec::new(),
+                    last_known_elr: Vec::new(),
+                },
+                directories: replicas.iter().map(|&r| directory(r)).collect(),
+            })
+        })
+        .collect()
+}
+
+/// Each replica's partition directory (with `partition.metadata`) in its broker's log
+/// directory, for partitions numbered from `first`.
+fn make_replica_dirs(
+    dir: &Path,
+    name: &str,
+    topic_id: Uuid,
+    assignment: &[Vec<i32>],
+    first: i32,
+) -> Result<(), CreateTopicError> {
+    for (replicas, partition) in assignment.iter().zip(first..) {
         for broker in replicas {
             let path = dir
                 .join(format!("broker-{broker}"))
-                .join(format!("{}-{partition}", new.name));
+                .join(format!("{name}-{partition}"));
             fs::create_dir_all(&path).map_err(|source| CreateTopicError::Dir {
                 path: path.clone(),
                 source,
@@ -172,5 +196,126 @@ pub fn create_topic(
             write_partition_metadata(&path, topic_id).map_err(DataDirError::from)?;
         }
     }
-    Ok((topic_id, assignment))
+    Ok(())
+}
+
+/// The unfenced brokers placement may use, with their racks when every one has a rack
+/// (Kafka's classic placement refuses a partial rack map, where the KRaft controller places
+/// anyway, so kafkit ignores it then).
+fn placement_brokers(image: &MetadataImage) -> Vec<BrokerInfo> {
+    let alive: Vec<_> = image.brokers.values().filter(|b| !b.fenced).collect();
+    let all_racked = alive.iter().all(|b| b.rack.is_some());
+    alive
+        .iter()
+        .map(|b| BrokerInfo {
+            id: b.id,
+            rack: b.rack.clone().filter(|_| all_racked),
+        })
+        .collect()
+}
+
+/// Raises the partition count of `name` in the cluster at `dir` to `count` (Kafka's
+/// CreatePartitions), with the controller's checks and messages: the new partitions take
+/// `assignment` (one entry per new partition) or are placed as Kafka places added
+/// partitions (`AdminZkClient.createNewPartitionsAssignment`: brokers by id, the start at
+/// the first broker whose id is at least partition 0's first replica, partitions numbered on
+/// from the current count, partition 0's replica count). One batch of `PartitionRecord`s.
+/// Returns the new partitions' replicas.
+pub fn create_partitions(
+    dir: &Path,
+    name: &str,
+    count: i32,
+    assignment: Option<&[Vec<i32>]>,
+    now_ms: i64,
+) -> Result<Vec<Vec<i32>>, CreateTopicError> {
+    let metadata_dir = dir.join(METADATA_PARTITION);
+    let image = MetadataImage::load(&metadata_dir)?;
+    let topic = image
+        .topics
+        .get(name)
+        .ok_or_else(|| DataDirError::UnknownTopic(name.to_string()))?;
+    let current = i32::try_from(topic.partitions.len()).unwrap_or(i32::MAX);
+    if count == current {
+        return Err(DataDirError::InvalidPartitions(format!(
+            "Topic already has {current} partition(s)."
+        ))
+        .into());
+    }
+    if count < current {
+        return Err(DataDirError::InvalidPartitions(format!(
+            "The topic {name} currently has {current} partition(s); {count} would not be an increase."
+        ))
+        .into());
+    }
+    if count - current > MAX_PARTITIONS_PER_REQUEST {
+        return Err(DataDirError::PolicyViolation(
+            "Unable to perform excessively large batch operation.",
+        )
+        .into());
+    }
+    let additional = usize::try_from(count - current).unwrap_or(0);
+    let first = topic.partitions.values().next();
+    let rf = first.map_or(1, |p| p.replicas.len());
+    let new_replicas = match assignment {
+        Some(assignment) => {
+            if assignment.len() != additional {
+                return Err(DataDirError::InvalidReplicaAssignment(format!(
+                    "Attempted to add {additional} additional partition(s), but only {} assignment(s) were specified.",
+                    assignment.len()
+                ))
+                .into());
+            }
+            let ids: Vec<i32> = image.brokers.keys().copied().collect();
+            for replicas in assignment {
+                validate_manual_assignment(&ids, replicas, Some(rf))?;
+            }
+            assignment.to_vec()
+        }
+        None => {
+            let brokers = placement_brokers(&image);
+            let leader = first.and_then(|p| p.replicas.first()).copied().unwrap_or(0);
+            let start = brokers.iter().position(|b| b.id >= leader).unwrap_or(0);
+            let rf = i32::try_from(rf).unwrap_or(i32::MAX);
+            let placed = assign_replicas_to_brokers(
+                &brokers,
+                count - current,
+                rf,
+                i32::try_from(start).unwrap_or(0),
+                current,
+            )
+            .map_err(|e| DataDirError::InvalidReplicationFactor(e.to_string()))?;
+            placed.into_values().collect()
+        }
+    };
+    let records = partition_records(&image, topic.id, &new_replicas, current);
+    append_records(&metadata_dir, &records, now_ms)?;
+    make_replica_dirs(dir, name, topic.id, &new_replicas, current)?;
+    Ok(new_replicas)
+}
+
+/// Deletes `name` from the cluster at `dir`: a `RemoveTopicRecord` (its configs go with it
+/// when replayed), then each replica's directory renamed `-delete` and removed, as each broker
+/// does when the topic leaves its metadata.
+pub fn delete_topic(dir: &Path, name: &str, now_ms: i64) -> Result<(), CreateTopicError> {
+    let metadata_dir = dir.join(METADATA_PARTITION);
+    let image = MetadataImage::load(&metadata_dir)?;
+    let topic = image
+        .topics
+        .get(name)
+        .ok_or_else(|| DataDirError::UnknownTopic(name.to_string()))?;
+    append_records(
+        &metadata_dir,
+        &[MetadataRecord::RemoveTopic { topic_id: topic.id }],
+        now_ms,
+    )?;
+    for (&partition, p) in &topic.partitions {
+        for broker in &p.replicas {
+            let parent = dir.join(format!("broker-{broker}"));
+            let path = parent.join(format!("{name}-{partition}"));
+            if path.is_dir() {
+                delete_partition_dir(&parent, &path, name, partition)?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -20,6 +20,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::election::{elect, elr_enabled, unclean_enabled, Elected, Election, Target};
 use super::image::{MetadataImage, Partition};
 use super::records::NO_LEADER;
 
@@ -135,27 +136,12 @@ pub struct WhatIf {
     pub unclean: usize,
 }
 
-/// Whether a topic allows unclean leader election (its config, else the cluster default).
-pub fn unclean_enabled(image: &MetadataImage, topic: &str) -> bool {
-    image
-        .topic_config(topic, "unclean.leader.election.enable")
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-}
-
 /// A topic's `min.insync.replicas`: its config, else the cluster default, else 1.
 pub fn min_isr(image: &MetadataImage, topic: &str) -> usize {
     image
         .topic_config(topic, "min.insync.replicas")
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(DEFAULT_MIN_ISR)
-}
-
-/// Whether the image's cluster has eligible leader replicas on.
-fn elr_enabled(image: &MetadataImage) -> bool {
-    image
-        .features
-        .get("eligible.leader.replicas.version")
-        .is_some_and(|&level| level >= 1)
 }
 
 /// The controller's handling of `broker` going down for one partition (its ISR holds it).
@@ -186,24 +172,18 @@ impl Change<'_> {
                     .retain(|r| !target_isr.contains(r) && !target_elr.contains(r));
             }
         }
-        let valid = |r: i32| {
-            (target_isr.contains(&r) || (self.elr && target_elr.contains(&r))) && active(r)
-        };
-        let mut unclean = false;
-        let leader = if valid(p.leader) {
-            p.leader
-        } else if let Some(&r) = p.replicas.iter().find(|&&r| valid(r)) {
-            r
-        } else if let Some(&r) = self
-            .unclean_allowed
-            .then(|| p.replicas.iter().find(|&&r| active(r)))
-            .flatten()
-        {
-            unclean = true;
-            r
+        let election = if self.unclean_allowed {
+            Election::Unclean
         } else {
-            NO_LEADER
+            Election::Online
         };
+        let target = Target {
+            replicas: &p.replicas,
+            isr: &target_isr,
+            elr: &target_elr,
+            use_elr: self.elr,
+        };
+        let Elected { leader, unclean } = elect(p.leader, target, election, active);
         if leader != p.leader {
             p.leader = leader;
             p.leader_epoch = p.leader_epoch.saturating_add(1);

@@ -53,7 +53,8 @@ pub enum OffsetJsonError {
     Duplicates(Vec<TopicPartition>),
 }
 
-fn object(value: &Value) -> Result<&serde_json::Map<String, Value>, OffsetJsonError> {
+/// The JSON object `value` is, or Kafka's mapping error.
+pub(crate) fn object(value: &Value) -> Result<&serde_json::Map<String, Value>, OffsetJsonError> {
     value
         .as_object()
         .ok_or_else(|| OffsetJsonError::NotContainer {
@@ -62,7 +63,8 @@ fn object(value: &Value) -> Result<&serde_json::Map<String, Value>, OffsetJsonEr
         })
 }
 
-fn int(value: &Value) -> Result<i32, OffsetJsonError> {
+/// The int32 `value` is, or Kafka's mapping error.
+pub(crate) fn int(value: &Value) -> Result<i32, OffsetJsonError> {
     value
         .as_i64()
         .and_then(|n| i32::try_from(n).ok())
@@ -72,7 +74,8 @@ fn int(value: &Value) -> Result<i32, OffsetJsonError> {
         })
 }
 
-fn field<'a>(
+/// The field `name` of `entry`, or Kafka's missing-field error.
+pub(crate) fn field<'a>(
     entry: &'a serde_json::Map<String, Value>,
     name: &'static str,
 ) -> Result<&'a Value, OffsetJsonError> {

@@ -815,22 +815,10 @@ impl DataDir {
         self.remove_delete_dirs()
     }
 
-    /// Renames a partition directory to `<topic>-<p>.<32 hex>-delete` (as Kafka does, so a
-    /// crash never leaves a half-removed partition under its real name), then removes it.
+    /// Renames a partition directory to `<topic>-<p>.<32 hex>-delete` and removes it:
+    /// [`delete_partition_dir`].
     fn delete_partition_dir(&self, dir: &Path, topic: &str, partition: i32) -> Result<()> {
-        let unique = Uuid::random()
-            .0
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>();
-        let suffix = format!("-{partition}.{unique}-delete");
-        // Kafka truncates the topic part so the whole name fits in 255 bytes.
-        let keep = topic.len().min(255usize.saturating_sub(suffix.len()));
-        let name = format!("{}{suffix}", topic.get(..keep).unwrap_or(topic));
-        let target = self.path.join(name);
-        fs::rename(dir, &target).map_err(io_err(dir))?;
-        sync_dir(&self.path).map_err(io_err(&self.path))?;
-        fs::remove_dir_all(&target).map_err(io_err(&target))
+        delete_partition_dir(&self.path, dir, topic, partition)
     }
 
     fn broker_ids(&self) -> Vec<i32> {
@@ -1146,6 +1134,25 @@ fn remove_file_if_exists(path: &Path) -> Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(io_err(path)(e)),
     }
+}
+
+/// Renames the partition directory `dir` (in the log directory `parent`) to
+/// `<topic>-<p>.<32 hex>-delete` (as a broker does, so a crash never leaves a half-removed
+/// partition under its real name), then removes it.
+pub fn delete_partition_dir(parent: &Path, dir: &Path, topic: &str, partition: i32) -> Result<()> {
+    let unique = Uuid::random()
+        .0
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<String>();
+    let suffix = format!("-{partition}.{unique}-delete");
+    // Kafka truncates the topic part so the whole name fits in 255 bytes.
+    let keep = topic.len().min(255usize.saturating_sub(suffix.len()));
+    let name = format!("{}{suffix}", topic.get(..keep).unwrap_or(topic));
+    let target = parent.join(name);
+    fs::rename(dir, &target).map_err(io_err(dir))?;
+    sync_dir(parent).map_err(io_err(parent))?;
+    fs::remove_dir_all(&target).map_err(io_err(&target))
 }
 
 /// KRaft's checks of a manual assignment (`validateManualPartitionAssignment`) of `replicas`

@@ -774,7 +774,7 @@ fn is_default(field: &Field, v: &JValue) -> bool {
         JValue::Float(f) => *f == d.parse::<f64>().unwrap_or(0.0),
         JValue::Str(s) => d != "null" && *s == d,
         JValue::Bytes(b) => b.is_empty() && d != "null",
-        JValue::Arr(items) => items.is_empty(),
+        JValue::Arr(items) => items.is_empty() && d != "null",
         JValue::Obj(_) => false,
     }
 }

@@ -225,16 +225,6 @@ pub enum InvalidAppend {
         /// The record count the header gives.
         records_count: i32,
     },
-    /// A fetched batch that does not start where the follower's log ends.
-    #[error("A fetched batch of {partition} starts at offset {base_offset}, but the log ends at {log_end}")]
-    NotAtLogEnd {
-        /// The partition directory, as displayed.
-        partition: String,
-        /// The batch's base offset.
-        base_offset: i64,
-        /// The log end offset.
-        log_end: i64,
-    },
     /// A record whose offset delta is not its place in the batch.
     #[error("Record offset {offset} in a batch based at {first} should be {expected} in topic partition {partition}.")]
     RecordOffset {

@@ -9,7 +9,7 @@ use std::thread;
 
 use super::compaction::{self, CompactionConfig, CompactionPlan};
 use super::config::{CompressionPolicy, LogConfig};
-use super::error::{InvalidAppend, LogError, Result};
+use super::error::{InvalidAppend, LogError, OffsetDisorder, Result};
 use super::index::TimestampOffset;
 use super::reader::{SegmentReader, Stop};
 use super::retention::{self, RetentionConfig, RetentionPlan};
@@ -566,47 +566,6 @@ impl Log {
         self.partition_leader_epoch = epoch;
     }
 
-    /// Appends batches a follower fetched from its leader (Kafka's `appendAsFollower`): as
-    /// they are, byte for byte, with the offsets and leader epochs the leader gave them. Each
-    /// must be a whole v2 batch whose CRC holds, and the first must start at the log end
-    /// offset. Rolls and flushes as a leader's append does.
-    pub fn append_as_follower(&mut self, batches: &[u8], now_ms: i64) -> Result<()> {
-        let mut rest = batches;
-        while !rest.is_empty() {
-            let raw = first_batch(rest).map_err(|source| self.corrupt_input(source))?;
-            let size = raw.size_in_bytes();
-            if raw.magic() != 2 || size > rest.len() {
-                return Err(InvalidAppend::NotOneBatch.into());
-            }
-            raw.ensure_valid()
-                .map_err(|source| self.corrupt_input(source))?;
-            if raw.base_offset() != self.log_end_offset {
-                return Err(InvalidAppend::NotAtLogEnd {
-                    partition: self.dir.display().to_string(),
-                    base_offset: raw.base_offset(),
-                    log_end: self.log_end_offset,
-                }
-                .into());
-            }
-            let (last_offset, max_timestamp) = (raw.last_offset(), raw.max_timestamp());
-            let count = raw.header().map_or(1, |h| i64::from(h.records_count));
-            let (bytes, next) = rest.split_at(size);
-            self.maybe_roll(size as u64, max_timestamp, last_offset, now_ms)?;
-            self.active()?
-                .append(bytes, last_offset, max_timestamp, last_offset)?;
-            self.log_end_offset = last_offset + 1;
-            self.unflushed_messages += count;
-            if self.unflushed_messages >= self.config.flush_messages
-                || now_ms - self.last_flush_ms >= self.config.flush_ms
-            {
-                self.flush()?;
-                self.last_flush_ms = now_ms;
-            }
-            rest = next;
-        }
-        Ok(())
-    }
-
     /// Kafka's `UnifiedLog.truncateTo`: removes every record at or after `offset` (a follower
     /// cutting what its leader does not have). Segments that start at or after it are deleted
     /// (the first one is kept, emptied), the one holding it is cut at that batch and its
@@ -796,6 +755,59 @@ impl Log {
             first_offset: base_offset,
             last_offset,
             log_append_time,
+            position,
+            segment_base_offset,
+        })
+    }
+
+    /// Appends one batch as a follower does (Kafka's `appendAsFollower`): the leader's bytes as
+    /// they are, its offsets, leader epoch and timestamps kept, after the CRC check. Its
+    /// offsets must come after the log end offset; a gap (a compacted leader's log) is kept,
+    /// as the follower keeps it. Rolls and flushes as a leader's append does. Used by replica
+    /// fetches and to copy a leader's log to a new replica byte for byte.
+    pub fn append_as_follower(&mut self, batch: &[u8], now_ms: i64) -> Result<AppendInfo> {
+        let raw = first_batch(batch).map_err(|source| self.corrupt_input(source))?;
+        if raw.size_in_bytes() != batch.len() || raw.magic() != 2 {
+            return Err(InvalidAppend::NotOneBatch.into());
+        }
+        raw.ensure_valid()
+            .map_err(|source| self.corrupt_input(source))?;
+        let base_offset = raw.base_offset();
+        let last_offset = raw.last_offset();
+        if base_offset < self.log_end_offset || last_offset < base_offset {
+            return Err(LogError::OffsetDisorder {
+                path: self.dir.clone(),
+                position: 0,
+                first: base_offset,
+                last: last_offset,
+                disorder: if last_offset < base_offset {
+                    OffsetDisorder::Reversed
+                } else {
+                    OffsetDisorder::Backwards {
+                        previous: self.log_end_offset - 1,
+                    }
+                },
+            });
+        }
+        let max_timestamp = raw.max_timestamp();
+        let count = i64::from(raw.records_count().unwrap_or(1));
+        self.maybe_roll(batch.len() as u64, max_timestamp, last_offset, now_ms)?;
+        let active = self.active()?;
+        let position = active.size();
+        let segment_base_offset = active.base_offset();
+        active.append(batch, last_offset, max_timestamp, last_offset)?;
+        self.log_end_offset = last_offset + 1;
+        self.unflushed_messages += count;
+        if self.unflushed_messages >= self.config.flush_messages
+            || now_ms - self.last_flush_ms >= self.config.flush_ms
+        {
+            self.flush()?;
+            self.last_flush_ms = now_ms;
+        }
+        Ok(AppendInfo {
+            first_offset: base_offset,
+            last_offset,
+            log_append_time: -1,
             position,
             segment_base_offset,
         })

@@ -29,6 +29,7 @@ pub mod json;
 pub mod log4j;
 pub mod log_dirs;
 pub mod message;
+pub mod ops;
 pub mod progress;
 pub mod replication;
 pub mod simulate;

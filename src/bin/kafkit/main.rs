@@ -32,12 +32,14 @@ pub mod dump_log_segments;
 pub mod exit_codes;
 pub mod generate;
 pub mod get_offsets;
+pub mod leader_election;
 pub mod log_cleaner;
 pub mod log_dirs;
 pub mod metadata;
 pub mod net;
 pub mod produce;
 mod progress;
+pub mod reassign_partitions;
 // poll(2) has no safe wrapper in std.
 #[allow(unsafe_code)]
 mod signals;
@@ -167,6 +169,11 @@ pub enum Command {
     Metadata(Box<metadata::Args>),
     /// A cluster described by its KRaft metadata log: what taking brokers down would do.
     Cluster(Box<cluster::Args>),
+    /// Move partitions' replicas, with their data, between a cluster's brokers
+    /// (kafka-reassign-partitions.sh).
+    ReassignPartitions(Box<reassign_partitions::Args>),
+    /// Elect partitions' leaders in a cluster: preferred or unclean (kafka-leader-election.sh).
+    LeaderElection(Box<leader_election::Args>),
 }
 
 /// An example of a command, shown in its help (`-h`, `--help`: one command a line, never
@@ -221,6 +228,8 @@ pub fn examples(command: Option<&str>) -> &'static [Example] {
         Some("cluster stop-broker") => brokers::STOP_EXAMPLES,
         Some("cluster start-broker") => brokers::START_EXAMPLES,
         Some("cluster status") => brokers::STATUS_EXAMPLES,
+        Some("reassign-partitions") => reassign_partitions::EXAMPLES,
+        Some("leader-election") => leader_election::EXAMPLES,
         Some(_) => &[],
     }
 }
@@ -434,6 +443,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::LogDirs(args) => log_dirs::run(&args, &global),
         Command::Metadata(args) => metadata::run(&args, &global),
         Command::Cluster(args) => cluster::run(&args, &global),
+        Command::ReassignPartitions(args) => reassign_partitions::run(&args, &global),
+        Command::LeaderElection(args) => leader_election::run(&args, &global),
     }
 }
 

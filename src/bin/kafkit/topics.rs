@@ -11,7 +11,10 @@ use anyhow::Result;
 use clap::{ValueEnum, ValueHint};
 
 use super::{stderrln, Example, Exit, GlobalArgs};
-use kafkit::cluster::topics::{create_topic, is_cluster_dir, CreateTopicError, NewClusterTopic};
+use kafkit::cluster::topics::{
+    create_partitions as create_cluster_partitions, create_topic,
+    delete_topic as delete_cluster_topic, is_cluster_dir, CreateTopicError, NewClusterTopic,
+};
 use kafkit::cluster::whatif::min_isr;
 use kafkit::cluster::{MetadataImage, METADATA_PARTITION};
 use kafkit::common::{Uuid, UuidError};
@@ -988,7 +991,7 @@ fn partition_line(
 
 fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
     if is_cluster_dir(&global.data_dir) {
-        return fail("--alter is not supported in a cluster directory yet");
+        return alter_in_cluster(args, global, out);
     }
     let dir = DataDir::open(&global.data_dir)?;
     let lock = dir.lock()?;
@@ -1012,6 +1015,51 @@ fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome
     Ok(())
 }
 
+/// A cluster's refusal as Kafka words it (its error class and message), any other failure
+/// as it is.
+fn cluster_outcome<T>(
+    result: std::result::Result<T, CreateTopicError>,
+) -> std::result::Result<T, Failure> {
+    match result {
+        Ok(v) => Ok(v),
+        Err(CreateTopicError::Refused(e)) => Err(e.into()),
+        Err(e) => Err(Failure::Message(e.to_string())),
+    }
+}
+
+/// `--alter --partitions` in a cluster made by `cluster init`: the controller's
+/// `PartitionRecord`s for the new partitions, placed as Kafka places added partitions.
+fn alter_in_cluster(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
+    let topics = selected(&mut Backend::Dir, global, args)?;
+    ensure_found(args, &topics)?;
+    let count = int_arg(&args.partitions).unwrap_or(0);
+    let assignment = match args.replica_assignment.as_deref() {
+        Some(text) if !text.is_empty() => Some(parse_assignment(text).map_err(Failure::Message)?),
+        _ => None,
+    };
+    for Described { topic, .. } in &topics {
+        // Kafka sends only the entries after the existing partitions.
+        let new_entries = assignment
+            .as_ref()
+            .map(|a| a.get(topic.partition_count()..).unwrap_or(&[]));
+        let now = kafkit::datadir::now_ms();
+        cluster_outcome(create_cluster_partitions(
+            &global.data_dir,
+            &topic.name,
+            count,
+            new_entries,
+            now,
+        ))?;
+        if out.format == OutputFormat::Json {
+            out.json(&TopicsEvent::Altered {
+                topic: &topic.name,
+                partitions: usize::try_from(count).unwrap_or_default(),
+            })?;
+        }
+    }
+    Ok(())
+}
+
 fn delete(
     args: &Args,
     global: &GlobalArgs,
@@ -1020,7 +1068,14 @@ fn delete(
 ) -> Outcome {
     let topics = match backend {
         Backend::Dir if is_cluster_dir(&global.data_dir) => {
-            return fail("--delete is not supported in a cluster directory yet");
+            let topics = selected(backend, global, args)?;
+            ensure_found(args, &topics)?;
+            for d in &topics {
+                let now = kafkit::datadir::now_ms();
+                cluster_outcome(delete_cluster_topic(&global.data_dir, &d.topic.name, now))?;
+                deleted(out, &d.topic.name)?;
+            }
+            return Ok(());
         }
         Backend::Dir => {
             let dir = DataDir::open(&global.data_dir)?;
