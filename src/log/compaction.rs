@@ -878,9 +878,10 @@ impl Cleaning<'_> {
                 Some(offset) => batch.last_offset() == offset,
                 None => control && batch.producer_epoch() == l.epoch,
             });
-        let retention = if pid >= 0 && last_of_producer {
-            BatchRetention::RetainEmpty
-        } else if batch.next_offset() == self.upper_bound {
+        // A producer's last batch keeps its producer state; the cleaning's last keeps the
+        // offset where the cleaned part ends.
+        let retention = if (pid >= 0 && last_of_producer) || batch.next_offset() == self.upper_bound
+        {
             BatchRetention::RetainEmpty
         } else if discard_records {
             BatchRetention::Delete
