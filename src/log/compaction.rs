@@ -9,9 +9,15 @@
 //! tombstones kept get a delete horizon.
 //!
 //! [`Log::clean`](super::Log::clean) then does it, as Kafka's `Cleaner.cleanSegments` and `replaceSegments` do, through
-//! `.cleaned` and `.swap` files. Partitions holding transactional, control or legacy (magic
-//! 0/1) batches are reported as such and left alone (Kafka's rules for aborted transactions,
-//! markers and legacy tombstones are not done).
+//! `.cleaned` and `.swap` files. Transactions follow `CleanedTransactionMetadata`: the aborted
+//! ones (the `.txnindex` entries, else derived from the markers as a broker's recovery writes
+//! them: kafkit's writer keeps no transaction index) are neither mapped nor kept, a marker
+//! stays while data of its transaction is read before it, then gets a delete horizon and goes
+//! past it, and the cleaned segment's `.txnindex` lists the aborted transactions whose data it
+//! keeps. Each producer's last batch and the cleaning's last batch stay, emptied if need be. No
+//! cleaning passes the first open transaction. Legacy (magic 0/1) message sets are rewritten
+//! as v2 batches, as Kafka 4.0 does (KAFKA-13093), their tombstones kept while their segment is
+//! newer than the last clean segment's mtime less `delete.retention.ms`.
 //!
 //! The key hash is XXH3-128 where Kafka uses MD5: both give the 16 bytes a slot holds, and
 //! which of two keys that collide in 128 bits is lost is equally negligible.
