@@ -1357,6 +1357,103 @@ mod tests {
     }
 
     #[test]
+    fn an_emptied_batch_is_kafkas_empty_header() {
+        use crate::record::{BatchBuilder, Compression, RawBatch, TimestampType};
+        let mut b = BatchBuilder::new(10, Compression::Gzip, TimestampType::LogAppendTime)
+            .producer_id(7)
+            .producer_epoch(3)
+            .base_sequence(5)
+            .partition_leader_epoch(2)
+            .transactional(true)
+            .delete_horizon_ms(99)
+            .log_append_time(1234);
+        b.append(1, Some(b"k"), Some(b"v"), &[]);
+        b.append(2, Some(b"k"), None, &[]);
+        let bytes = b.build().unwrap();
+        let empty = empty_batch(&BatchHeader::parse(&bytes).unwrap());
+        assert_eq!(empty.len(), RECORD_BATCH_OVERHEAD);
+        assert!(RawBatch::read_at(&empty, 0).unwrap().unwrap().is_valid());
+        let e = BatchHeader::parse(&empty).unwrap();
+        assert_eq!(
+            (e.base_offset, e.last_offset(), e.records_count),
+            (10, 11, 0)
+        );
+        assert_eq!((e.base_timestamp, e.max_timestamp), (-1, 1234));
+        // LogAppendTime and transactional kept; no codec, no delete horizon.
+        assert_eq!(e.attributes, 0x08 | 0x10);
+        assert_eq!(
+            (e.producer_id, e.producer_epoch, e.base_sequence),
+            (7, 3, 5)
+        );
+        assert_eq!(e.partition_leader_epoch, 2);
+    }
+
+    #[test]
+    fn a_rebuilt_batch_keeps_its_base_and_last_offsets() {
+        use crate::record::{BatchBuilder, Compression, RawBatch, TimestampType};
+        let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime)
+            .producer_id(4)
+            .producer_epoch(1)
+            .base_sequence(9);
+        b.append(5, Some(b"b"), Some(b"1"), &[]);
+        b.append(6, Some(b"a"), Some(b"1"), &[]);
+        let bytes = b.build().unwrap();
+        let batch = RawBatch::read_at(&bytes, 0).unwrap().unwrap();
+        // a has a later record (5): the batch's last record goes.
+        let mut map = OffsetMap::new(100 * BYTES_PER_ENTRY);
+        map.put(b"b", 0);
+        map.put(b"a", 5);
+        let (scan, config) = (ProducerScan::default(), CompactionConfig::default());
+        let cleaning = Cleaning {
+            map: &map,
+            scan: &scan,
+            config: &config,
+            now_ms: 0,
+            upper_bound: 100,
+            legacy_delete_horizon_ms: 0,
+        };
+        let mut plan = CompactionPlan {
+            first_dirty_offset: 0,
+            first_uncleanable_offset: 100,
+            clean_bytes: 0,
+            dirty_bytes: 0,
+            dirty_ratio: 0.0,
+            cleanability: Cleanability::DirtyRatio,
+            end_offset: 6,
+            keys: 2,
+            records: 0,
+            superseded: 0,
+            without_key: 0,
+            tombstones_removed: 0,
+            tombstones_marked: 0,
+            aborted: 0,
+            markers_removed: 0,
+        };
+        let (mut txn, mut keep) = (TxnState::default(), Vec::new());
+        let verdict = cleaning
+            .judge(&batch, &mut txn, &mut plan, 0, &mut keep)
+            .unwrap();
+        assert_eq!(keep, [true, false]);
+        assert_eq!((plan.records, plan.superseded), (2, 1));
+        let Filtered::Rewritten(out) = cleaning.filter(&batch, &verdict, &keep).unwrap() else {
+            panic!("not rewritten");
+        };
+        let h = BatchHeader::parse(&out).unwrap();
+        // Kafka's overrideLastOffset: the producer's last sequence (9 + 1) survives.
+        assert_eq!((h.base_offset, h.last_offset(), h.records_count), (0, 1, 1));
+        assert_eq!(
+            (h.producer_id, h.producer_epoch, h.base_sequence),
+            (4, 1, 9)
+        );
+        assert_eq!(h.last_sequence(), 10);
+        let rewritten = RawBatch::read_at(&out, 0).unwrap().unwrap();
+        assert!(rewritten.is_valid());
+        let records = rewritten.records().unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!((records[0].offset, records[0].timestamp), (0, 5));
+    }
+
+    #[test]
     fn the_map_keeps_the_latest_offset_and_fills_at_nine_tenths() {
         let mut map = OffsetMap::new(10 * BYTES_PER_ENTRY);
         assert_eq!(map.slots(), 10);
