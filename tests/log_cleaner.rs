@@ -1252,3 +1252,40 @@ fn legacy_message_sets_are_rewritten_as_v2_batches_keeping_their_tombstones() {
     assert_eq!(offsets, [0, 2, 3, 4, 5, 9]);
     assert_eq!(records[5].2, Value::Null);
 }
+
+#[test]
+fn a_brokers_committed_transaction_is_kept_whole() {
+    let Some(fixtures) = crate::common::fixtures() else {
+        crate::common::skip("../shared/kafka-fixtures is absent");
+        return;
+    };
+    let dir = tempdir();
+    let d = dir.path();
+    let log = fixtures.join(
+        "ItumelengMogase__Real-Time-Data-Pipeline-for-Patient-Admissions/_confluent-ksql-default__command_topic-0/00000000000000000000.log",
+    );
+    compacted_with_segment(d, &log, 2);
+    let before = consumed_x(d, "read_committed");
+    assert_eq!(before.len(), 1, "{before:?}");
+    let c = clean_x(d, T0);
+    assert_eq!(c["cleaned"], true, "{c}");
+    assert_eq!(c["end_offset"], 2, "{c}");
+    assert_eq!(c["records"], 2, "{c}");
+    assert_eq!(
+        c["aborted"].as_u64().unwrap() + c["markers_removed"].as_u64().unwrap(),
+        0
+    );
+    // Its record is its key's latest and its COMMIT follows data of its transaction: the
+    // segment is written back byte for byte, and the cleaner checkpoint moves past it.
+    assert_eq!(
+        fs::read(d.join("x-0/00000000000000000000.log")).unwrap(),
+        fs::read(&log).unwrap()
+    );
+    assert_eq!(
+        fs::read_to_string(d.join("cleaner-offset-checkpoint")).unwrap(),
+        "0\n1\nx 0 2\n"
+    );
+    for isolation in ["read_uncommitted", "read_committed"] {
+        assert_eq!(consumed_x(d, isolation), before, "{isolation}");
+    }
+}

@@ -9,9 +9,15 @@
 //! tombstones kept get a delete horizon.
 //!
 //! [`Log::clean`](super::Log::clean) then does it, as Kafka's `Cleaner.cleanSegments` and `replaceSegments` do, through
-//! `.cleaned` and `.swap` files. Partitions holding transactional, control or legacy (magic
-//! 0/1) batches are reported as such and left alone (Kafka's rules for aborted transactions,
-//! markers and legacy tombstones are not done).
+//! `.cleaned` and `.swap` files. Transactions follow `CleanedTransactionMetadata`: the aborted
+//! ones (the `.txnindex` entries, else derived from the markers as a broker's recovery writes
+//! them: kafkit's writer keeps no transaction index) are neither mapped nor kept, a marker
+//! stays while data of its transaction is read before it, then gets a delete horizon and goes
+//! past it, and the cleaned segment's `.txnindex` lists the aborted transactions whose data it
+//! keeps. Each producer's last batch and the cleaning's last batch stay, emptied if need be. No
+//! cleaning passes the first open transaction. Legacy (magic 0/1) message sets are rewritten
+//! as v2 batches, as Kafka 4.0 does (KAFKA-13093), their tombstones kept while their segment is
+//! newer than the last clean segment's mtime less `delete.retention.ms`.
 //!
 //! The key hash is XXH3-128 where Kafka uses MD5: both give the 16 bytes a slot holds, and
 //! which of two keys that collide in 128 bits is lost is equally negligible.
@@ -68,11 +74,38 @@ impl Default for CompactionConfig {
     }
 }
 
+/// The offset map's slots: anonymous memory on huge pages where the system gives them, else
+/// the heap's.
+#[derive(Debug)]
+enum Table {
+    Mapped(memmap2::MmapMut),
+    Heap(Vec<u8>),
+}
+
+impl std::ops::Deref for Table {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Table::Mapped(m) => m,
+            Table::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Table {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self {
+            Table::Mapped(m) => m,
+            Table::Heap(v) => v,
+        }
+    }
+}
+
 /// Kafka's `SkimpyOffsetMap`: an open-addressing table of key hashes and offsets in one buffer
 /// of a fixed size.
 #[derive(Debug)]
 pub struct OffsetMap {
-    bytes: Vec<u8>,
+    bytes: Table,
     slots: usize,
     entries: usize,
     latest_offset: i64,
@@ -82,8 +115,10 @@ impl OffsetMap {
     /// A map within `memory` bytes.
     pub fn new(memory: usize) -> Self {
         let slots = (memory / BYTES_PER_ENTRY).max(1);
+        let len = slots * BYTES_PER_ENTRY;
         OffsetMap {
-            bytes: vec![0; slots * BYTES_PER_ENTRY],
+            bytes: super::os::huge_zeroed(len)
+                .map_or_else(|| Table::Heap(vec![0; len]), Table::Mapped),
             slots,
             entries: 0,
             latest_offset: -1,
@@ -878,9 +913,10 @@ impl Cleaning<'_> {
                 Some(offset) => batch.last_offset() == offset,
                 None => control && batch.producer_epoch() == l.epoch,
             });
-        let retention = if pid >= 0 && last_of_producer {
-            BatchRetention::RetainEmpty
-        } else if batch.next_offset() == self.upper_bound {
+        // A producer's last batch keeps its producer state; the cleaning's last keeps the
+        // offset where the cleaned part ends.
+        let retention = if (pid >= 0 && last_of_producer) || batch.next_offset() == self.upper_bound
+        {
             BatchRetention::RetainEmpty
         } else if discard_records {
             BatchRetention::Delete
@@ -1347,6 +1383,103 @@ mod tests {
             assert_eq!(seen, want, "{codec:?}");
             assert_eq!(seen.len(), 3);
         }
+    }
+
+    #[test]
+    fn an_emptied_batch_is_kafkas_empty_header() {
+        use crate::record::{BatchBuilder, Compression, RawBatch, TimestampType};
+        let mut b = BatchBuilder::new(10, Compression::Gzip, TimestampType::LogAppendTime)
+            .producer_id(7)
+            .producer_epoch(3)
+            .base_sequence(5)
+            .partition_leader_epoch(2)
+            .transactional(true)
+            .delete_horizon_ms(99)
+            .log_append_time(1234);
+        b.append(1, Some(b"k"), Some(b"v"), &[]);
+        b.append(2, Some(b"k"), None, &[]);
+        let bytes = b.build().unwrap();
+        let empty = empty_batch(&BatchHeader::parse(&bytes).unwrap());
+        assert_eq!(empty.len(), RECORD_BATCH_OVERHEAD);
+        assert!(RawBatch::read_at(&empty, 0).unwrap().unwrap().is_valid());
+        let e = BatchHeader::parse(&empty).unwrap();
+        assert_eq!(
+            (e.base_offset, e.last_offset(), e.records_count),
+            (10, 11, 0)
+        );
+        assert_eq!((e.base_timestamp, e.max_timestamp), (-1, 1234));
+        // LogAppendTime and transactional kept; no codec, no delete horizon.
+        assert_eq!(e.attributes, 0x08 | 0x10);
+        assert_eq!(
+            (e.producer_id, e.producer_epoch, e.base_sequence),
+            (7, 3, 5)
+        );
+        assert_eq!(e.partition_leader_epoch, 2);
+    }
+
+    #[test]
+    fn a_rebuilt_batch_keeps_its_base_and_last_offsets() {
+        use crate::record::{BatchBuilder, Compression, RawBatch, TimestampType};
+        let mut b = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime)
+            .producer_id(4)
+            .producer_epoch(1)
+            .base_sequence(9);
+        b.append(5, Some(b"b"), Some(b"1"), &[]);
+        b.append(6, Some(b"a"), Some(b"1"), &[]);
+        let bytes = b.build().unwrap();
+        let batch = RawBatch::read_at(&bytes, 0).unwrap().unwrap();
+        // a has a later record (5): the batch's last record goes.
+        let mut map = OffsetMap::new(100 * BYTES_PER_ENTRY);
+        map.put(b"b", 0);
+        map.put(b"a", 5);
+        let (scan, config) = (ProducerScan::default(), CompactionConfig::default());
+        let cleaning = Cleaning {
+            map: &map,
+            scan: &scan,
+            config: &config,
+            now_ms: 0,
+            upper_bound: 100,
+            legacy_delete_horizon_ms: 0,
+        };
+        let mut plan = CompactionPlan {
+            first_dirty_offset: 0,
+            first_uncleanable_offset: 100,
+            clean_bytes: 0,
+            dirty_bytes: 0,
+            dirty_ratio: 0.0,
+            cleanability: Cleanability::DirtyRatio,
+            end_offset: 6,
+            keys: 2,
+            records: 0,
+            superseded: 0,
+            without_key: 0,
+            tombstones_removed: 0,
+            tombstones_marked: 0,
+            aborted: 0,
+            markers_removed: 0,
+        };
+        let (mut txn, mut keep) = (TxnState::default(), Vec::new());
+        let verdict = cleaning
+            .judge(&batch, &mut txn, &mut plan, 0, &mut keep)
+            .unwrap();
+        assert_eq!(keep, [true, false]);
+        assert_eq!((plan.records, plan.superseded), (2, 1));
+        let Filtered::Rewritten(out) = cleaning.filter(&batch, &verdict, &keep).unwrap() else {
+            panic!("not rewritten");
+        };
+        let h = BatchHeader::parse(&out).unwrap();
+        // Kafka's overrideLastOffset: the producer's last sequence (9 + 1) survives.
+        assert_eq!((h.base_offset, h.last_offset(), h.records_count), (0, 1, 1));
+        assert_eq!(
+            (h.producer_id, h.producer_epoch, h.base_sequence),
+            (4, 1, 9)
+        );
+        assert_eq!(h.last_sequence(), 10);
+        let rewritten = RawBatch::read_at(&out, 0).unwrap().unwrap();
+        assert!(rewritten.is_valid());
+        let records = rewritten.records().unwrap();
+        let kept: Vec<(i64, i64)> = records.iter().map(|r| (r.offset, r.timestamp)).collect();
+        assert_eq!(kept, [(0, 5)]);
     }
 
     #[test]

@@ -50,9 +50,10 @@ pub const EXAMPLES: &[Example] = &[
 /// latest record of each key is kept at its offset, records without a key go, tombstones get
 /// a delete horizon (now + delete.retention.ms) and go at a cleaning after it, and
 /// cleaner-offset-checkpoint moves; a kill at any moment leaves the log before or after the
-/// cleaning. Logs holding transactional, control or magic 0/1 batches are reported and left
-/// alone. Retention's log-start-offset rule applies to them too (all three with
-/// compact,delete).
+/// cleaning. The records of aborted transactions go, and transaction markers once their
+/// transactions have no data left and their delete horizon has passed; magic 0/1 message sets
+/// are rewritten as v2 batches. Retention's log-start-offset rule applies to compacted topics
+/// too (all three with compact,delete).
 /// The pass shares the data directory's .lock with other kafkit writers (a producer appending
 /// meanwhile waits for each partition's deletion) and refuses a directory a broker holds.
 #[derive(Debug, Default, clap::Args)]
