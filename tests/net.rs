@@ -10,7 +10,7 @@ use crate::common::broker::{self, free_port, Broker};
 use crate::common::{kafkit, kafkit_stdin, tempdir, Run};
 
 /// Runs `kafkit <args> --bootstrap-server <broker>`.
-fn remote(broker: &Broker, args: &[&str]) -> Run {
+pub(crate) fn remote(broker: &Broker, args: &[&str]) -> Run {
     let mut all = args.to_vec();
     let bootstrap = broker.bootstrap();
     all.extend(["--bootstrap-server", bootstrap.as_str()]);
@@ -312,8 +312,7 @@ fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
 fn commands_that_cannot_reach_a_cluster_yet_refuse_it() {
     let dir = tempdir();
     for command in [
-        &["consume", "--topic", "t", "--group", "g"][..],
-        &["consumer-groups", "--list"],
+        &["consumer-groups", "--list"][..],
         &["topics", "--alter", "--topic", "t", "--partitions", "2"],
     ] {
         let mut args = command.to_vec();

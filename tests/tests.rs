@@ -29,6 +29,7 @@ mod log_start;
 mod man;
 mod memory;
 mod net;
+mod net_groups;
 mod produce;
 mod produce_interop;
 mod produce_streams;

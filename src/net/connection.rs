@@ -39,6 +39,16 @@ fn kafkit_max(api: ApiKey) -> i16 {
         ApiKey::DeleteTopics => 6,
         ApiKey::InitProducerId => 4,
         ApiKey::DescribeConfigs => 4,
+        // The classic group protocol (`net::group`): FindCoordinator with one key or several
+        // (v4), OffsetCommit before KIP-848's member epochs (9) and topic ids (10),
+        // OffsetFetch naming one group (v8 names several).
+        ApiKey::FindCoordinator => 6,
+        ApiKey::JoinGroup => 9,
+        ApiKey::SyncGroup => 5,
+        ApiKey::Heartbeat => 4,
+        ApiKey::LeaveGroup => 5,
+        ApiKey::OffsetCommit => 8,
+        ApiKey::OffsetFetch => 7,
         _ => 0,
     }
 }
@@ -52,6 +62,8 @@ fn kafkit_min(api: ApiKey) -> i16 {
         ApiKey::Metadata => 1,
         ApiKey::CreateTopics | ApiKey::DeleteTopics => 2,
         ApiKey::DescribeConfigs => 1,
+        ApiKey::OffsetCommit => 2,
+        ApiKey::OffsetFetch | ApiKey::FindCoordinator => 1,
         _ => 0,
     }
 }
@@ -385,5 +397,12 @@ mod tests {
         within::<DeleteTopicsRequest>(ApiKey::DeleteTopics);
         within::<InitProducerIdRequest>(ApiKey::InitProducerId);
         within::<DescribeConfigsRequest>(ApiKey::DescribeConfigs);
+        within::<FindCoordinatorRequest>(ApiKey::FindCoordinator);
+        within::<JoinGroupRequest>(ApiKey::JoinGroup);
+        within::<SyncGroupRequest>(ApiKey::SyncGroup);
+        within::<HeartbeatRequest>(ApiKey::Heartbeat);
+        within::<LeaveGroupRequest>(ApiKey::LeaveGroup);
+        within::<OffsetCommitRequest>(ApiKey::OffsetCommit);
+        within::<OffsetFetchRequest>(ApiKey::OffsetFetch);
     }
 }

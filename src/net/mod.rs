@@ -17,6 +17,8 @@
 //! - [`offsets`]: ListOffsets to each partition's leader.
 //! - [`produce`]: Produce requests of batches kafkit's producer built, idempotent by default.
 //! - [`fetch`]: Fetch requests feeding a console consumer's partitions.
+//! - [`group`]: the classic group protocol to a group's coordinator (a member's
+//!   `CoordinatorConnection` over the cluster).
 //! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
 //!
 //! Feature `net` (on by default): the library without it has no network code.
@@ -28,6 +30,7 @@ pub mod config;
 pub mod connection;
 pub mod errors;
 pub mod fetch;
+pub mod group;
 pub mod offsets;
 pub mod produce;
 

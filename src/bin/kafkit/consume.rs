@@ -387,9 +387,6 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let Settings { consumer, output } = settings(args, global)?;
     let mut consumer = match &args.bootstrap_server {
         None => ConsoleConsumer::open(DataDir::open(&global.data_dir)?, consumer),
-        Some(_) if consumer.group.is_some() => {
-            return Err(super::net::not_yet("consume", "with a group"))
-        }
         Some(servers) => {
             let cluster = super::net::cluster(
                 "consume",
