@@ -233,3 +233,86 @@ fn tansu_asks_kafka_pythons_v2_join_for_a_member_id() {
     };
     assert_eq!(out, "UnknownError\n");
 }
+
+/// `consumer-groups --list` and `--describe` of a group a member committed offsets of print
+/// what they print for a data directory whose group committed the same (the coordinator of
+/// `--state` aside: the directory's is `localhost:9092 (node)`, the broker's its own).
+#[test]
+fn consumer_groups_list_and_describe_print_what_they_print_for_a_data_directory() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let dir = tempdir();
+    let bootstrap = broker.bootstrap();
+    let create = ["topics", "--create", "--topic", "cg", "--partitions", "3"];
+    kafkit(dir.path(), &create).ok();
+    remote(&broker, &create).ok();
+    let lines: String = (0..9).map(|i| format!("k{i}\tv{i}\n")).collect();
+    let produce = ["produce", "--topic", "cg", "--property", "parse.key=true"];
+    kafkit_stdin(dir.path(), &produce, lines.as_bytes()).ok();
+    let mut to_broker = produce.to_vec();
+    to_broker.extend(["--bootstrap-server", &bootstrap, "--sync"]);
+    kafkit_stdin(&dir.path().join("unused"), &to_broker, lines.as_bytes()).ok();
+    let consume = "consume --topic cg --group cgroup --from-beginning --max-messages 4";
+    let args: Vec<&str> = consume.split(' ').collect();
+    let local = kafkit(dir.path(), &args);
+    let mut net_args = args.clone();
+    net_args.extend(["--consumer-property", "session.timeout.ms=2000"]);
+    assert_eq!(remote(&broker, &net_args).ok(), local.ok());
+
+    for line in [
+        "consumer-groups --list",
+        "consumer-groups --list --state",
+        "consumer-groups --describe --group cgroup",
+        "consumer-groups --describe --all-groups",
+        "consumer-groups --describe --group cgroup --members",
+    ] {
+        let args: Vec<&str> = line.split(' ').collect();
+        let local = kafkit(dir.path(), &args);
+        let net = remote(&broker, &args);
+        assert_eq!(net.code, local.code, "{line}: {}", net.stderr);
+        assert_eq!(net.stdout, local.stdout, "{line}");
+        assert_eq!(net.stderr, local.stderr, "{line}");
+    }
+    assert!(kafkit(
+        dir.path(),
+        &["consumer-groups", "--describe", "--group", "cgroup"]
+    )
+    .stdout
+    .contains("LOG-END-OFFSET"),);
+    let state = remote(
+        &broker,
+        &[
+            "consumer-groups",
+            "--describe",
+            "--group",
+            "cgroup",
+            "--state",
+        ],
+    );
+    let coordinator = format!("127.0.0.1:{}  (", broker.port());
+    assert!(state.ok().contains(&coordinator), "{}", state.stdout);
+    let local = kafkit(
+        dir.path(),
+        &[
+            "consumer-groups",
+            "--describe",
+            "--group",
+            "cgroup",
+            "--state",
+        ],
+    );
+    // The coordinator, and the padding of its column, differ.
+    let node = regex::Regex::new(r"\S+:\d+  \(\d+\) +").expect("regex");
+    assert_eq!(
+        node.replace_all(&state.stdout, "COORDINATOR "),
+        node.replace_all(local.ok(), "COORDINATOR ")
+    );
+    // The writes are not done over the network yet: refused, not run on a directory.
+    let run = remote(
+        &broker,
+        &["consumer-groups", "--delete", "--group", "cgroup"],
+    );
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.contains("not supported"), "{}", run.stderr);
+}

@@ -56,6 +56,11 @@ impl Cluster {
         &self.config
     }
 
+    /// The node ids of the brokers of the last metadata.
+    pub fn broker_ids(&self) -> Vec<i32> {
+        self.brokers.keys().copied().collect()
+    }
+
     /// The bootstrap addresses (a second client of the same cluster starts from them).
     pub fn bootstrap(&self) -> &[Address] {
         &self.bootstrap

@@ -49,6 +49,8 @@ fn kafkit_max(api: ApiKey) -> i16 {
         ApiKey::LeaveGroup => 5,
         ApiKey::OffsetCommit => 8,
         ApiKey::OffsetFetch => 7,
+        ApiKey::ListGroups => 4,
+        ApiKey::DescribeGroups => 5,
         _ => 0,
     }
 }
@@ -371,6 +373,15 @@ pub fn api_name(api: ApiKey) -> &'static str {
         ApiKey::DeleteTopics => "DeleteTopics",
         ApiKey::InitProducerId => "InitProducerId",
         ApiKey::DescribeConfigs => "DescribeConfigs",
+        ApiKey::FindCoordinator => "FindCoordinator",
+        ApiKey::JoinGroup => "JoinGroup",
+        ApiKey::SyncGroup => "SyncGroup",
+        ApiKey::Heartbeat => "Heartbeat",
+        ApiKey::LeaveGroup => "LeaveGroup",
+        ApiKey::OffsetCommit => "OffsetCommit",
+        ApiKey::OffsetFetch => "OffsetFetch",
+        ApiKey::ListGroups => "ListGroups",
+        ApiKey::DescribeGroups => "DescribeGroups",
         _ => "a request",
     }
 }
@@ -404,5 +415,7 @@ mod tests {
         within::<LeaveGroupRequest>(ApiKey::LeaveGroup);
         within::<OffsetCommitRequest>(ApiKey::OffsetCommit);
         within::<OffsetFetchRequest>(ApiKey::OffsetFetch);
+        within::<ListGroupsRequest>(ApiKey::ListGroups);
+        within::<DescribeGroupsRequest>(ApiKey::DescribeGroups);
     }
 }

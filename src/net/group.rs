@@ -28,6 +28,7 @@ use kafka_protocol::protocol::StrBytes;
 
 use crate::common::TopicPartition;
 use crate::group::classic::{JoinRequest, JoinResponse, JoinedMember, ProtocolError, SyncResponse};
+use crate::group::describe::Coordinator;
 use crate::group::host::{
     ConnectionError, CoordinatorConnection, PartitionOffset, Request, Response,
 };
@@ -73,7 +74,7 @@ impl GroupCoordinator {
     /// connects to it.
     pub fn connect(&self, timeout: Option<Duration>) -> Result<BrokerConnection, NetError> {
         let mut cluster = self.cluster(timeout);
-        let node = find_coordinator(&mut cluster, &self.group)?;
+        let node = find_coordinator(&mut cluster, &self.group)?.id;
         Ok(BrokerConnection { cluster, node })
     }
 
@@ -93,8 +94,9 @@ impl GroupCoordinator {
 }
 
 /// FindCoordinator of `group` (key type 0), asked of any broker: the coordinator's node id,
-/// with the cluster's metadata refreshed so that [`Cluster::node`] knows its address.
-pub fn find_coordinator(cluster: &mut Cluster, group: &str) -> Result<i32, NetError> {
+/// host and port, with the cluster's metadata refreshed so that [`Cluster::node`] knows its
+/// address.
+pub fn find_coordinator(cluster: &mut Cluster, group: &str) -> Result<Coordinator, NetError> {
     let deadline = Instant::now() + cluster.config().api_timeout;
     let mut attempt = 0;
     loop {
@@ -112,21 +114,29 @@ pub fn find_coordinator(cluster: &mut Cluster, group: &str) -> Result<i32, NetEr
             Ok(if version >= 4 {
                 response.coordinators.first().map(|c| {
                     (
-                        c.node_id.0,
+                        Coordinator {
+                            id: c.node_id.0,
+                            host: c.host.to_string(),
+                            port: u16::try_from(c.port).unwrap_or(0),
+                        },
                         c.error_code,
                         c.error_message.as_ref().map(StrBytes::to_string),
                     )
                 })
             } else {
                 Some((
-                    response.node_id.0,
+                    Coordinator {
+                        id: response.node_id.0,
+                        host: response.host.to_string(),
+                        port: u16::try_from(response.port).unwrap_or(0),
+                    },
                     response.error_code,
                     response.error_message.as_ref().map(StrBytes::to_string),
                 ))
             })
         })?;
         let error = match answer {
-            Some((node, 0, _)) if node >= 0 => return Ok(node),
+            Some((node, 0, _)) if node.id >= 0 => return Ok(node),
             Some((_, code, message)) => KafkaError {
                 code: if code == 0 { 15 } else { code },
                 message,
@@ -174,18 +184,18 @@ fn protocol_error(code: i16) -> Option<ProtocolError> {
 
 /// A group request's error the member does not handle as a protocol error.
 #[derive(Debug)]
-enum Refusal {
+pub(crate) enum Refusal {
     /// The coordinator moved: the member looks for it again.
     Moved,
-    /// An error it cannot recover from (the broker's text).
-    Failed(String),
+    /// An error it cannot recover from.
+    Failed(KafkaError),
 }
 
 impl From<Refusal> for Response {
     fn from(refusal: Refusal) -> Self {
         match refusal {
             Refusal::Moved => Response::NotCoordinator,
-            Refusal::Failed(text) => Response::Failed(text),
+            Refusal::Failed(e) => Response::Failed(e.to_string()),
         }
     }
 }
@@ -198,14 +208,24 @@ fn answer(code: i16, message: Option<&StrBytes>) -> Result<Option<ProtocolError>
         14..=16 => Err(Refusal::Moved),
         code => match protocol_error(code) {
             Some(e) => Ok(Some(e)),
-            None => Err(Refusal::Failed(
-                KafkaError {
-                    code,
-                    message: message.map(StrBytes::to_string),
-                }
-                .to_string(),
-            )),
+            None => Err(Refusal::Failed(KafkaError {
+                code,
+                message: message.map(StrBytes::to_string),
+            })),
         },
+    }
+}
+
+impl Refusal {
+    /// As a cluster call's error.
+    pub(crate) fn into_error(self) -> NetError {
+        match self {
+            Refusal::Moved => NetError::Kafka(KafkaError {
+                code: 16,
+                message: None,
+            }),
+            Refusal::Failed(e) => NetError::Kafka(e),
+        }
     }
 }
 
@@ -213,7 +233,7 @@ fn text(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_string())
 }
 
-fn group_id(s: &str) -> GroupId {
+pub(crate) fn group_id(s: &str) -> GroupId {
     GroupId(text(s))
 }
 
@@ -415,42 +435,12 @@ impl BrokerConnection {
         group: &str,
         partitions: &[TopicPartition],
     ) -> Result<Response, NetError> {
-        let mut topics: Vec<OffsetFetchRequestTopic> = Vec::new();
-        for tp in partitions {
-            match topics.iter_mut().find(|t| t.name.0.as_str() == tp.topic()) {
-                Some(t) => t.partition_indexes.push(tp.partition),
-                None => topics.push(
-                    OffsetFetchRequestTopic::default()
-                        .with_name(TopicName(text(tp.topic())))
-                        .with_partition_indexes(vec![tp.partition]),
-                ),
-            }
-        }
-        let request = OffsetFetchRequest::default()
-            .with_group_id(group_id(group))
-            .with_topics((!partitions.is_empty()).then_some(topics));
-        let r = self.cluster.node(self.node)?.call(&request)?;
-        if let Err(refusal) = answer(r.error_code, None) {
-            return Ok(refusal.into());
-        }
-        let mut out = Vec::new();
-        for topic in r.topics {
-            let name: std::sync::Arc<str> = topic.name.0.as_str().into();
-            for p in topic.partitions {
-                if p.error_code != 0 {
-                    if let Err(refusal) = answer(p.error_code, None) {
-                        return Ok(refusal.into());
-                    }
-                }
-                out.push(PartitionOffset {
-                    partition: TopicPartition::new(name.clone(), p.partition_index),
-                    offset: p.committed_offset,
-                    leader_epoch: p.committed_leader_epoch,
-                    metadata: p.metadata.map(|m| m.to_string()).unwrap_or_default(),
-                });
-            }
-        }
-        Ok(Response::OffsetFetch(out))
+        Ok(
+            match offset_fetch(&mut self.cluster, self.node, group, partitions)? {
+                Ok(offsets) => Response::OffsetFetch(offsets),
+                Err(refusal) => refusal.into(),
+            },
+        )
     }
 
     fn dispatch(&mut self, request: &Request) -> Result<Response, NetError> {
@@ -507,4 +497,48 @@ impl CoordinatorConnection for BrokerConnection {
             Err(e) => Ok(Response::Failed(e.to_string())),
         }
     }
+}
+
+/// OffsetFetch of `group`'s committed offsets of `partitions` (none: every partition it has
+/// committed), asked of its coordinator `node`; an offset of -1 is none.
+pub(crate) fn offset_fetch(
+    cluster: &mut Cluster,
+    node: i32,
+    group: &str,
+    partitions: &[TopicPartition],
+) -> Result<Result<Vec<PartitionOffset>, Refusal>, NetError> {
+    let mut topics: Vec<OffsetFetchRequestTopic> = Vec::new();
+    for tp in partitions {
+        match topics.iter_mut().find(|t| t.name.0.as_str() == tp.topic()) {
+            Some(t) => t.partition_indexes.push(tp.partition),
+            None => topics.push(
+                OffsetFetchRequestTopic::default()
+                    .with_name(TopicName(text(tp.topic())))
+                    .with_partition_indexes(vec![tp.partition]),
+            ),
+        }
+    }
+    let request = OffsetFetchRequest::default()
+        .with_group_id(group_id(group))
+        .with_topics((!partitions.is_empty()).then_some(topics));
+    let r = cluster.node(node)?.call(&request)?;
+    if let Err(refusal) = answer(r.error_code, None) {
+        return Ok(Err(refusal));
+    }
+    let mut out = Vec::new();
+    for topic in r.topics {
+        let name: std::sync::Arc<str> = topic.name.0.as_str().into();
+        for p in topic.partitions {
+            if let Err(refusal) = answer(p.error_code, None) {
+                return Ok(Err(refusal));
+            }
+            out.push(PartitionOffset {
+                partition: TopicPartition::new(name.clone(), p.partition_index),
+                offset: p.committed_offset,
+                leader_epoch: p.committed_leader_epoch,
+                metadata: p.metadata.map(|m| m.to_string()).unwrap_or_default(),
+            });
+        }
+    }
+    Ok(Ok(out))
 }

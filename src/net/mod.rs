@@ -19,6 +19,8 @@
 //! - [`fetch`]: Fetch requests feeding a console consumer's partitions.
 //! - [`group`]: the classic group protocol to a group's coordinator (a member's
 //!   `CoordinatorConnection` over the cluster).
+//! - [`groups`]: what `consumer-groups --list`/`--describe` ask (ListGroups, DescribeGroups,
+//!   OffsetFetch), as the data directory's `Group` values.
 //! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
 //!
 //! Feature `net` (on by default): the library without it has no network code.
@@ -31,6 +33,7 @@ pub mod connection;
 pub mod errors;
 pub mod fetch;
 pub mod group;
+pub mod groups;
 pub mod offsets;
 pub mod produce;
 
