@@ -308,6 +308,21 @@ fn consumer_groups_list_and_describe_print_what_they_print_for_a_data_directory(
         node.replace_all(&state.stdout, "COORDINATOR "),
         node.replace_all(local.ok(), "COORDINATOR ")
     );
+    // A Tansu difference: a group it does not know is described as one without members; a
+    // directory (and Kafka, whose coordinator answers Dead) says it does not exist.
+    let args = ["consumer-groups", "--describe", "--group", "nope"];
+    let net = remote(&broker, &args);
+    let printed = format!("{}{}", net.stdout, net.stderr);
+    assert!(
+        printed.contains("Consumer group 'nope' has no active members."),
+        "{printed}"
+    );
+    let local = kafkit(dir.path(), &args);
+    let printed = format!("{}{}", local.stdout, local.stderr);
+    assert!(
+        printed.contains("Consumer group 'nope' does not exist."),
+        "{printed}"
+    );
     // The writes are not done over the network yet: refused, not run on a directory.
     let run = remote(
         &broker,
