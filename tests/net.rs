@@ -312,7 +312,14 @@ fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
 fn commands_that_cannot_reach_a_cluster_yet_refuse_it() {
     let dir = tempdir();
     for command in [
-        &["consumer-groups", "--delete", "--group", "g"][..],
+        &[
+            "consumer-groups",
+            "--delete-offsets",
+            "--group",
+            "g",
+            "--topic",
+            "t",
+        ][..],
         &["topics", "--alter", "--topic", "t", "--partitions", "2"],
     ] {
         let mut args = command.to_vec();

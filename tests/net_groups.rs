@@ -234,6 +234,16 @@ fn tansu_asks_kafka_pythons_v2_join_for_a_member_id() {
     assert_eq!(out, "UnknownError\n");
 }
 
+/// Runs `line` on `dir` and against `broker`: the same exit, stdout and stderr.
+fn same_in_both(dir: &std::path::Path, broker: &Broker, line: &str) {
+    let args: Vec<&str> = line.split(' ').collect();
+    let local = kafkit(dir, &args);
+    let net = remote(broker, &args);
+    assert_eq!(net.code, local.code, "{line}: {}", net.stderr);
+    assert_eq!(net.stdout, local.stdout, "{line}");
+    assert_eq!(net.stderr, local.stderr, "{line}");
+}
+
 /// `consumer-groups --list` and `--describe` of a group a member committed offsets of print
 /// what they print for a data directory whose group committed the same (the coordinator of
 /// `--state` aside: the directory's is `localhost:9092 (node)`, the broker's its own).
@@ -267,12 +277,7 @@ fn consumer_groups_list_and_describe_print_what_they_print_for_a_data_directory(
         "consumer-groups --describe --all-groups",
         "consumer-groups --describe --group cgroup --members",
     ] {
-        let args: Vec<&str> = line.split(' ').collect();
-        let local = kafkit(dir.path(), &args);
-        let net = remote(&broker, &args);
-        assert_eq!(net.code, local.code, "{line}: {}", net.stderr);
-        assert_eq!(net.stdout, local.stdout, "{line}");
-        assert_eq!(net.stderr, local.stderr, "{line}");
+        same_in_both(dir.path(), &broker, line);
     }
     assert!(kafkit(
         dir.path(),
@@ -323,10 +328,46 @@ fn consumer_groups_list_and_describe_print_what_they_print_for_a_data_directory(
         printed.contains("Consumer group 'nope' does not exist."),
         "{printed}"
     );
-    // The writes are not done over the network yet: refused, not run on a directory.
+    // --delete: the same answers from the broker's coordinator as from the directory's.
+    for line in [
+        "consumer-groups --delete --group cgroup",
+        "consumer-groups --list",
+    ] {
+        same_in_both(dir.path(), &broker, line);
+    }
+    assert_eq!(
+        kafkit(dir.path(), &["consumer-groups", "--list"]).stdout,
+        ""
+    );
+    // A Tansu difference: deleting a group it does not know succeeds (Kafka's coordinator
+    // answers GROUP_ID_NOT_FOUND, as the directory's does).
+    let args = ["consumer-groups", "--delete", "--group", "nope"];
+    let net = remote(&broker, &args);
+    assert_eq!(
+        net.ok(),
+        "Deletion of requested consumer groups ('nope') was successful.\n"
+    );
+    let local = kafkit(dir.path(), &args);
+    assert_eq!(local.code, 1);
+    assert!(
+        local
+            .stdout
+            .contains("GroupIdNotFoundException: The group id does not exist."),
+        "{}",
+        local.stdout
+    );
+    // --reset-offsets and --delete-offsets are not done over the network yet: refused, not
+    // run on a directory.
     let run = remote(
         &broker,
-        &["consumer-groups", "--delete", "--group", "cgroup"],
+        &[
+            "consumer-groups",
+            "--delete-offsets",
+            "--group",
+            "cgroup",
+            "--topic",
+            "cg",
+        ],
     );
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("not supported"), "{}", run.stderr);

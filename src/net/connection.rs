@@ -51,6 +51,7 @@ fn kafkit_max(api: ApiKey) -> i16 {
         ApiKey::OffsetFetch => 7,
         ApiKey::ListGroups => 4,
         ApiKey::DescribeGroups => 5,
+        ApiKey::DeleteGroups => 2,
         _ => 0,
     }
 }
@@ -382,6 +383,7 @@ pub fn api_name(api: ApiKey) -> &'static str {
         ApiKey::OffsetFetch => "OffsetFetch",
         ApiKey::ListGroups => "ListGroups",
         ApiKey::DescribeGroups => "DescribeGroups",
+        ApiKey::DeleteGroups => "DeleteGroups",
         _ => "a request",
     }
 }
@@ -417,5 +419,6 @@ mod tests {
         within::<OffsetFetchRequest>(ApiKey::OffsetFetch);
         within::<ListGroupsRequest>(ApiKey::ListGroups);
         within::<DescribeGroupsRequest>(ApiKey::DescribeGroups);
+        within::<DeleteGroupsRequest>(ApiKey::DeleteGroups);
     }
 }

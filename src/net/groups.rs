@@ -1,6 +1,6 @@
-//! What `consumer-groups --list` and `--describe` ask of a cluster, as Kafka's `Admin` asks it:
-//! ListGroups of every broker, then per group FindCoordinator, DescribeGroups and OffsetFetch
-//! to its coordinator. The answers fill the same [`Group`] values a data directory's
+//! What `consumer-groups --list`, `--describe` and `--delete` ask of a cluster, as Kafka's
+//! `Admin` asks it: ListGroups of every broker, then per group FindCoordinator, DescribeGroups
+//! and OffsetFetch (or DeleteGroups) to its coordinator. The answers fill the same [`Group`] values a data directory's
 //! `__consumer_offsets` replay gives, so the printers (`output::groups`) are one for both.
 //!
 //! What the broker does not say is left at what a group with only offsets has: DescribeGroups
@@ -8,10 +8,11 @@
 
 use std::collections::BTreeMap;
 
-use kafka_protocol::messages::{DescribeGroupsRequest, ListGroupsRequest};
+use kafka_protocol::messages::{DeleteGroupsRequest, DescribeGroupsRequest, ListGroupsRequest};
 
 use crate::assign::java;
 use crate::common::TopicPartition;
+use crate::group::admin::AdminError;
 use crate::group::describe::Coordinator;
 use crate::group::host::OFFSETS_TOPIC_PARTITIONS;
 use crate::group::{CommittedOffset, Group, GroupState, GroupType, MemberMetadata};
@@ -156,5 +157,28 @@ impl Cluster {
             metadata_version: None,
         };
         Ok((Some(group), coordinator))
+    }
+
+    /// Deletes `id` (DeleteGroups to its coordinator): `Some` error when the coordinator
+    /// refused as Kafka's tool reports it (the group does not exist, or has members).
+    pub fn delete_group(&mut self, id: &str) -> Result<Option<AdminError>, NetError> {
+        let node = find_coordinator(self, id)?.id;
+        let request = DeleteGroupsRequest::default().with_groups_names(vec![group_id(id)]);
+        let response = self.with_retries(|c| c.node(node)?.call(&request))?;
+        let code = response
+            .results
+            .iter()
+            .find(|r| r.group_id.0.as_str() == id)
+            .map_or(0, |r| r.error_code);
+        match code {
+            0 => Ok(None),
+            69 => Ok(Some(AdminError::GroupIdNotFound)),
+            68 => Ok(Some(AdminError::NonEmptyGroup)),
+            code => Err(KafkaError {
+                code,
+                message: None,
+            }
+            .into()),
+        }
     }
 }

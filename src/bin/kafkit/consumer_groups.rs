@@ -184,8 +184,8 @@ pub struct Args {
         hide_possible_values = true,
     )]
     pub group_type: Option<String>,
-    /// The brokers to connect to instead of --data-dir (--list and --describe; the writes are
-    /// refused yet).
+    /// The brokers to connect to instead of --data-dir (--list, --describe and --delete;
+    /// --reset-offsets and --delete-offsets are refused yet).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Kafka's admin client properties for --bootstrap-server (request.timeout.ms, ...).
@@ -424,7 +424,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         let done = if args.reset_offsets {
             writes::reset_offsets(args, global, &datadir, &groups, &mut admin, &ids, &mut out)
         } else if args.delete {
-            writes::delete_groups(global, &mut admin, &ids, &mut out)
+            writes::delete_groups(
+                global,
+                &mut |id| admin.delete_group(id).map_err(failed),
+                &ids,
+                &mut out,
+            )
         } else {
             writes::delete_offsets(args, global, &datadir, &mut admin, &mut out)
         };
@@ -442,14 +447,14 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     })
 }
 
-/// `--list` and `--describe` against a cluster: the groups its coordinators describe
-/// (`kafkit::net::groups`), printed by the same code as a data directory's. The writes
-/// (`--reset-offsets`, `--delete`, `--delete-offsets`) are refused there yet.
+/// `--list`, `--describe` and `--delete` against a cluster: the groups its coordinators
+/// describe (`kafkit::net::groups`), printed by the same code as a data directory's.
+/// `--reset-offsets` and `--delete-offsets` are refused there yet.
 fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
-    if args.reset_offsets || args.delete || args.delete_offsets {
+    if args.reset_offsets || args.delete_offsets {
         return Err(super::net::not_yet(
             "consumer-groups",
-            "with --reset-offsets, --delete or --delete-offsets",
+            "with --reset-offsets or --delete-offsets",
         ));
     }
     validate(args)?;
@@ -462,14 +467,25 @@ fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
         "adminclient-1",
     )?;
     let net_failed = |e: kafkit::net::NetError| failed(super::net::message(&e));
+    if args.delete {
+        let ids: Vec<String> = if args.all_groups {
+            consumer_group_ids(&mut cluster).map_err(net_failed)?
+        } else {
+            args.group.clone()
+        };
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        let done = writes::delete_groups(
+            global,
+            &mut |id| cluster.delete_group(id).map_err(net_failed),
+            &ids,
+            &mut out,
+        );
+        out.flush()?;
+        return done;
+    }
     let mut ids: Vec<String> = if args.list || args.all_groups {
-        cluster
-            .list_groups()
-            .map_err(net_failed)?
-            .into_iter()
-            .filter(|g| g.protocol_type.is_empty() || g.protocol_type == "consumer")
-            .map(|g| g.id)
-            .collect()
+        consumer_group_ids(&mut cluster).map_err(net_failed)?
     } else {
         args.group.clone()
     };
@@ -513,6 +529,18 @@ fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
         }
         ends
     })
+}
+
+/// The ids of the cluster's consumer groups (protocol type `consumer`, or none: only offsets).
+fn consumer_group_ids(
+    cluster: &mut kafkit::net::Cluster,
+) -> Result<Vec<String>, kafkit::net::NetError> {
+    Ok(cluster
+        .list_groups()?
+        .into_iter()
+        .filter(|g| g.protocol_type.is_empty() || g.protocol_type == "consumer")
+        .map(|g| g.id)
+        .collect())
 }
 
 /// The groups `--list` and `--describe` print, from a data directory or a cluster.
