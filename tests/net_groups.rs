@@ -372,3 +372,121 @@ fn consumer_groups_list_and_describe_print_what_they_print_for_a_data_directory(
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("not supported"), "{}", run.stderr);
 }
+
+/// Two members of one group against the broker share its partitions: the first takes both,
+/// the second's join makes the group rebalance (the eager protocol of Kafka's default
+/// `[range, cooperative-sticky]`: the first revokes both), and the leader's range assignment
+/// gives each one partition; every record is read once, by its partition's owner.
+#[test]
+fn two_members_share_the_partitions_of_a_group_on_the_broker() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    remote(
+        &broker,
+        &["topics", "--create", "--topic", "duo", "--partitions", "2"],
+    )
+    .ok();
+    let member = |timeout: &'static str| {
+        let bootstrap = broker.bootstrap();
+        std::thread::spawn(move || {
+            let args = [
+                "consume",
+                "--topic",
+                "duo",
+                "--group",
+                "duo",
+                "--timeout-ms",
+                timeout,
+                "--property",
+                "print.partition=true",
+                "--consumer-property",
+                "session.timeout.ms=2000",
+                "--consumer-property",
+                "heartbeat.interval.ms=500",
+                "--bootstrap-server",
+                &bootstrap,
+            ];
+            kafkit(&tempdir().path().join("unused"), &args)
+        })
+    };
+    let first = member("14000");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let second = member("10000");
+    std::thread::sleep(std::time::Duration::from_secs(7));
+    let lines: String = (0..20).map(|i| format!("k{i}\tv{i}\n")).collect();
+    let bootstrap = broker.bootstrap();
+    let produce = [
+        "produce",
+        "--topic",
+        "duo",
+        "--property",
+        "parse.key=true",
+        "--sync",
+        "--bootstrap-server",
+        &bootstrap,
+    ];
+    kafkit_stdin(&tempdir().path().join("unused"), &produce, lines.as_bytes()).ok();
+    let first = first.join().expect("first member");
+    let second = second.join().expect("second member");
+    let owned = |run: &crate::common::Run| -> Vec<String> {
+        let mut partitions: Vec<String> = run
+            .stdout
+            .lines()
+            .map(|l| l.split('\t').next().expect("partition").to_string())
+            .collect();
+        partitions.sort();
+        partitions.dedup();
+        partitions
+    };
+    // Each reads one partition, not the other's.
+    let (a, b) = (owned(&first), owned(&second));
+    assert_eq!(a.len(), 1, "{}\n{}", first.stdout, first.stderr);
+    assert_eq!(b.len(), 1, "{}\n{}", second.stdout, second.stderr);
+    assert_ne!(a, b);
+    let mine = |p: &str| {
+        p.strip_prefix("Partition:")
+            .expect("Partition:")
+            .to_string()
+    };
+    let prefix = "[Consumer clientId=console-consumer, groupId=duo] ";
+    assert!(
+        first.stderr.contains(&format!(
+            "{prefix}Adding newly assigned partitions: duo-0, duo-1"
+        )),
+        "{}",
+        first.stderr
+    );
+    assert!(
+        first.stderr.contains(&format!(
+            "{prefix}Revoke previously assigned partitions duo-0, duo-1"
+        )),
+        "{}",
+        first.stderr
+    );
+    assert!(
+        first.stderr.contains(&format!(
+            "{prefix}Adding newly assigned partitions: duo-{}",
+            mine(&a[0])
+        )),
+        "{}",
+        first.stderr
+    );
+    assert!(
+        second.stderr.contains(&format!(
+            "{prefix}Adding newly assigned partitions: duo-{}",
+            mine(&b[0])
+        )),
+        "{}",
+        second.stderr
+    );
+    // Every record once.
+    let mut values: Vec<u32> = first
+        .stdout
+        .lines()
+        .chain(second.stdout.lines())
+        .map(|l| l.rsplit("\tv").next().expect("value").parse().expect("N"))
+        .collect();
+    values.sort_unstable();
+    assert_eq!(values, (0..20).collect::<Vec<u32>>());
+}
