@@ -490,3 +490,47 @@ fn two_members_share_the_partitions_of_a_group_on_the_broker() {
     values.sort_unstable();
     assert_eq!(values, (0..20).collect::<Vec<u32>>());
 }
+
+/// A broker that stops under a group's member ends the run with Kafka's error and exit 1
+/// within `default.api.timeout.ms` or so, the member not waiting again to leave a
+/// coordinator that is gone; what it printed was committed before.
+#[test]
+fn a_broker_that_stops_under_a_group_member_ends_the_run_with_an_error() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let bootstrap = broker.bootstrap();
+    remote(
+        &broker,
+        &["topics", "--create", "--topic", "gs", "--partitions", "1"],
+    )
+    .ok();
+    let produce = ["produce", "--topic", "gs", "--bootstrap-server", &bootstrap];
+    kafkit_stdin(&tempdir().path().join("unused"), &produce, b"a\nb\n").ok();
+    let stderr = crate::net::consume_until_the_broker_stops(
+        broker,
+        &[
+            "consume",
+            "--topic",
+            "gs",
+            "--group",
+            "gs",
+            "--from-beginning",
+            "--bootstrap-server",
+            &bootstrap,
+            "--consumer-property",
+            "session.timeout.ms=2000",
+            "--consumer-property",
+            "heartbeat.interval.ms=500",
+            "--consumer-property",
+            "default.api.timeout.ms=1000",
+            "--consumer-property",
+            "request.timeout.ms=1000",
+        ],
+    );
+    assert!(
+        stderr.contains("Processed a total of 2 messages"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("could not be established"), "{stderr}");
+}

@@ -201,7 +201,8 @@ enum Place {
 type Connector = Box<dyn FnMut() -> Option<Box<dyn CoordinatorConnection>> + Send>;
 
 impl Place {
-    fn heartbeat_connector(&self, partition: u32) -> Connector {
+    #[cfg_attr(not(feature = "net"), allow(unused_variables))]
+    fn heartbeat_connector(&self, partition: u32, interval: Duration) -> Connector {
         match self {
             Place::Dir(datadir) => {
                 let dir = datadir.path().to_path_buf();
@@ -213,7 +214,9 @@ impl Place {
             }
             #[cfg(feature = "net")]
             Place::Cluster(coordinator) => {
-                let coordinator = coordinator.clone();
+                // One attempt a beat: a broker that is gone must not hold the thread (and the
+                // member's close, which joins it) for `default.api.timeout.ms`.
+                let coordinator = coordinator.clone().with_api_timeout(interval);
                 Box::new(move || {
                     coordinator
                         .connect(None)
@@ -436,6 +439,11 @@ impl GroupMember {
             let shared = lock(&self.shared);
             (shared.member_id.clone(), !shared.member_id.is_empty())
         };
+        // A member of a cluster's group whose coordinator connection is gone (the broker went
+        // away, or the run failed finding it) does not look for it again only to leave: the
+        // coordinator forgets it when its session expires.
+        #[cfg(feature = "net")]
+        let active = active && !(matches!(self.place, Place::Cluster(_)) && self.conn.is_none());
         if active && self.config.group_instance_id.is_none() {
             let request = Request::Leave {
                 group: self.config.group_id.clone(),
@@ -847,10 +855,10 @@ impl GroupMember {
         let (stop, stopped) = mpsc::channel::<()>();
         let shared = Arc::clone(&self.shared);
         let closed = Arc::clone(&self.closed);
-        let mut connect = self.place.heartbeat_connector(self.partition);
+        let interval = Duration::from_millis(self.config.heartbeat_interval_ms.max(1));
+        let mut connect = self.place.heartbeat_connector(self.partition, interval);
         let group = self.config.group_id.clone();
         let instance = self.config.group_instance_id.clone();
-        let interval = Duration::from_millis(self.config.heartbeat_interval_ms.max(1));
         let max_poll = Duration::from_millis(
             u64::try_from(self.config.max_poll_interval_ms).unwrap_or(u64::MAX),
         );

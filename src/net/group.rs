@@ -58,6 +58,13 @@ impl GroupCoordinator {
         }
     }
 
+    /// The same, each call (finding the coordinator included) given up after `timeout`
+    /// instead of `default.api.timeout.ms`.
+    pub fn with_api_timeout(mut self, timeout: Duration) -> Self {
+        self.config.api_timeout = self.config.api_timeout.min(timeout);
+        self
+    }
+
     /// A cluster of its own (its own connections), each request waiting up to `timeout` when
     /// given (a JoinGroup waits for the whole rebalance: Kafka's client gives it the rebalance
     /// timeout plus 5 s when that is longer than `request.timeout.ms`).
