@@ -10,7 +10,7 @@ use crate::common::broker::{self, free_port, Broker};
 use crate::common::{kafkit, kafkit_stdin, tempdir, Run};
 
 /// Runs `kafkit <args> --bootstrap-server <broker>`.
-fn remote(broker: &Broker, args: &[&str]) -> Run {
+pub(crate) fn remote(broker: &Broker, args: &[&str]) -> Run {
     let mut all = args.to_vec();
     let bootstrap = broker.bootstrap();
     all.extend(["--bootstrap-server", bootstrap.as_str()]);
@@ -312,8 +312,14 @@ fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
 fn commands_that_cannot_reach_a_cluster_yet_refuse_it() {
     let dir = tempdir();
     for command in [
-        &["consume", "--topic", "t", "--group", "g"][..],
-        &["consumer-groups", "--list"],
+        &[
+            "consumer-groups",
+            "--delete-offsets",
+            "--group",
+            "g",
+            "--topic",
+            "t",
+        ][..],
         &["topics", "--alter", "--topic", "t", "--partitions", "2"],
     ] {
         let mut args = command.to_vec();
@@ -563,6 +569,31 @@ fn the_readmes_broker_session_prints_what_it_shows() {
     }
 }
 
+/// Runs `kafkit <args>` (a consumer of the records `a`, `b`), stops `broker` once both are
+/// printed, and returns the consumer's stderr: it must end within 20 s, with exit 1.
+pub(crate) fn consume_until_the_broker_stops(broker: Broker, args: &[&str]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("consume");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 4];
+    std::io::Read::read_exact(&mut stdout, &mut first).expect("the records");
+    assert_eq!(&first, b"a\nb\n");
+    drop(broker);
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn a_broker_that_stops_mid_consume_ends_the_run_with_an_error() {
     let Some(broker) = broker::start() else {
@@ -577,31 +608,21 @@ fn a_broker_that_stops_mid_consume_ends_the_run_with_an_error() {
     let mut produce: Vec<&str> = vec!["produce", "--topic", "s", "--bootstrap-server"];
     produce.push(&bootstrap);
     kafkit_stdin(&tempdir().path().join("unused"), &produce, b"a\nb\n").ok();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kafkit"))
-        .args([
+    let stderr = consume_until_the_broker_stops(
+        broker,
+        &[
             "consume",
             "--topic",
             "s",
             "--from-beginning",
             "--bootstrap-server",
-        ])
-        .arg(&bootstrap)
-        .args(["--consumer-property", "default.api.timeout.ms=500"])
-        .args(["--consumer-property", "request.timeout.ms=500"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("consume");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut first = [0u8; 4];
-    std::io::Read::read_exact(&mut stdout, &mut first).expect("the records");
-    assert_eq!(&first, b"a\nb\n");
-    drop(broker);
-    let started = std::time::Instant::now();
-    let out = child.wait_with_output().expect("wait");
-    assert!(started.elapsed() < std::time::Duration::from_secs(20));
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+            &bootstrap,
+            "--consumer-property",
+            "default.api.timeout.ms=500",
+            "--consumer-property",
+            "request.timeout.ms=500",
+        ],
+    );
     assert!(
         stderr.contains("Processed a total of 2 messages"),
         "{stderr}"

@@ -32,6 +32,7 @@ mod memory;
 mod net;
 mod net_security;
 mod ops;
+mod net_groups;
 mod produce;
 mod produce_interop;
 mod produce_streams;

@@ -138,6 +138,11 @@ pub enum GroupClientError {
     /// An assignor kafkit has but live groups do not run yet.
     #[error("the assignor {0} is not supported by live groups (use range, roundrobin, sticky or cooperative-sticky)")]
     UnsupportedStrategy(&'static str),
+    /// The cluster failed (`--bootstrap-server`): finding the coordinator, or the topics'
+    /// metadata.
+    #[cfg(feature = "net")]
+    #[error(transparent)]
+    Network(#[from] crate::net::NetError),
     /// No coordinator could be reached or hosted in time.
     #[error("no coordinator for group {group} could be reached: {source}")]
     Unreachable {
@@ -180,9 +185,70 @@ struct Shared {
     last_poll: Option<Instant>,
 }
 
+/// Where a member's coordinator is: hosted by a process of the data directory, or a broker
+/// of a cluster.
+enum Place {
+    /// A data directory: the process holding `__consumer_offsets-<n>`'s coordinator lock
+    /// serves the group over its Unix socket.
+    Dir(DataDir),
+    /// A cluster: the broker FindCoordinator names (`--bootstrap-server`).
+    #[cfg(feature = "net")]
+    Cluster(crate::net::group::GroupCoordinator),
+}
+
+/// What the heartbeat thread connects with (its own connection, as the member's may be
+/// waiting on a JoinGroup).
+type Connector = Box<dyn FnMut() -> Option<Box<dyn CoordinatorConnection>> + Send>;
+
+impl Place {
+    #[cfg_attr(not(feature = "net"), allow(unused_variables))]
+    fn heartbeat_connector(&self, partition: u32, interval: Duration) -> Connector {
+        match self {
+            Place::Dir(datadir) => {
+                let dir = datadir.path().to_path_buf();
+                Box::new(move || {
+                    SocketConnection::connect(&dir, partition)
+                        .ok()
+                        .map(|c| Box::new(c) as Box<dyn CoordinatorConnection>)
+                })
+            }
+            #[cfg(feature = "net")]
+            Place::Cluster(coordinator) => {
+                // One attempt a beat: a broker that is gone must not hold the thread (and the
+                // member's close, which joins it) for `default.api.timeout.ms`.
+                let coordinator = coordinator.clone().with_api_timeout(interval);
+                Box::new(move || {
+                    coordinator
+                        .connect(None)
+                        .ok()
+                        .map(|c| Box::new(c) as Box<dyn CoordinatorConnection>)
+                })
+            }
+        }
+    }
+
+    /// The partition counts of the topics of `names` that exist.
+    fn partition_counts(&self, names: &[&str]) -> Result<Vec<(String, i32)>, GroupClientError> {
+        match self {
+            Place::Dir(datadir) => {
+                let mut out = Vec::new();
+                for name in names {
+                    if let Some(topic) = datadir.topic(name)? {
+                        let count = i32::try_from(topic.partition_count()).unwrap_or(i32::MAX);
+                        out.push(((*name).to_string(), count));
+                    }
+                }
+                Ok(out)
+            }
+            #[cfg(feature = "net")]
+            Place::Cluster(coordinator) => Ok(coordinator.partition_counts(names)?),
+        }
+    }
+}
+
 /// A member of one group.
 pub struct GroupMember {
-    datadir: DataDir,
+    place: Place,
     config: GroupConfig,
     partition: u32,
     conn: Option<Box<dyn CoordinatorConnection>>,
@@ -215,6 +281,21 @@ fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
 impl GroupMember {
     /// A member of `config.group_id` in `datadir`, not joined yet.
     pub fn new(datadir: &DataDir, config: GroupConfig) -> Result<Self, GroupClientError> {
+        Self::at(Place::Dir(datadir.clone()), config)
+    }
+
+    /// A member of `config.group_id` in the cluster `cluster` reaches, not joined yet: the
+    /// group's coordinator is the broker FindCoordinator names.
+    #[cfg(feature = "net")]
+    pub fn in_cluster(
+        cluster: &crate::net::Cluster,
+        config: GroupConfig,
+    ) -> Result<Self, GroupClientError> {
+        let coordinator = crate::net::group::GroupCoordinator::new(cluster, &config.group_id);
+        Self::at(Place::Cluster(coordinator), config)
+    }
+
+    fn at(place: Place, config: GroupConfig) -> Result<Self, GroupClientError> {
         if let Some(s) = config
             .strategies
             .iter()
@@ -224,7 +305,7 @@ impl GroupMember {
         }
         let partition = java::coordinator_partition(&config.group_id, OFFSETS_TOPIC_PARTITIONS);
         Ok(GroupMember {
-            datadir: datadir.clone(),
+            place,
             config,
             partition,
             conn: None,
@@ -358,6 +439,11 @@ impl GroupMember {
             let shared = lock(&self.shared);
             (shared.member_id.clone(), !shared.member_id.is_empty())
         };
+        // A member of a cluster's group whose coordinator connection is gone (the broker went
+        // away, or the run failed finding it) does not look for it again only to leave: the
+        // coordinator forgets it when its session expires.
+        #[cfg(feature = "net")]
+        let active = active && !(matches!(self.place, Place::Cluster(_)) && self.conn.is_none());
         if active && self.config.group_instance_id.is_none() {
             let request = Request::Leave {
                 group: self.config.group_id.clone(),
@@ -402,7 +488,21 @@ impl GroupMember {
             if self.conn.is_some() {
                 break;
             }
-            match SocketConnection::connect(self.datadir.path(), self.partition) {
+            // Without `net` the data directory is the only place.
+            #[cfg_attr(not(feature = "net"), allow(clippy::infallible_destructuring_match))]
+            let datadir = match &self.place {
+                Place::Dir(datadir) => datadir,
+                #[cfg(feature = "net")]
+                Place::Cluster(coordinator) => {
+                    // A JoinGroup waits for the rebalance: Kafka's client gives it the
+                    // rebalance timeout plus 5 s.
+                    let rebalance = u64::try_from(self.config.max_poll_interval_ms).unwrap_or(0);
+                    let timeout = Duration::from_millis(rebalance + 5_000);
+                    self.conn = Some(Box::new(coordinator.connect(Some(timeout))?));
+                    break;
+                }
+            };
+            match SocketConnection::connect(datadir.path(), self.partition) {
                 Ok(conn) => {
                     self.conn = Some(Box::new(conn));
                     break;
@@ -410,7 +510,7 @@ impl GroupMember {
                 Err(error) => {
                     if self.host.is_none() {
                         self.host = CoordinatorHost::try_start(
-                            &self.datadir,
+                            datadir,
                             self.partition,
                             self.config.coordinator,
                         )?;
@@ -708,13 +808,13 @@ impl GroupMember {
             .into_iter()
             .filter_map(|i| members.get(i).cloned())
             .collect();
-        let mut topics = Vec::new();
-        for name in subscribed {
-            if let Some(topic) = self.datadir.topic(&name)? {
-                let count = i32::try_from(topic.partition_count()).unwrap_or(i32::MAX);
-                topics.push(TopicMeta::new(name, count));
-            }
-        }
+        let names: Vec<&str> = subscribed.iter().map(String::as_str).collect();
+        let topics: Vec<TopicMeta> = self
+            .place
+            .partition_counts(&names)?
+            .into_iter()
+            .map(|(name, count)| TopicMeta::new(name, count))
+            .collect();
         let assignment = match strategy {
             Strategy::Range => range::assign(&topics, &members, false),
             Strategy::RoundRobin => roundrobin::assign(&topics, &members),
@@ -755,16 +855,15 @@ impl GroupMember {
         let (stop, stopped) = mpsc::channel::<()>();
         let shared = Arc::clone(&self.shared);
         let closed = Arc::clone(&self.closed);
-        let dir = self.datadir.path().to_path_buf();
-        let partition = self.partition;
+        let interval = Duration::from_millis(self.config.heartbeat_interval_ms.max(1));
+        let mut connect = self.place.heartbeat_connector(self.partition, interval);
         let group = self.config.group_id.clone();
         let instance = self.config.group_instance_id.clone();
-        let interval = Duration::from_millis(self.config.heartbeat_interval_ms.max(1));
         let max_poll = Duration::from_millis(
             u64::try_from(self.config.max_poll_interval_ms).unwrap_or(u64::MAX),
         );
         let handle = thread::spawn(move || {
-            let mut conn: Option<SocketConnection> = None;
+            let mut conn: Option<Box<dyn CoordinatorConnection>> = None;
             loop {
                 match stopped.recv_timeout(interval) {
                     Err(RecvTimeoutError::Timeout) => {}
@@ -782,7 +881,7 @@ impl GroupMember {
                     continue;
                 }
                 if conn.is_none() {
-                    conn = SocketConnection::connect(&dir, partition).ok();
+                    conn = connect();
                 }
                 let Some(c) = conn.as_mut() else {
                     // Nobody serves the group: the member finds or becomes the next

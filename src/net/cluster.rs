@@ -56,6 +56,16 @@ impl Cluster {
         &self.config
     }
 
+    /// The node ids of the brokers of the last metadata.
+    pub fn broker_ids(&self) -> Vec<i32> {
+        self.brokers.keys().copied().collect()
+    }
+
+    /// The bootstrap addresses (a second client of the same cluster starts from them).
+    pub fn bootstrap(&self) -> &[Address] {
+        &self.bootstrap
+    }
+
     /// A connection to any broker: an open one, else a broker of the last metadata, else a
     /// bootstrap address (node -1, -2, ... as Kafka numbers them), tried in turn.
     /// `call` names the caller in Kafka's timeout message; the wait for a broker lasts at most

@@ -43,6 +43,19 @@ fn kafkit_max(api: ApiKey) -> i16 {
         ApiKey::DescribeConfigs => 4,
         ApiKey::SaslHandshake => 1,
         ApiKey::SaslAuthenticate => 2,
+        // The classic group protocol (`net::group`): FindCoordinator with one key or several
+        // (v4), OffsetCommit before KIP-848's member epochs (9) and topic ids (10),
+        // OffsetFetch naming one group (v8 names several).
+        ApiKey::FindCoordinator => 6,
+        ApiKey::JoinGroup => 9,
+        ApiKey::SyncGroup => 5,
+        ApiKey::Heartbeat => 4,
+        ApiKey::LeaveGroup => 5,
+        ApiKey::OffsetCommit => 8,
+        ApiKey::OffsetFetch => 7,
+        ApiKey::ListGroups => 4,
+        ApiKey::DescribeGroups => 5,
+        ApiKey::DeleteGroups => 2,
         _ => 0,
     }
 }
@@ -58,6 +71,8 @@ fn kafkit_min(api: ApiKey) -> i16 {
         ApiKey::DescribeConfigs => 1,
         // v0 sends the tokens raw, outside Kafka's frames: every broker since 1.0 has v1.
         ApiKey::SaslHandshake => 1,
+        ApiKey::OffsetCommit => 2,
+        ApiKey::OffsetFetch | ApiKey::FindCoordinator => 1,
         _ => 0,
     }
 }
@@ -450,6 +465,16 @@ pub fn api_name(api: ApiKey) -> &'static str {
         ApiKey::DescribeConfigs => "DescribeConfigs",
         ApiKey::SaslHandshake => "SaslHandshake",
         ApiKey::SaslAuthenticate => "SaslAuthenticate",
+        ApiKey::FindCoordinator => "FindCoordinator",
+        ApiKey::JoinGroup => "JoinGroup",
+        ApiKey::SyncGroup => "SyncGroup",
+        ApiKey::Heartbeat => "Heartbeat",
+        ApiKey::LeaveGroup => "LeaveGroup",
+        ApiKey::OffsetCommit => "OffsetCommit",
+        ApiKey::OffsetFetch => "OffsetFetch",
+        ApiKey::ListGroups => "ListGroups",
+        ApiKey::DescribeGroups => "DescribeGroups",
+        ApiKey::DeleteGroups => "DeleteGroups",
         _ => "a request",
     }
 }
@@ -478,5 +503,15 @@ mod tests {
         within::<DescribeConfigsRequest>(ApiKey::DescribeConfigs);
         within::<SaslHandshakeRequest>(ApiKey::SaslHandshake);
         within::<SaslAuthenticateRequest>(ApiKey::SaslAuthenticate);
+        within::<FindCoordinatorRequest>(ApiKey::FindCoordinator);
+        within::<JoinGroupRequest>(ApiKey::JoinGroup);
+        within::<SyncGroupRequest>(ApiKey::SyncGroup);
+        within::<HeartbeatRequest>(ApiKey::Heartbeat);
+        within::<LeaveGroupRequest>(ApiKey::LeaveGroup);
+        within::<OffsetCommitRequest>(ApiKey::OffsetCommit);
+        within::<OffsetFetchRequest>(ApiKey::OffsetFetch);
+        within::<ListGroupsRequest>(ApiKey::ListGroups);
+        within::<DescribeGroupsRequest>(ApiKey::DescribeGroups);
+        within::<DeleteGroupsRequest>(ApiKey::DeleteGroups);
     }
 }

@@ -17,6 +17,10 @@
 //! - [`offsets`]: ListOffsets to each partition's leader.
 //! - [`produce`]: Produce requests of batches kafkit's producer built, idempotent by default.
 //! - [`fetch`]: Fetch requests feeding a console consumer's partitions.
+//! - [`group`]: the classic group protocol to a group's coordinator (a member's
+//!   `CoordinatorConnection` over the cluster).
+//! - [`groups`]: what `consumer-groups --list`/`--describe` ask (ListGroups, DescribeGroups,
+//!   OffsetFetch), as the data directory's `Group` values.
 //! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
 //! - [`tls`]: `security.protocol=SSL`/`SASL_SSL`: rustls over the blocking socket, from the
 //!   `ssl.*` properties (PEM stores).
@@ -32,6 +36,8 @@ pub mod config;
 pub mod connection;
 pub mod errors;
 pub mod fetch;
+pub mod group;
+pub mod groups;
 pub mod offsets;
 pub mod produce;
 pub mod sasl;

@@ -392,9 +392,6 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             ConsoleConsumer::open_local_cluster(cluster, consumer)
         }
         None => ConsoleConsumer::open(DataDir::open(&global.data_dir)?, consumer),
-        Some(_) if consumer.group.is_some() => {
-            return Err(super::net::not_yet("consume", "with a group"))
-        }
         Some(servers) => {
             let cluster = super::net::cluster(
                 "consume",

@@ -4,6 +4,7 @@
 //! no lock; `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
 //! group's coordinator (`kafkit::group::admin`), the running one or one hosted for the command.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
@@ -13,6 +14,7 @@ use clap::ValueHint;
 use super::values::Suggest;
 use super::{stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use kafkit::assign::java::compare_strings;
+use kafkit::common::TopicPartition;
 use kafkit::datadir::DataDir;
 use kafkit::group::admin::GroupAdmin;
 use kafkit::group::describe::{self, Coordinator, LogEnds};
@@ -182,11 +184,11 @@ pub struct Args {
         hide_possible_values = true,
     )]
     pub group_type: Option<String>,
-    /// The brokers to connect to instead of --data-dir (not supported by this command yet:
-    /// refused).
+    /// The brokers to connect to instead of --data-dir (--list, --describe and --delete;
+    /// --reset-offsets and --delete-offsets are refused yet).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
-    /// Accepted for compatibility with kafka-consumer-groups.sh and ignored.
+    /// Kafka's admin client properties for --bootstrap-server (request.timeout.ms, ...).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub command_config: Option<PathBuf>,
     /// Accepted for compatibility with kafka-consumer-groups.sh and ignored (the groups are
@@ -394,8 +396,8 @@ pub(crate) fn warn_skipped(tails: &[SkippedTail]) {
 
 /// Runs `kafkit consumer-groups`.
 pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
-    if args.bootstrap_server.is_some() {
-        return Err(super::net::not_yet("consumer-groups", "by consumer-groups"));
+    if let Some(servers) = &args.bootstrap_server {
+        return run_cluster(args, global, servers);
     }
     validate(args)?;
     let datadir = DataDir::open(&global.data_dir)?;
@@ -410,9 +412,9 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let mut consumer_groups: Vec<&Group> =
         groups.iter().filter(|g| g.is_consumer_group()).collect();
     consumer_groups.sort_by(|a, b| compare_strings(&a.id, &b.id));
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
     if args.reset_offsets || args.delete || args.delete_offsets {
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
         let ids: Vec<String> = if args.all_groups {
             consumer_groups.iter().map(|g| g.id.clone()).collect()
         } else {
@@ -422,83 +424,217 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         let done = if args.reset_offsets {
             writes::reset_offsets(args, global, &datadir, &groups, &mut admin, &ids, &mut out)
         } else if args.delete {
-            writes::delete_groups(global, &mut admin, &ids, &mut out)
+            writes::delete_groups(
+                global,
+                &mut |id| admin.delete_group(id).map_err(failed),
+                &ids,
+                &mut out,
+            )
         } else {
             writes::delete_offsets(args, global, &datadir, &mut admin, &mut out)
         };
         out.flush()?;
         return done;
     }
-    if args.list {
-        let wanted_states = states(args.state.as_deref().unwrap_or_default())?;
-        let wanted_types = types(args.group_type.as_deref().unwrap_or_default())?;
-        let listed: Vec<&Group> = consumer_groups
-            .into_iter()
-            .filter(|g| wanted_states.is_empty() || wanted_states.contains(&g.state))
-            .filter(|g| wanted_types.is_empty() || wanted_types.contains(&g.group_type))
-            .collect();
-        groups::write_list(
-            &mut out,
-            &listed,
-            args.group_type.is_some(),
-            args.state.is_some(),
-            global.output,
-        )?;
-        return Ok(out.flush()?);
+    let coordinator = Coordinator::of(&datadir);
+    let view = View {
+        consumer_groups,
+        get: &|id| groups.get(id),
+        coordinator: &|_| coordinator.clone(),
+    };
+    view.show(args, global, &mut |partitions| {
+        LogEnds::read(&datadir, partitions.iter().copied())
+    })
+}
+
+/// `--list`, `--describe` and `--delete` against a cluster: the groups its coordinators
+/// describe (`kafkit::net::groups`), printed by the same code as a data directory's.
+/// `--reset-offsets` and `--delete-offsets` are refused there yet.
+fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
+    if args.reset_offsets || args.delete_offsets {
+        return Err(super::net::not_yet(
+            "consumer-groups",
+            "with --reset-offsets or --delete-offsets",
+        ));
     }
-    let mut ids: Vec<&str> = if args.all_groups {
-        consumer_groups.iter().map(|g| g.id.as_str()).collect()
+    validate(args)?;
+    let mut cluster = super::net::cluster(
+        "consumer-groups",
+        servers,
+        args.command_config.as_deref(),
+        &[],
+        global,
+        "adminclient-1",
+    )?;
+    let net_failed = |e: kafkit::net::NetError| failed(super::net::message(&e));
+    if args.delete {
+        let ids: Vec<String> = if args.all_groups {
+            consumer_group_ids(&mut cluster).map_err(net_failed)?
+        } else {
+            args.group.clone()
+        };
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        let done = writes::delete_groups(
+            global,
+            &mut |id| cluster.delete_group(id).map_err(net_failed),
+            &ids,
+            &mut out,
+        );
+        out.flush()?;
+        return done;
+    }
+    let mut ids: Vec<String> = if args.list || args.all_groups {
+        consumer_group_ids(&mut cluster).map_err(net_failed)?
     } else {
-        args.group.iter().map(String::as_str).collect()
+        args.group.clone()
     };
     ids.sort_by(|a, b| compare_strings(a, b));
     ids.dedup();
-    // Kafka's admin client describes every group before anything is printed.
-    let mut described = Vec::new();
-    for id in ids {
-        let group = groups.get(id);
-        if let Some(g) = group.filter(|g| !g.is_consumer_group()) {
-            return Err(failed(format!(
-                "GroupId {id} is not a consumer group ({}).",
-                g.protocol_type
-            )));
-        }
-        let assignments = match group {
-            Some(g) => describe::member_assignments(g).map_err(failed)?,
-            None => Vec::new(),
-        };
-        described.push((id, group, assignments));
+    let mut described: Vec<Group> = Vec::new();
+    let mut coordinators: BTreeMap<String, Coordinator> = BTreeMap::new();
+    for id in &ids {
+        let (group, coordinator) = cluster.describe_group(id).map_err(net_failed)?;
+        coordinators.insert(id.clone(), coordinator);
+        described.extend(group);
     }
-    let mut diag = QuietStderr;
-    let coordinator = Coordinator::of(&datadir);
-    for (id, group, assignments) in &described {
-        if args.members {
-            groups::write_members(
+    let mut consumer_groups: Vec<&Group> = described.iter().collect();
+    if !args.list && !args.all_groups {
+        // A group named that is not a consumer group is refused by `show`.
+        consumer_groups.retain(|g| g.is_consumer_group());
+    }
+    let unknown = Coordinator {
+        id: -1,
+        host: String::new(),
+        port: 0,
+    };
+    let view = View {
+        consumer_groups,
+        get: &|id| described.iter().find(|g| g.id == id),
+        coordinator: &|id| {
+            coordinators
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| unknown.clone())
+        },
+    };
+    view.show(args, global, &mut |partitions| {
+        let tps: Vec<TopicPartition> = partitions.iter().map(|tp| (*tp).clone()).collect();
+        let mut ends = LogEnds::default();
+        // ListOffsets "latest" of each partition, the broker's log end (Kafka's lag).
+        if let Ok(answers) = cluster.list_offsets(&tps, -1) {
+            for (tp, answer) in answers {
+                ends.ends.insert(tp, answer.ok().flatten());
+            }
+        }
+        ends
+    })
+}
+
+/// The ids of the cluster's consumer groups (protocol type `consumer`, or none: only offsets).
+fn consumer_group_ids(
+    cluster: &mut kafkit::net::Cluster,
+) -> Result<Vec<String>, kafkit::net::NetError> {
+    Ok(cluster
+        .list_groups()?
+        .into_iter()
+        .filter(|g| g.protocol_type.is_empty() || g.protocol_type == "consumer")
+        .map(|g| g.id)
+        .collect())
+}
+
+/// The groups `--list` and `--describe` print, from a data directory or a cluster.
+struct View<'a> {
+    /// The consumer groups, in id order.
+    consumer_groups: Vec<&'a Group>,
+    /// A group by id (any protocol type), `None` when there is none.
+    get: &'a dyn Fn(&str) -> Option<&'a Group>,
+    /// The coordinator of a group.
+    coordinator: &'a dyn Fn(&str) -> Coordinator,
+}
+
+impl View<'_> {
+    /// `--list`, or `--describe` of the groups asked, each partition's log end from `ends`.
+    fn show(
+        self,
+        args: &Args,
+        global: &GlobalArgs,
+        ends: &mut dyn FnMut(&BTreeSet<&TopicPartition>) -> LogEnds,
+    ) -> Result<()> {
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        let consumer_groups = self.consumer_groups;
+        if args.list {
+            let wanted_states = states(args.state.as_deref().unwrap_or_default())?;
+            let wanted_types = types(args.group_type.as_deref().unwrap_or_default())?;
+            let listed: Vec<&Group> = consumer_groups
+                .into_iter()
+                .filter(|g| wanted_states.is_empty() || wanted_states.contains(&g.state))
+                .filter(|g| wanted_types.is_empty() || wanted_types.contains(&g.group_type))
+                .collect();
+            groups::write_list(
                 &mut out,
-                &mut diag,
-                id,
-                *group,
-                assignments,
-                args.verbose,
+                &listed,
+                args.group_type.is_some(),
+                args.state.is_some(),
                 global.output,
             )?;
-        } else if args.state.is_some() {
-            groups::write_state(&mut out, &mut diag, id, *group, &coordinator, global.output)?;
+            return Ok(out.flush()?);
+        }
+        let mut ids: Vec<&str> = if args.all_groups {
+            consumer_groups.iter().map(|g| g.id.as_str()).collect()
         } else {
-            let rows = match group {
-                Some(g) => {
-                    let ends = LogEnds::read(&datadir, describe::partitions_of(g, assignments));
-                    out.flush()?;
-                    warn_skipped(&ends.skipped);
-                    for (tp, e) in &ends.errors {
-                        stderrln!("Skip getting the log end offset of {tp} due to error: {e}");
-                    }
-                    describe::offset_rows(g, assignments, |tp| ends.get(tp))
-                }
+            args.group.iter().map(String::as_str).collect()
+        };
+        ids.sort_by(|a, b| compare_strings(a, b));
+        ids.dedup();
+        // Kafka's admin client describes every group before anything is printed.
+        let mut described = Vec::new();
+        for id in ids {
+            let group = (self.get)(id);
+            if let Some(g) = group.filter(|g| !g.is_consumer_group()) {
+                return Err(failed(format!(
+                    "GroupId {id} is not a consumer group ({}).",
+                    g.protocol_type
+                )));
+            }
+            let assignments = match group {
+                Some(g) => describe::member_assignments(g).map_err(failed)?,
                 None => Vec::new(),
             };
-            groups::write_offsets(&mut out, &mut diag, id, *group, &rows, global.output)?;
+            described.push((id, group, assignments));
         }
+        let mut diag = QuietStderr;
+        for (id, group, assignments) in &described {
+            if args.members {
+                groups::write_members(
+                    &mut out,
+                    &mut diag,
+                    id,
+                    *group,
+                    assignments,
+                    args.verbose,
+                    global.output,
+                )?;
+            } else if args.state.is_some() {
+                let coordinator = (self.coordinator)(id);
+                groups::write_state(&mut out, &mut diag, id, *group, &coordinator, global.output)?;
+            } else {
+                let rows = match group {
+                    Some(g) => {
+                        let ends = ends(&describe::partitions_of(g, assignments));
+                        out.flush()?;
+                        warn_skipped(&ends.skipped);
+                        for (tp, e) in &ends.errors {
+                            stderrln!("Skip getting the log end offset of {tp} due to error: {e}");
+                        }
+                        describe::offset_rows(g, assignments, |tp| ends.get(tp))
+                    }
+                    None => Vec::new(),
+                };
+                groups::write_offsets(&mut out, &mut diag, id, *group, &rows, global.output)?;
+            }
+        }
+        Ok(out.flush()?)
     }
-    Ok(out.flush()?)
 }

@@ -277,16 +277,18 @@ pub(super) fn reset_offsets(
 }
 
 /// `--delete`.
+///
+/// `delete` asks a group's coordinator (the directory's or the cluster's) to delete it.
 pub(super) fn delete_groups(
     global: &GlobalArgs,
-    admin: &mut GroupAdmin<'_>,
+    delete: &mut dyn FnMut(&str) -> Result<Option<AdminError>>,
     ids: &[String],
     out: &mut impl Write,
 ) -> Result<()> {
     let mut deleted = Vec::new();
     let mut failures = Vec::new();
     for id in sorted(ids) {
-        match admin.delete_group(id).map_err(failed)? {
+        match delete(id)? {
             None => deleted.push(id),
             Some(error) => failures.push((id, error)),
         }

@@ -198,6 +198,10 @@ pub enum ConsoleConsumeError {
 
 impl From<GroupClientError> for ConsoleConsumeError {
     fn from(error: GroupClientError) -> Self {
+        #[cfg(feature = "net")]
+        if let GroupClientError::Network(e) = error {
+            return ConsoleConsumeError::Network(e);
+        }
         ConsoleConsumeError::Group(Box::new(error))
     }
 }
@@ -277,8 +281,11 @@ impl ConsoleConsumer {
     fn log_resets(&mut self, diagnostics: &dyn Diagnostics) {
         let prefix = log_prefix(&self.config);
         // Resets are noted on a data directory only (`open_partitions`), whose node leads.
-        let Ok(node) = self.origin.datadir().map(DataDir::node_id) else {
-            return;
+        let node = match &self.origin {
+            Origin::Dir(datadir) => datadir.node_id(),
+            Origin::Leaders(_) => return,
+            #[cfg(feature = "net")]
+            Origin::Cluster(_) => return,
         };
         for reset in std::mem::take(&mut self.resets) {
             diagnostics.print(&log4j::line(
@@ -321,19 +328,13 @@ impl ConsoleConsumer {
 
     /// Finds the subscription's partitions in a cluster's metadata and positions a consumer
     /// on each (ListOffsets), whose batches come from Fetch requests to the leaders. Kafka's
-    /// assign mode and a subscription without a group; a group is refused.
+    /// assign mode, a subscription without a group, and a group's member (the classic
+    /// protocol with the broker FindCoordinator names, [`crate::net::group`]).
     #[cfg(feature = "net")]
     pub fn open_cluster(
         cluster: crate::net::Cluster,
         config: ConsoleConsumerConfig,
     ) -> Result<Self, ConsoleConsumeError> {
-        if let Some(group) = &config.group {
-            return Err(crate::net::NetError::Unsupported {
-                name: "group.id".into(),
-                value: group.member.group_id.clone(),
-            }
-            .into());
-        }
         let fetches = crate::net::fetch::Fetches::new(cluster, config.isolation, config.check_crcs);
         Self::open_at(Origin::Cluster(fetches), config)
     }
@@ -360,10 +361,7 @@ impl ConsoleConsumer {
         group_topics.dedup();
         let (consumers, member) = match &config.group {
             // The group decides which partitions this member reads.
-            Some(group) => (
-                Vec::new(),
-                Some(GroupMember::new(origin.datadir()?, group.member.clone())?),
-            ),
+            Some(group) => (Vec::new(), Some(origin.member(group.member.clone())?)),
             None => (
                 open_partitions(
                     partitions.into_iter().map(|tp| (tp, start)).collect(),
@@ -821,20 +819,18 @@ enum Origin {
 }
 
 impl Origin {
-    /// The data directory (a group's coordinator lives there).
-    fn datadir(&self) -> Result<&DataDir, ConsoleConsumeError> {
-        match self {
-            Origin::Dir(datadir) => Ok(datadir),
+    /// A member of a group whose coordinator is the data directory's or the cluster's.
+    fn member(&self, config: GroupConfig) -> Result<GroupMember, ConsoleConsumeError> {
+        Ok(match self {
+            Origin::Dir(datadir) => GroupMember::new(datadir, config)?,
             Origin::Leaders(cluster) => {
-                Err(DataDirError::ClusterDir(cluster.root().to_path_buf()).into())
+                return Err(DataDirError::ClusterDir(cluster.root().to_path_buf()).into())
             }
             #[cfg(feature = "net")]
-            Origin::Cluster(_) => Err(crate::net::NetError::Unsupported {
-                name: "group.id".into(),
-                value: String::new(),
+            Origin::Cluster(fetches) => {
+                fetches.with_cluster(|cluster| GroupMember::in_cluster(cluster, config))?
             }
-            .into()),
-        }
+        })
     }
 
     /// Every topic: whether it is internal, and its partitions (a broker's directory may
