@@ -430,10 +430,14 @@ fn a_follower_append_keeps_the_leaders_bytes_and_refuses_a_batch_behind_its_end(
     // Batch by batch, as a fetch hands them over; one behind the log end is refused (Kafka's
     // UnexpectedAppendOffsetException). A gap after it is not: a compacted leader's log has them.
     let first_size = batches(&bytes).next().unwrap().unwrap().size_in_bytes();
-    follower.append_as_follower(&bytes[..first_size], 0).unwrap();
+    follower
+        .append_as_follower(&bytes[..first_size], 0)
+        .unwrap();
     let behind = follower.append_as_follower(&bytes[..first_size], 0);
     assert!(behind.is_err());
-    follower.append_as_follower(&bytes[first_size..], 0).unwrap();
+    follower
+        .append_as_follower(&bytes[first_size..], 0)
+        .unwrap();
     assert_eq!(follower.log_end_offset(), 3);
     follower.close().unwrap();
     assert_eq!(

@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::election::unclean_enabled;
 use super::image::{MetadataImage, Partition, METADATA_PARTITION};
 use super::init::append_records;
 use super::records::{MetadataRecord, PartitionChange, NO_LEADER};
@@ -21,7 +22,6 @@ use super::replication::{
     assign_leader_epoch, broker_dir, high_watermarks, log_end_offset, replicate, ReplicationError,
     ReplicationReport,
 };
-use super::election::unclean_enabled;
 use super::whatif::{min_isr, remove_from_isr};
 use crate::common::{TopicPartition, Uuid};
 use crate::datadir::now_ms;
