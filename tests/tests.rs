@@ -39,5 +39,6 @@ mod readers;
 mod readme;
 mod record;
 mod skips;
+mod striped;
 mod topics;
 mod writers;
