@@ -297,3 +297,102 @@ fn topics_create_in_an_unseeded_cluster_places_at_random() {
     // drawing the same one has odds 4^-15, below 1e-9.
     assert!(seen.len() > 1, "{seen:?}");
 }
+
+/// A fenced broker is placed only as a follower and left out of the ISR; a broker in
+/// controlled shutdown is not placed on; with every broker fenced the controller refuses.
+#[test]
+fn topics_create_in_a_cluster_with_fenced_and_stopping_brokers() {
+    use kafkit::cluster::init::append_records;
+    use kafkit::cluster::records::{Endpoint, MetadataRecord, RegisterBroker};
+    let tmp = tempdir();
+    let dir = cluster(tmp.path(), &["--brokers", "4", "--placement-seed", "17"]);
+    let log = std::path::Path::new(&dir).join("__cluster_metadata-0");
+    // A broker's re-registration (kafkit writes RegisterBrokerRecord, not the fencing records),
+    // fenced or in controlled shutdown.
+    let reregister = |id: i32, fenced: bool, in_controlled_shutdown: bool| {
+        let b = MetadataImage::load(&log).unwrap().brokers[&id].clone();
+        MetadataRecord::RegisterBroker(RegisterBroker {
+            broker_id: id,
+            incarnation_id: b.incarnation_id,
+            broker_epoch: b.epoch + 100,
+            endpoints: vec![Endpoint {
+                name: "PLAINTEXT".into(),
+                host: "localhost".into(),
+                port: 9090 + id as u16,
+                security_protocol: 0,
+            }],
+            features: vec![("metadata.version".into(), 7, 25)],
+            rack: None,
+            fenced,
+            in_controlled_shutdown,
+            log_dirs: b.log_dirs.clone(),
+        })
+    };
+    let records = [reregister(2, true, false), reregister(4, false, true)];
+    append_records(&log, &records, 1_700_000_000_000).unwrap();
+    let create = |args: &[&str]| {
+        let mut all = vec!["--data-dir", dir.as_str(), "topics", "--create"];
+        all.extend_from_slice(args);
+        kafkit(tmp.path(), &all)
+    };
+    create(&[
+        "--topic",
+        "f",
+        "--partitions",
+        "6",
+        "--replication-factor",
+        "3",
+    ])
+    .ok();
+    // The placer's answer for brokers 1, 3 and fenced 2, as the controller iterates them.
+    let usable = [(1, false), (2, true), (3, false)].map(|(id, fenced)| UsableBroker {
+        id,
+        rack: None,
+        fenced,
+    });
+    let expected = place(&mut MockRandom::new(17), &usable, 6, 3).unwrap();
+    let image = MetadataImage::load(&log).unwrap();
+    let partitions: Vec<_> = image.topics["f"].partitions.values().collect();
+    assert_eq!(
+        partitions
+            .iter()
+            .map(|p| p.replicas.clone())
+            .collect::<Vec<_>>(),
+        expected
+    );
+    for p in &partitions {
+        assert!(!p.replicas.contains(&4), "{:?}", p.replicas);
+        assert!(p.replicas.contains(&2), "{:?}", p.replicas);
+        assert_ne!(p.leader, 2);
+        assert_eq!(p.leader, p.replicas[0]);
+        let active: Vec<i32> = p.replicas.iter().copied().filter(|&r| r != 2).collect();
+        assert_eq!(p.isr, active);
+    }
+    // A manual assignment on the fenced broker alone, then every usable broker fenced.
+    let manual = create(&["--topic", "m", "--replica-assignment", "2"]);
+    assert!(
+        manual
+            .stdout
+            .contains("All brokers specified in the partition assignment are currently fenced."),
+        "{}",
+        manual.stdout
+    );
+    let records = [reregister(1, true, false), reregister(3, true, false)];
+    append_records(&log, &records, 1_700_000_000_000).unwrap();
+    let fenced = create(&[
+        "--topic",
+        "g",
+        "--partitions",
+        "1",
+        "--replication-factor",
+        "1",
+    ]);
+    assert!(
+        fenced.stdout.contains(
+            "Unable to replicate the partition 1 time(s): All brokers are currently fenced."
+        ),
+        "{}",
+        fenced.stdout
+    );
+    assert!(!MetadataImage::load(&log).unwrap().topics.contains_key("g"));
+}
