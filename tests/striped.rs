@@ -396,3 +396,38 @@ fn topics_create_in_a_cluster_with_fenced_and_stopping_brokers() {
     );
     assert!(!MetadataImage::load(&log).unwrap().topics.contains_key("g"));
 }
+
+/// A `placement.seed` that is not a number is named with its file, and nothing is created.
+#[test]
+fn a_bad_placement_seed_is_a_clear_error() {
+    let tmp = tempdir();
+    let dir = cluster(tmp.path(), &["--brokers", "2", "--placement-seed", "5"]);
+    let props = std::path::Path::new(&dir).join("controller.properties");
+    assert!(fs::read_to_string(&props)
+        .unwrap()
+        .contains("placement.seed=5\n"));
+    fs::write(&props, "placement.seed = abc\n").unwrap();
+    let run = kafkit(
+        tmp.path(),
+        &[
+            "--data-dir",
+            &dir,
+            "topics",
+            "--create",
+            "--topic",
+            "s",
+            "--partitions",
+            "1",
+        ],
+    );
+    assert_eq!(run.code, 1);
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        out.contains(
+            "controller.properties: placement.seed must be a non-negative integer, not \"abc\""
+        ),
+        "{out}"
+    );
+    let log = std::path::Path::new(&dir).join("__cluster_metadata-0");
+    assert!(!MetadataImage::load(&log).unwrap().topics.contains_key("s"));
+}
