@@ -212,6 +212,13 @@ fn cluster(tmp: &std::path::Path, args: &[&str]) -> String {
     dir
 }
 
+/// `topics --create` in the cluster at `dir` with `args`.
+fn create(tmp: &std::path::Path, dir: &str, args: &[&str]) -> crate::common::Run {
+    let mut all = vec!["--data-dir", dir, "topics", "--create"];
+    all.extend_from_slice(args);
+    kafkit(tmp, &all)
+}
+
 fn replicas(dir: &str, topic: &str) -> Vec<Vec<i32>> {
     let image =
         MetadataImage::load(&std::path::Path::new(dir).join("__cluster_metadata-0")).unwrap();
@@ -224,27 +231,21 @@ fn replicas(dir: &str, topic: &str) -> Vec<Vec<i32>> {
 
 /// With `--placement-seed 17` a cluster's controller draws from Kafka's `MockRandom(17)` for
 /// each creation: brokers 1, 2, 3 without racks, 3 partitions of 3 replicas is the vectors'
-/// case `[2,3,1] [3,1,2] [1,2,3]`; racks a/b/c give the same walk over one broker per rack.
+/// case `[2,3,1] [3,1,2] [1,2,3]`.
 #[test]
 fn topics_create_in_a_seeded_cluster_places_as_the_striped_vectors() {
     let tmp = tempdir();
     let dir = cluster(tmp.path(), &["--brokers", "3", "--placement-seed", "17"]);
     let create = |topic: &str, partitions: &str, rf: &str| {
-        kafkit(
-            tmp.path(),
-            &[
-                "--data-dir",
-                &dir,
-                "topics",
-                "--create",
-                "--topic",
-                topic,
-                "--partitions",
-                partitions,
-                "--replication-factor",
-                rf,
-            ],
-        )
+        let args = [
+            "--topic",
+            topic,
+            "--partitions",
+            partitions,
+            "--replication-factor",
+            rf,
+        ];
+        create(tmp.path(), &dir, &args)
     };
     assert_eq!(create("t", "3", "3").ok(), "Created topic t.\n");
     assert_eq!(replicas(&dir, "t"), [[2, 3, 1], [3, 1, 2], [1, 2, 3]]);
@@ -271,22 +272,15 @@ fn topics_create_in_an_unseeded_cluster_places_at_random() {
     let mut seen = std::collections::BTreeSet::new();
     for n in 0..16 {
         let topic = format!("t{n}");
-        kafkit(
-            tmp.path(),
-            &[
-                "--data-dir",
-                &dir,
-                "topics",
-                "--create",
-                "--topic",
-                &topic,
-                "--partitions",
-                "4",
-                "--replication-factor",
-                "2",
-            ],
-        )
-        .ok();
+        let args = [
+            "--topic",
+            &topic,
+            "--partitions",
+            "4",
+            "--replication-factor",
+            "2",
+        ];
+        create(tmp.path(), &dir, &args).ok();
         let placed = replicas(&dir, &topic);
         let mut leaders: Vec<i32> = placed.iter().map(|r| r[0]).collect();
         leaders.sort_unstable();
@@ -330,11 +324,7 @@ fn topics_create_in_a_cluster_with_fenced_and_stopping_brokers() {
     };
     let records = [reregister(2, true, false), reregister(4, false, true)];
     append_records(&log, &records, 1_700_000_000_000).unwrap();
-    let create = |args: &[&str]| {
-        let mut all = vec!["--data-dir", dir.as_str(), "topics", "--create"];
-        all.extend_from_slice(args);
-        kafkit(tmp.path(), &all)
-    };
+    let create = |args: &[&str]| create(tmp.path(), &dir, args);
     create(&[
         "--topic",
         "f",
@@ -407,19 +397,7 @@ fn a_bad_placement_seed_is_a_clear_error() {
         .unwrap()
         .contains("placement.seed=5\n"));
     fs::write(&props, "placement.seed = abc\n").unwrap();
-    let run = kafkit(
-        tmp.path(),
-        &[
-            "--data-dir",
-            &dir,
-            "topics",
-            "--create",
-            "--topic",
-            "s",
-            "--partitions",
-            "1",
-        ],
-    );
+    let run = create(tmp.path(), &dir, &["--topic", "s", "--partitions", "1"]);
     assert_eq!(run.code, 1);
     let out = format!("{}{}", run.stdout, run.stderr);
     assert!(
