@@ -350,7 +350,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__cluster__subcmd__init)
-            opts="-q -h -V --brokers --rack --config --data-dir --output --quiet --help --version"
+            opts="-q -h -V --brokers --rack --config --placement-seed --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -371,6 +371,13 @@ _kafkit() {
                     return 0
                     ;;
                 --config)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --placement-seed)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

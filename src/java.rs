@@ -117,6 +117,113 @@ where
     tie.then_some(lower)
 }
 
+/// A `java.util.Random` as Kafka's code draws from it: `next(bits)` is the generator, the rest
+/// are `java.util.Random`'s own methods over it, so a subclass (Kafka's `MockRandom`) changes
+/// only `next`.
+pub trait JavaRandom {
+    /// `next(bits)`: the next `bits` (1 to 32) random bits, as Java's `int`.
+    fn next(&mut self, bits: u32) -> i32;
+
+    /// `nextInt(bound)`, Java's exact contract: `next(31)` scaled for a power of two, else
+    /// `u % bound` redrawn while `u - r + (bound - 1)` overflows an `int`. Callers pass a
+    /// positive bound (Java throws otherwise); a non-positive one gives 0 and draws nothing.
+    fn next_int(&mut self, bound: i32) -> i32 {
+        if bound <= 0 {
+            return 0;
+        }
+        let mut r = self.next(31);
+        let m = bound - 1;
+        if bound & m == 0 {
+            // (int)((bound * (long)r) >> 31): below `bound`, so it fits.
+            return i32::try_from((i64::from(bound) * i64::from(r)) >> 31).unwrap_or(0);
+        }
+        let mut u = r;
+        loop {
+            r = u % bound;
+            if u.wrapping_sub(r).wrapping_add(m) >= 0 {
+                return r;
+            }
+            u = self.next(31);
+        }
+    }
+
+    /// [`JavaRandom::next_int`] for a length: an index below `len` (0 for an empty one).
+    fn next_index(&mut self, len: usize) -> usize {
+        let bound = i32::try_from(len).unwrap_or(i32::MAX);
+        usize::try_from(self.next_int(bound)).unwrap_or(0)
+    }
+}
+
+/// `java.util.Random`: the 48-bit LCG of Knuth's TAOCP 3.2.1 with Java's seed scrambling.
+#[derive(Debug, Clone)]
+pub struct Random {
+    seed: u64,
+}
+
+impl Random {
+    const MULTIPLIER: u64 = 0x5_DEEC_E66D;
+    const MASK: u64 = (1 << 48) - 1;
+
+    /// `new Random(seed)`.
+    pub fn new(seed: i64) -> Self {
+        Self {
+            seed: (seed as u64 ^ Self::MULTIPLIER) & Self::MASK,
+        }
+    }
+}
+
+impl JavaRandom for Random {
+    #[allow(clippy::cast_possible_truncation)]
+    fn next(&mut self, bits: u32) -> i32 {
+        self.seed = self.seed.wrapping_mul(Self::MULTIPLIER).wrapping_add(0xB) & Self::MASK;
+        // (int)(seed >>> (48 - bits)): the low 32 bits.
+        (self.seed >> (48 - bits.clamp(1, 32))) as u32 as i32
+    }
+}
+
+/// Kafka's `MockRandom` (`server-common/src/test/java/org/apache/kafka/server/util`), the
+/// `java.util.Random` subclass its placement tests use: a 64-bit LCG, seed 17 by default.
+#[derive(Debug, Clone)]
+pub struct MockRandom {
+    state: u64,
+}
+
+impl MockRandom {
+    /// Kafka's default seed.
+    pub const DEFAULT_SEED: u64 = 17;
+
+    /// `new MockRandom(seed)`.
+    pub fn new(seed: u64) -> Self {
+        Self { state: seed }
+    }
+}
+
+impl Default for MockRandom {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_SEED)
+    }
+}
+
+impl JavaRandom for MockRandom {
+    #[allow(clippy::cast_possible_truncation)]
+    fn next(&mut self, bits: u32) -> i32 {
+        self.state = self
+            .state
+            .wrapping_mul(2_862_933_555_777_941_757)
+            .wrapping_add(3_037_000_493);
+        (self.state >> (64 - bits.clamp(1, 32))) as u32 as i32
+    }
+}
+
+/// `Collections.shuffle(list, random)`: from the end down, swap element `i - 1` with one drawn
+/// by `nextInt(i)`.
+pub fn shuffle<T, R: JavaRandom + ?Sized>(list: &mut [T], random: &mut R) {
+    for i in (2..=list.len()).rev() {
+        let j = random.next_index(i);
+        list.swap(i - 1, j);
+    }
+}
+
 /// The replacement Java's UTF-8 decoder puts for malformed input (`REPLACE`).
 const REPLACEMENT: char = '\u{FFFD}';
 
@@ -458,6 +565,26 @@ mod tests {
             utf8_string("h\u{e9}".as_bytes()),
             Cow::Borrowed(_)
         ));
+    }
+
+    /// Values printed by OpenJDK 17 (`new Random(42)`: `nextInt()`, `nextInt(10)`, `nextInt(7)`,
+    /// `nextInt(1 << 20)`, `nextInt(1000000007)`; `Collections.shuffle(0..9, new Random(7))`).
+    #[test]
+    fn java_util_random_draws_as_openjdk() {
+        let mut r = Random::new(42);
+        assert_eq!(r.next(32), -1_170_105_035);
+        assert_eq!(r.next_int(10), 3);
+        assert_eq!(r.next_int(7), 6);
+        assert_eq!(r.next_int(1 << 20), 50268);
+        assert_eq!(r.next_int(1_000_000_007), 662_969_970);
+        let mut list: Vec<i32> = (0..10).collect();
+        shuffle(&mut list, &mut Random::new(7));
+        assert_eq!(list, [0, 1, 9, 3, 7, 4, 8, 5, 2, 6]);
+        // `new Random(0)`: the first 31 bits, 1569741360, lie in the last partial range of
+        // 1.5e9 and are drawn again (`u % bound` would be 69741360); OpenJDK gives 516548029.
+        let mut r = Random::new(0);
+        assert_eq!(r.clone().next(31), 1_569_741_360);
+        assert_eq!(r.next_int(1_500_000_000), 516_548_029);
     }
 
     /// The forms the other callers print (config values, dump JSON); the deserializer tests

@@ -42,5 +42,6 @@ mod readme;
 mod record;
 mod replication;
 mod skips;
+mod striped;
 mod topics;
 mod writers;

@@ -41,6 +41,10 @@ pub const MIN_METADATA_VERSION: i16 = 7;
 pub const FIRST_PORT: u16 = 9092;
 /// The most brokers `init` makes.
 pub const MAX_BROKERS: i32 = 1000;
+/// kafkit's own controller settings in a cluster's directory (no Kafka file): `placement.seed`.
+pub const CONTROLLER_PROPERTIES: &str = "controller.properties";
+/// The property that makes the controller's replica placement repeatable.
+pub const PLACEMENT_SEED: &str = "placement.seed";
 
 /// Why a cluster could not be made or its metadata log written.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +59,14 @@ pub enum InitError {
     /// The directory exists and is not empty.
     #[error("{} exists and is not empty: a cluster is made in a new or empty directory", .0.display())]
     NotEmpty(PathBuf),
+    /// `controller.properties` holds a `placement.seed` that is not a number.
+    #[error("{}: {PLACEMENT_SEED} must be a non-negative integer, not {value:?}", path.display())]
+    PlacementSeed {
+        /// The file.
+        path: PathBuf,
+        /// What it holds.
+        value: String,
+    },
     /// The file system failed.
     #[error("{action} {}: {source}", path.display())]
     Io {
@@ -161,12 +173,14 @@ fn append_leader_change(dir: &Path, leader: i32, now_ms: i64) -> Result<(), Init
 
 /// Makes a cluster of `brokers` brokers (ids 1 to N) in `dir`, with `racks` (broker id →
 /// rack) and cluster-wide broker `configs` (`ConfigRecord`s of the default broker resource,
-/// `""`, as `kafka-configs.sh --entity-default` writes them).
+/// `""`, as `kafka-configs.sh --entity-default` writes them). A `placement_seed` is kept in
+/// [`CONTROLLER_PROPERTIES`]: see [`placement_seed`].
 pub fn init(
     dir: &Path,
     brokers: i32,
     racks: &BTreeMap<i32, String>,
     configs: &BTreeMap<String, String>,
+    placement_seed: Option<u64>,
     now_ms: i64,
 ) -> Result<InitReport, InitError> {
     if !(1..=MAX_BROKERS).contains(&brokers) {
@@ -194,7 +208,7 @@ pub fn init(
         fs::remove_dir_all(&tmp).map_err(io("removing", &tmp))?;
     }
     fs::create_dir(&tmp).map_err(io("creating", &tmp))?;
-    let made = lay_out(&tmp, brokers, racks, configs, now_ms);
+    let made = lay_out(&tmp, brokers, racks, configs, placement_seed, now_ms);
     let report = match made {
         Ok(report) => report,
         Err(e) => {
@@ -220,13 +234,51 @@ pub fn init(
     })
 }
 
+/// The seed the cluster's controller places replicas with, from `<dir>/controller.properties`
+/// (`cluster init --placement-seed`): each `topics --create` then draws from Kafka's
+/// `MockRandom(seed)`. `None` (no file, or no such property): a random placement, as Kafka's
+/// controller's unseeded `Random` makes.
+pub fn placement_seed(dir: &Path) -> Result<Option<u64>, InitError> {
+    let path = dir.join(CONTROLLER_PROPERTIES);
+    let text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(InitError::Io {
+                action: "reading",
+                path,
+                source,
+            })
+        }
+    };
+    let seed = text.lines().find_map(|line| {
+        let (name, value) = line.split_once('=')?;
+        (name.trim() == PLACEMENT_SEED).then(|| value.trim().to_string())
+    });
+    seed.map(|value| {
+        value
+            .parse()
+            .map_err(|_| InitError::PlacementSeed { path, value })
+    })
+    .transpose()
+}
+
 fn lay_out(
     root: &Path,
     brokers: i32,
     racks: &BTreeMap<i32, String>,
     configs: &BTreeMap<String, String>,
+    placement_seed: Option<u64>,
     now_ms: i64,
 ) -> Result<InitReport, InitError> {
+    if let Some(seed) = placement_seed {
+        let path = root.join(CONTROLLER_PROPERTIES);
+        let text = format!(
+            "# kafkit's controller settings (not a Kafka file): topics --create draws replica\n\
+             # placement from Kafka's MockRandom with this seed.\n{PLACEMENT_SEED}={seed}\n"
+        );
+        fs::write(&path, text).map_err(io("writing", &path))?;
+    }
     let cluster_id = Uuid::random().to_string();
     let mut made = Vec::new();
     for id in 1..=brokers {

@@ -1,8 +1,9 @@
-//! Creating a topic in a cluster made by `cluster init`, as its controller would: checks,
-//! replica placement over the unfenced brokers (Kafka's classic `AdminUtils` placement, which
-//! `datadir::placement` ports; rack-aware when they all have racks), then one
-//! batch of `TopicRecord`, `PartitionRecord`s (first replica leads, ISR = replicas, each
-//! replica's log directory id) and `ConfigRecord`s appended to the metadata log, and each
+//! Creating a topic in a cluster made by `cluster init`, as its KRaft controller would: checks,
+//! replica placement with Kafka's `StripedReplicaPlacer` (`datadir::placement::striped`) over
+//! the brokers not in controlled shutdown (fenced ones only as followers), from an unseeded
+//! `Random` or, when the cluster has a `placement.seed`, Kafka's `MockRandom(seed)`; then one
+//! batch of `TopicRecord`, `PartitionRecord`s (ISR = the replicas on active brokers, the first
+//! of them leads; each replica's log directory id) and `ConfigRecord`s appended to the metadata log, and each
 //! replica's partition directory (with `partition.metadata`) in its broker's log directory.
 //!
 //! `--alter --partitions` adds `PartitionRecord`s the same way (placed as Kafka places added
@@ -14,15 +15,17 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::image::{MetadataImage, Partition, METADATA_PARTITION};
-use super::init::{append_records, InitError};
+use super::init::{append_records, placement_seed, InitError};
 use super::records::{resource_type, MetadataRecord, PartitionRecord};
 use super::ImageError;
+use crate::assign::java::{capacity_after, hash_order};
 use crate::common::Uuid;
 pub use crate::datadir::is_cluster_dir;
 use crate::datadir::meta::write_partition_metadata;
+use crate::datadir::placement::striped::{self, JavaRandom, MockRandom, Random, UsableBroker};
 use crate::datadir::placement::{assign_replicas_to_brokers, BrokerInfo};
 use crate::datadir::{
-    delete_partition_dir, place_on, validate_manual_assignment, DataDir, DataDirError,
+    delete_partition_dir, validate_manual_assignment, DataDir, DataDirError,
     MAX_PARTITIONS_PER_REQUEST,
 };
 
@@ -94,8 +97,6 @@ pub fn create_topic(
         )
         .into());
     }
-    // Rack-aware when every broker has a rack.
-    let brokers = placement_brokers(&image);
     let assignment = match &new.assignment {
         Some(assignment) if assignment.is_empty() => {
             return Err(DataDirError::InvalidReplicaAssignment(
@@ -113,9 +114,28 @@ pub fn create_topic(
         }
         None => {
             let count = usize::try_from(new.partitions).unwrap_or(0);
-            place_on(&brokers, count, new.replication_factor, 0)?
+            place(&image, dir, count, new.replication_factor)?
         }
     };
+    let active = |id: &i32| image.brokers.get(id).is_some_and(|b| b.is_active());
+    let isrs: Vec<Vec<i32>> = assignment
+        .iter()
+        .map(|replicas| replicas.iter().copied().filter(active).collect())
+        .collect();
+    if isrs.iter().any(Vec::is_empty) {
+        // ReplicationControlManager's refusals: a manual assignment, or a placement whose
+        // replicas are all unable to lead.
+        let why = match &new.assignment {
+            Some(_) => {
+                "All brokers specified in the partition assignment are currently fenced.".into()
+            }
+            None => format!(
+                "Unable to replicate the partition {} time(s): All brokers are currently fenced or in controlled shutdown.",
+                new.replication_factor
+            ),
+        };
+        return Err(DataDirError::InvalidReplicationFactor(why).into());
+    }
     let topic_id = Uuid::random();
     let mut records = vec![MetadataRecord::Topic {
         name: new.name.clone(),
@@ -135,8 +155,9 @@ pub fn create_topic(
     Ok((topic_id, assignment))
 }
 
-/// The `PartitionRecord`s of new partitions numbered from `first`: the first replica leads,
-/// the ISR is every replica, each replica's log directory id.
+/// The `PartitionRecord`s of new partitions numbered from `first`: the ISR is the replicas on
+/// active brokers (a fenced one or one in controlled shutdown is left out), the first of them
+/// leads; each replica's log directory id.
 fn partition_records(
     image: &MetadataImage,
     topic_id: Uuid,
@@ -154,15 +175,20 @@ fn partition_records(
         .iter()
         .zip(first..)
         .map(|(replicas, partition_id)| {
+            let isr: Vec<i32> = replicas
+                .iter()
+                .copied()
+                .filter(|id| image.brokers.get(id).is_some_and(|b| b.is_active()))
+                .collect();
             MetadataRecord::Partition(PartitionRecord {
                 partition_id,
                 topic_id,
                 partition: Partition {
                     replicas: replicas.clone(),
-                    isr: replicas.clone(),
+                    leader: isr.first().copied().unwrap_or(-1),
+                    isr,
                     removing_replicas: Vec::new(),
                     adding_replicas: Vec::new(),
-                    leader: replicas.first().copied().unwrap_or(-1),
                     leader_recovery_state: 0,
                     leader_epoch: 0,
                     partition_epoch: 0,
@@ -318,4 +344,42 @@ pub fn delete_topic(dir: &Path, name: &str, now_ms: i64) -> Result<(), CreateTop
         }
     }
     Ok(())
+}
+
+/// The KRaft controller's placement of `count` partitions: `StripedReplicaPlacer` over the
+/// usable brokers (registered, not in controlled shutdown) in the order its heartbeat manager's
+/// `HashMap<Integer, _>` iterates them, drawing from Kafka's `MockRandom(seed)` when the
+/// cluster has a `placement.seed`, else from a `java.util.Random` seeded at random as
+/// `new Random()` is. The placer's refusals come wrapped as the controller wraps them.
+fn place(
+    image: &MetadataImage,
+    dir: &Path,
+    count: usize,
+    rf: i32,
+) -> Result<Vec<Vec<i32>>, CreateTopicError> {
+    let registered: Vec<_> = image
+        .brokers
+        .values()
+        .filter(|b| !b.in_controlled_shutdown)
+        .collect();
+    let hashes: Vec<i32> = registered.iter().map(|b| b.id).collect();
+    let usable: Vec<UsableBroker> = hash_order(&hashes, capacity_after(16, hashes.len()))
+        .into_iter()
+        .filter_map(|i| registered.get(i))
+        .map(|b| UsableBroker {
+            id: b.id,
+            rack: b.rack.clone(),
+            fenced: b.fenced,
+        })
+        .collect();
+    let mut random: Box<dyn JavaRandom> = match placement_seed(dir)? {
+        Some(seed) => Box::new(MockRandom::new(seed)),
+        None => Box::new(Random::new(rand::random())),
+    };
+    striped::place(random.as_mut(), &usable, count, rf).map_err(|e| {
+        DataDirError::InvalidReplicationFactor(format!(
+            "Unable to replicate the partition {rf} time(s): {e}"
+        ))
+        .into()
+    })
 }

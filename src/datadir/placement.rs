@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rand::RngExt;
 
+pub mod striped;
+
 /// A broker as placement sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrokerInfo {

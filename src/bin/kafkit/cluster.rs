@@ -130,6 +130,12 @@ pub struct InitArgs {
     /// unclean.leader.election.enable=true (kafka-configs.sh --entity-default).
     #[arg(long = "config", value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub configs: Vec<String>,
+    /// Makes the controller's replica placement repeatable (kafkit's, not Kafka's): every
+    /// topics --create without --replica-assignment draws Kafka's StripedReplicaPlacer from
+    /// Kafka's test MockRandom with this seed. Without it placement is random, as a KRaft
+    /// controller's is.
+    #[arg(long, value_name = "SEED", value_hint = ValueHint::Other)]
+    pub placement_seed: Option<u64>,
 }
 
 /// `cluster what-if`'s options.
@@ -177,8 +183,15 @@ fn run_init(args: &InitArgs, global: &GlobalArgs) -> Result<()> {
         configs.insert(name.trim().to_string(), value.trim().to_string());
     }
     let now = kafkit::datadir::now_ms();
-    let report = init(&global.data_dir, args.brokers, &racks, &configs, now)
-        .map_err(|e| Exit::failure(format!("Error: {e}")))?;
+    let report = init(
+        &global.data_dir,
+        args.brokers,
+        &racks,
+        &configs,
+        args.placement_seed,
+        now,
+    )
+    .map_err(|e| Exit::failure(format!("Error: {e}")))?;
     let mut out = BufWriter::new(io::stdout().lock());
     match global.output {
         OutputFormat::Text => write_init_text(&mut out, &report)?,
