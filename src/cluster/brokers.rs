@@ -3,7 +3,7 @@
 //!
 //! Stopping a broker is its fencing (Kafka's `ReplicationControlManager.handleBrokerFenced`):
 //! it leaves the ISR of every partition that has it, each partition it led elects a new leader
-//! by the controller's rules ([`whatif::remove_from_isr`], `unclean.leader.election.enable`
+//! by the controller's rules ([`super::whatif::remove_from_isr`], `unclean.leader.election.enable`
 //! honoured, the leader epoch bumped), written as `PartitionChangeRecord`s, then a
 //! `BrokerRegistrationChangeRecord` fences it. Each new leader records its epoch's start at its
 //! log end in its `leader-epoch-checkpoint` (Kafka's `makeLeader`). Starting it again unfences

@@ -6,7 +6,7 @@
 //! tool that needs the log end of every partition of a large group (`consumer-groups
 //! --describe`) spends most of its time in the kernel reading them: 12 system calls a
 //! partition. The cache, `.kafkit-log-ends` at the data directory's root, holds for each
-//! partition read: the [`FileStamp`] of its directory (any segment added, removed or renamed
+//! partition read: the stamp (`FileStamp`) of its directory (any segment added, removed or renamed
 //! changes it), the base offset and stamp of its active segment's `.log` (any append,
 //! truncation or replacement changes it), and the log end offset found. A reader whose two
 //! stamps still match uses the offset; any difference reads the log as before.

@@ -1299,7 +1299,8 @@ impl LogReader {
         &self.segments
     }
 
-    /// Whether some segments are read from a cleaning's `.swap` files (see [`reader_view`]).
+    /// Whether some segments are read from a cleaning's `.swap` files (a cleaning killed after
+    /// its swap was complete, which the next writer finishes).
     pub fn reads_swap_files(&self) -> bool {
         !self.swapped.is_empty()
     }
