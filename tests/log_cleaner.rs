@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::{kafkit, kafkit_stdin, tempdir};
 
@@ -42,12 +42,7 @@ fn topic_with_segments(d: &Path, configs: &[&str], stamps: &[i64]) {
 
 /// The partition's files, sorted.
 fn files(d: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(d.join("t-0"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
+    files_of(&d.join("t-0"))
 }
 
 /// The base offsets of the partition's `.log` files.
@@ -1288,4 +1283,111 @@ fn a_brokers_committed_transaction_is_kept_whole() {
     for isolation in ["read_uncommitted", "read_committed"] {
         assert_eq!(consumed_x(d, isolation), before, "{isolation}");
     }
+}
+
+#[test]
+fn min_and_max_compaction_lag_ms_hold_back_and_force_a_cleaning() {
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    let day = 24 * HOUR;
+    let config = |action: &str, cfg: &str| {
+        kafkit(d, &["configs", "--alter", "--topic", "c", action, cfg]).ok();
+    };
+    // The cleaner's clock is T0 + 10 days; one segment a record, the largest timestamps T0,
+    // T0+1, T0+1d, T0+1d+1, T0+2d (the active segment, offset 5, is never cleaned).
+    // min.compaction.lag.ms of 8.5 days: segment 4 (T0+2d, after T0+1.5d) is too young.
+    config(
+        "--add-config",
+        &format!("min.compaction.lag.ms={}", 8 * day + day / 2),
+    );
+    let c = compaction_event(d, &[]);
+    assert_eq!(c["first_uncleanable_offset"], 4, "{c}");
+    assert_eq!(c["end_offset"], 4);
+    // a@0 superseded by a@2; b's tombstone (offset 4) is not read, so none is marked.
+    assert_eq!(c["superseded"], 1);
+    assert_eq!(c["tombstones_marked"], 0);
+    // 9.5 days: segment 2 (T0+1d, after T0+0.5d) already is.
+    config(
+        "--add-config",
+        &format!("min.compaction.lag.ms={}", 9 * day + day / 2),
+    );
+    let c = compaction_event(d, &[]);
+    assert_eq!(c["first_uncleanable_offset"], 2, "{c}");
+    assert_eq!(c["superseded"], 0);
+    config("--delete-config", "min.compaction.lag.ms");
+
+    // Cleaned up to 4: one small dirty segment, not dirty enough for the ratio...
+    fs::write(d.join("cleaner-offset-checkpoint"), "0\n1\nc 0 4\n").unwrap();
+    let c = compaction_event(d, &[]);
+    assert_eq!(
+        (c["cleanable"].clone(), c["why"].clone()),
+        (json!(false), json!("not-dirty-enough"))
+    );
+    // With max.compaction.lag.ms of 9 days its first record (T0+2d) is young enough (the
+    // limit is T0+1d): the ratio still decides.
+    config(
+        "--add-config",
+        &format!("max.compaction.lag.ms={}", 9 * day),
+    );
+    let c = compaction_event(d, &[]);
+    assert_eq!(c["why"], "not-dirty-enough", "{c}");
+    // With 7 days it is older than allowed (T0+3d): Kafka cleans it whatever the ratio.
+    config(
+        "--add-config",
+        &format!("max.compaction.lag.ms={}", 7 * day),
+    );
+    let c = compaction_event(d, &[]);
+    assert_eq!(
+        (c["cleanable"].clone(), c["why"].clone()),
+        (json!(true), json!("max-compaction-lag"))
+    );
+    let run = cleaner(d, T0 + 10 * day, &["--topic", "c", "--output", "json"]);
+    let done = json_lines(run.ok());
+    assert!(
+        done.iter()
+            .any(|e| e["type"] == "compaction" && e["cleaned"] == true),
+        "{done:?}"
+    );
+}
+
+#[test]
+fn the_cleaner_refuses_a_directory_a_broker_holds() {
+    use std::os::fd::AsRawFd;
+    let dir = tempdir();
+    let d = dir.path();
+    compacted(d);
+    let before = files_of(&d.join("c-0"));
+    // A broker's FileChannel.tryLock(): a POSIX write lock on `.lock`, held by this process.
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(d.join(".lock"))
+        .unwrap();
+    // SAFETY: zeroed flock is valid; fd is open for the duration of the call.
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = libc::F_WRLCK as _;
+    fl.l_whence = libc::SEEK_SET as _;
+    let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLKW, &fl as *const libc::flock) };
+    assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+    let run = cleaner(d, T0 + 10 * 24 * HOUR, &["--topic", "c"]);
+    assert!(
+        run.fails()
+            .contains("Failed to acquire lock on file .lock in "),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(files_of(&d.join("c-0")), before);
+    drop(file);
+    cleaner(d, T0 + 10 * 24 * HOUR, &["--topic", "c"]).ok();
+    assert_ne!(files_of(&d.join("c-0")), before);
+}
+
+fn files_of(p: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(p)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
