@@ -30,6 +30,7 @@ pub mod consumer_groups;
 pub mod delete_records;
 pub mod dump_log_segments;
 pub mod exit_codes;
+pub mod explain;
 pub mod generate;
 pub mod get_offsets;
 pub mod leader_election;

@@ -117,6 +117,12 @@ pub struct Args {
     /// Send records synchronously: each record is its own batch, fsynced before the next.
     #[arg(long)]
     pub sync: bool,
+    /// On a local cluster: print to stderr, before producing, the producer's metadata lookup
+    /// (each partition's leader, listener and leader epoch), the broker each partition's
+    /// batches go to, and the NOT_LEADER_OR_FOLLOWER redirect when the leader it cached at the
+    /// last produce has moved.
+    #[arg(long)]
+    pub explain: bool,
     /// A line reader property, name=value; repeatable: parse.key, key.separator,
     /// parse.headers, headers.delimiter, headers.separator, headers.key.separator, null.marker,
     /// ignore.error. Other names are warned about.
@@ -448,6 +454,15 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // hook closes the producer): every record read so far is written, then the exit code is
     // 128 + the signal's number.
     let signals = StopSignals::catch()?;
+    if args.explain && (args.bootstrap_server.is_some() || !is_cluster_dir(&global.data_dir)) {
+        return Err(usage_error(
+            "produce",
+            format!(
+                "Option --explain needs a local cluster as --data-dir ({} is not one; make one with `kafkit cluster init`)",
+                global.data_dir.display()
+            ),
+        ));
+    }
 
     let (destination, topic, compression) = match &args.bootstrap_server {
         None => local(global, topic_name, codec, acks)?,
@@ -456,6 +471,11 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     if let Some(p) = args.partition {
         if let Some(message) = partition_error(p, topic.partition_count() as i32, true) {
             return Err(Exit::failure(message).into());
+        }
+    }
+    if args.explain {
+        for line in super::explain::explain(&global.data_dir, &topic.name, args.partition)? {
+            stderrln!("{line}");
         }
     }
     let config = ProducerConfig {
@@ -516,6 +536,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             acks == Acks::All,
         )
         .map_err(|e| Exit::failure(format!("Error: {e}")))?;
+        // The producer's metadata view now, for the next run's --explain.
+        super::explain::remember(&global.data_dir, &topic.name)?;
     }
     if let Some(exit) = signals.exit() {
         return Err(exit.into());
