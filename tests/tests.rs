@@ -34,6 +34,7 @@ mod net_groups;
 mod net_security;
 mod ops;
 mod produce;
+mod produce_explain;
 mod produce_interop;
 mod produce_streams;
 mod progress;
