@@ -1643,7 +1643,7 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__produce)
-            opts="-q -h -V --topic --file --input --partition --partitioner --partitioner-seed --batch-size --max-partition-memory-bytes --compression-codec --acks --request-required-acks --sync --property --producer-property --reader-config --producer.config --bootstrap-server --line-reader --timeout --data-dir --output --quiet --help --version"
+            opts="-q -h -V --topic --file --input --partition --partitioner --partitioner-seed --batch-size --max-partition-memory-bytes --compression-codec --acks --request-required-acks --sync --explain --property --producer-property --reader-config --producer.config --bootstrap-server --line-reader --timeout --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

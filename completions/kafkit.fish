@@ -162,6 +162,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l data-dir -d 'T
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l sync -d 'Send records synchronously: each record is its own batch, fsynced before the next'
+complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -l explain -d 'On a local cluster: print to stderr, before producing, the producer\'s metadata lookup (each partition\'s leader, listener and leader epoch), the broker each partition\'s batches go to, and the NOT_LEADER_OR_FOLLOWER redirect when the leader it cached at the last produce has moved'
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file, a log-cleaner pass over 100 partitions or 256 MiB of logs) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand produce" -s V -l version -d 'Print version'
@@ -197,6 +198,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l data-
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l sync -d 'Send records synchronously: each record is its own batch, fsynced before the next'
+complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -l explain -d 'On a local cluster: print to stderr, before producing, the producer\'s metadata lookup (each partition\'s leader, listener and leader epoch), the broker each partition\'s batches go to, and the NOT_LEADER_OR_FOLLOWER redirect when the leader it cached at the last produce has moved'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file, a log-cleaner pass over 100 partitions or 256 MiB of logs) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand console-producer" -s V -l version -d 'Print version'
