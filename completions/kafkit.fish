@@ -489,6 +489,8 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand cluster; and __fish_seen_s
 complete -c kafkit -n "__fish_kafkit_using_subcommand cluster; and __fish_seen_subcommand_from init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand cluster; and __fish_seen_subcommand_from init" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand cluster; and __fish_seen_subcommand_from replicate" -l topic -d 'Only these topics (repeatable); all by default' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand cluster; and __fish_seen_subcommand_from replicate" -l now -d 'The step\'s clock: milliseconds since the epoch, or the current time plus a duration (`+90s`, `+30m`, `+500ms`). An ISR follower not caught up to its leader\'s log end for more than replica.lag.time.max.ms (30000 by default) by then leaves the ISR. Default: now' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand cluster; and __fish_seen_subcommand_from replicate" -l stuck-broker -d 'A broker whose fetchers do not run in this step, as if stuck (repeatable): its replicas fall behind and, past replica.lag.time.max.ms, out of the ISR' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand cluster; and __fish_seen_subcommand_from replicate" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand cluster; and __fish_seen_subcommand_from replicate" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"

@@ -449,3 +449,55 @@ fn a_follower_append_keeps_the_leaders_bytes_and_refuses_a_batch_behind_its_end(
         .collect();
     assert_eq!(epochs, [4, 4]);
 }
+
+fn replicate_at(c: &Path, now: &str, stuck: Option<&str>) -> Vec<Value> {
+    let mut args = vec!["cluster", "replicate", "--output", "json", "--now", now];
+    if let Some(b) = stuck {
+        args.extend(["--stuck-broker", b]);
+    }
+    json_lines(kafkit(c, &args).ok())
+}
+
+fn isr(c: &Path) -> Vec<i64> {
+    status_partition(c)["isr"]
+        .as_array()
+        .expect("isr")
+        .iter()
+        .map(|v| v.as_i64().expect("id"))
+        .collect()
+}
+
+#[test]
+fn a_follower_behind_past_replica_lag_time_max_ms_leaves_the_isr_then_rejoins() {
+    let tmp = tempdir();
+    let c = cluster(tmp.path(), &[]);
+    produce(&c, "1", &["a", "b", "c"]);
+    // Broker 2 fetches and is caught up at 1000; broker 3's fetcher is stuck: the partition's
+    // first step counts it caught up at 1000 too, and it stays at 0.
+    replicate_at(&c, "1000", Some("3"));
+    assert_eq!(isr(&c), vec![1, 2, 3]);
+    assert_eq!(high_watermark(&c, 1), Some(0));
+    // Exactly replica.lag.time.max.ms (30000) later: still in sync, nothing moves.
+    let events = replicate_at(&c, "31000", Some("3"));
+    assert!(events.iter().all(|e| e.get("left_isr").is_none()));
+    assert_eq!(isr(&c), vec![1, 2, 3]);
+    assert_eq!(high_watermark(&c, 1), Some(0));
+    // One millisecond more: broker 3 leaves, and the high watermark moves up to broker 2's end.
+    let events = replicate_at(&c, "31001", Some("3"));
+    let left: Vec<&Value> = events.iter().filter(|e| e["left_isr"] == true).collect();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0]["broker"], 3);
+    assert_eq!(isr(&c), vec![1, 2]);
+    assert_eq!(high_watermark(&c, 1), Some(3));
+    assert_eq!(status_partition(&c)["high_watermark"], 3);
+    // A follower at the leader's end is in sync however long since it was caught up.
+    replicate_at(&c, "999999", Some("3"));
+    assert_eq!(isr(&c), vec![1, 2]);
+    // Broker 3's fetcher runs again: it catches up and rejoins.
+    let events = replicate_at(&c, "1000000", None);
+    assert!(events
+        .iter()
+        .any(|e| e["broker"] == 3 && e["joined_isr"] == true));
+    assert_eq!(isr(&c), vec![1, 2, 3]);
+    assert_eq!(values(&c, 3), ["a", "b", "c"]);
+}

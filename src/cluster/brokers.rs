@@ -19,8 +19,8 @@ use super::image::{MetadataImage, Partition, METADATA_PARTITION};
 use super::init::append_records;
 use super::records::{MetadataRecord, PartitionChange, NO_LEADER};
 use super::replication::{
-    assign_leader_epoch, broker_dir, high_watermarks, log_end_offset, replicate, ReplicationError,
-    ReplicationReport,
+    assign_leader_epoch, broker_dir, high_watermarks, log_end_offset, replicate, reset_caught_up,
+    ReplicationError, ReplicationReport,
 };
 use super::whatif::{min_isr, remove_from_isr};
 use crate::common::{TopicPartition, Uuid};
@@ -119,6 +119,7 @@ fn record_new_leaders(cluster: &Path, changes: &[LeaderChange]) -> Result<()> {
         let dir = broker_dir(cluster, c.leader_after).join(tp.to_string());
         let end = log_end_offset(cluster, c.leader_after, &tp)?;
         assign_leader_epoch(&dir, c.leader_epoch, end)?;
+        reset_caught_up(cluster, &tp, &c.isr, now_ms())?;
     }
     Ok(())
 }

@@ -217,15 +217,57 @@ pub fn high_watermarks(cluster: &Path, broker: i32) -> Result<BTreeMap<TopicPart
     Ok(OffsetCheckpoint::read(&path).map_err(DataDirError::from)?)
 }
 
+/// Where a broker keeps, per partition it follows, the last time its replica was caught up
+/// to the leader's log end (Kafka keeps `lastCaughtUpTimeMs` in the leader's memory; a local
+/// cluster has no process to hold it, so the follower's directory does, in the format of
+/// `replication-offset-checkpoint`).
+pub const REPLICA_CAUGHT_UP_CHECKPOINT: &str = "replica-caught-up-checkpoint";
+
+/// Kafka's default `replica.lag.time.max.ms`.
+pub const DEFAULT_REPLICA_LAG_TIME_MAX_MS: i64 = 30_000;
+
+/// The topic's `replica.lag.time.max.ms` (its override, else the cluster's, else 30000).
+pub fn replica_lag_time_max_ms(image: &MetadataImage, topic: &str) -> i64 {
+    image
+        .topic_config(topic, "replica.lag.time.max.ms")
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEFAULT_REPLICA_LAG_TIME_MAX_MS)
+}
+
+/// The last caught-up times (ms) a broker's follower replicas have recorded.
+pub fn caught_up_times(cluster: &Path, broker: i32) -> Result<BTreeMap<TopicPartition, i64>> {
+    let path = broker_dir(cluster, broker).join(REPLICA_CAUGHT_UP_CHECKPOINT);
+    Ok(OffsetCheckpoint::read(&path).map_err(DataDirError::from)?)
+}
+
+/// Every ISR member of `tp` but its leader counts as caught up at `now` (a new leader's
+/// `makeLeader` resets its followers' state so).
+pub fn reset_caught_up(cluster: &Path, tp: &TopicPartition, isr: &[i32], now: i64) -> Result<()> {
+    for &broker in isr {
+        let update = BTreeMap::from([(tp.clone(), now)]);
+        merge_checkpoint(cluster, broker, REPLICA_CAUGHT_UP_CHECKPOINT, &update)?;
+    }
+    Ok(())
+}
+
 fn write_high_watermarks(
     cluster: &Path,
     broker: i32,
     updates: &BTreeMap<TopicPartition, i64>,
 ) -> Result<()> {
+    merge_checkpoint(cluster, broker, REPLICATION_OFFSET_CHECKPOINT, updates)
+}
+
+fn merge_checkpoint(
+    cluster: &Path,
+    broker: i32,
+    file: &str,
+    updates: &BTreeMap<TopicPartition, i64>,
+) -> Result<()> {
     if updates.is_empty() {
         return Ok(());
     }
-    let path = broker_dir(cluster, broker).join(REPLICATION_OFFSET_CHECKPOINT);
+    let path = broker_dir(cluster, broker).join(file);
     let mut all = OffsetCheckpoint::read(&path).map_err(DataDirError::from)?;
     all.extend(updates.iter().map(|(tp, &hw)| (tp.clone(), hw)));
     OffsetCheckpoint::write(&path, &all).map_err(DataDirError::from)?;
@@ -447,6 +489,10 @@ pub struct FollowerReport {
     pub log_end_offset: i64,
     /// It joined the ISR.
     pub joined_isr: bool,
+    /// It left the ISR: not caught up to the leader's log end for more than the topic's
+    /// `replica.lag.time.max.ms` (Kafka's `Partition.maybeShrinkIsr`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub left_isr: bool,
 }
 
 /// What a replication step did.
@@ -469,12 +515,49 @@ pub fn replicate(
     topics: Option<&[String]>,
     fetch: bool,
 ) -> Result<ReplicationReport> {
+    replicate_at(
+        cluster,
+        topics,
+        &Step {
+            fetch,
+            now: now_ms(),
+            stuck: Vec::new(),
+        },
+    )
+}
+
+/// How a replication step runs ([`replicate_at`]).
+#[derive(Debug, Clone, Default)]
+pub struct Step {
+    /// Whether followers fetch; a fetching step also shrinks the ISR of its partitions.
+    pub fetch: bool,
+    /// The step's clock (ms since the epoch).
+    pub now: i64,
+    /// Brokers whose fetchers do not run in this step (a stuck fetcher): their replicas stay
+    /// where they are and fall behind.
+    pub stuck: Vec<i32>,
+}
+
+/// [`replicate`] at the clock `step.now`: after fetching, each ISR follower that is not at
+/// the leader's log end and was last caught up more than `replica.lag.time.max.ms` before
+/// leaves the ISR (Kafka's `getOutOfSyncReplicas`; never the leader), written as a
+/// `PartitionChangeRecord`, and the high watermark is recomputed without it.
+pub fn replicate_at(
+    cluster: &Path,
+    topics: Option<&[String]>,
+    step: &Step,
+) -> Result<ReplicationReport> {
     let image = MetadataImage::load(&cluster.join(METADATA_PARTITION))?;
-    let now = now_ms();
+    let Step {
+        fetch,
+        now,
+        ref stuck,
+    } = *step;
     let mut brokers = Brokers::new(cluster);
     let mut report = ReplicationReport::default();
     let mut changes = Vec::new();
     let mut hws: BTreeMap<i32, BTreeMap<TopicPartition, i64>> = BTreeMap::new();
+    let mut caught_up: BTreeMap<i32, BTreeMap<TopicPartition, i64>> = BTreeMap::new();
     let active = |b: i32| image.brokers.get(&b).is_some_and(|b| b.is_active());
     for (name, t) in &image.topics {
         if topics.is_some_and(|wanted| !wanted.iter().any(|w| w == name)) {
@@ -491,13 +574,22 @@ pub fn replicate(
                 active: &active,
                 fetch,
                 now,
+                stuck,
+                max_lag: replica_lag_time_max_ms(&image, name),
             };
             let step = run.partition(&mut brokers, &topic, &tp, p)?;
-            let mut isr = p.isr.clone();
+            let left = |b: i32| step.followers.iter().any(|f| f.broker == b && f.left_isr);
+            let mut isr: Vec<i32> = p.isr.iter().copied().filter(|&b| !left(b)).collect();
             for f in &step.followers {
                 if f.joined_isr {
                     isr.push(f.broker);
                 }
+            }
+            for (&broker, &time) in &step.caught_up {
+                caught_up
+                    .entry(broker)
+                    .or_default()
+                    .insert(tp.clone(), time);
             }
             if isr != p.isr {
                 let mut change = PartitionChange::none(t.id, partition);
@@ -521,6 +613,9 @@ pub fn replicate(
     for (broker, updates) in &hws {
         write_high_watermarks(cluster, *broker, updates)?;
     }
+    for (broker, updates) in &caught_up {
+        merge_checkpoint(cluster, *broker, REPLICA_CAUGHT_UP_CHECKPOINT, updates)?;
+    }
     if !changes.is_empty() {
         append_records(&cluster.join(METADATA_PARTITION), &changes, now)?;
     }
@@ -531,6 +626,8 @@ struct PartitionStep {
     followers: Vec<FollowerReport>,
     /// Each active replica's high watermark after.
     high_watermarks: BTreeMap<i32, i64>,
+    /// The followers' last caught-up times to record (a fetching step only).
+    caught_up: BTreeMap<i32, i64>,
 }
 
 fn log_err(tp: &TopicPartition) -> impl Fn(LogError) -> ReplicationError + '_ {
@@ -573,6 +670,10 @@ struct Run<'a> {
     /// Whether followers fetch.
     fetch: bool,
     now: i64,
+    /// Brokers whose fetchers do not run.
+    stuck: &'a [i32],
+    /// The topic's `replica.lag.time.max.ms`.
+    max_lag: i64,
 }
 
 impl Run<'_> {
@@ -588,6 +689,8 @@ impl Run<'_> {
             active,
             fetch,
             now,
+            stuck,
+            max_lag,
         } = *self;
         let leader_dir = broker_dir(cluster, p.leader).join(tp.to_string());
         let leader_end = brokers.log(p.leader, topic, tp.partition)?.log_end_offset();
@@ -609,7 +712,7 @@ impl Run<'_> {
                 .unwrap_or(0);
             let log = brokers.log(broker, topic, tp.partition)?;
             let start_end = log.log_end_offset();
-            if !fetch {
+            if !fetch || stuck.contains(&broker) {
                 brokers.release()?;
                 ends.insert(broker, start_end);
                 followers.push(FollowerReport {
@@ -621,6 +724,7 @@ impl Run<'_> {
                     fetched: 0,
                     log_end_offset: start_end,
                     joined_isr: false,
+                    left_isr: false,
                 });
                 continue;
             }
@@ -675,11 +779,31 @@ impl Run<'_> {
                 fetched: end - from,
                 log_end_offset: end,
                 joined_isr: joined,
+                left_isr: false,
             });
+        }
+        let mut caught_up = BTreeMap::new();
+        if fetch {
+            // Kafka's `Replica.isCaughtUp`: at the leader's log end, or caught up there no
+            // more than replica.lag.time.max.ms ago. A follower never seen caught up (the
+            // partition's first step) counts as caught up now.
+            for f in &mut followers {
+                let last = if f.log_end_offset == leader_end {
+                    now
+                } else {
+                    caught_up_times(cluster, f.broker)?
+                        .get(tp)
+                        .copied()
+                        .unwrap_or(now)
+                };
+                caught_up.insert(f.broker, last);
+                f.left_isr = p.isr.contains(&f.broker) && now.saturating_sub(last) > max_lag;
+            }
         }
         let isr_end = p
             .isr
             .iter()
+            .filter(|b| !followers.iter().any(|f| f.broker == **b && f.left_isr))
             .chain(followers.iter().filter(|f| f.joined_isr).map(|f| &f.broker))
             .filter_map(|b| ends.get(b))
             .min()
@@ -693,6 +817,7 @@ impl Run<'_> {
         Ok(PartitionStep {
             followers,
             high_watermarks,
+            caught_up,
         })
     }
 }

@@ -8,8 +8,8 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 
 use super::{Example, Exit, GlobalArgs};
 use kafkit::cluster::brokers::{start_broker, status, stop_broker, BrokerChange, ClusterStatus};
-use kafkit::cluster::replication::{replicate, ReplicationReport};
-use kafkit::datadir::is_cluster_dir;
+use kafkit::cluster::replication::{replicate_at, ReplicationReport, Step};
+use kafkit::datadir::{is_cluster_dir, now_ms};
 use kafkit::output::cluster::{id_list, leader_text};
 use kafkit::output::replication::{
     write_broker_change_events, write_replication_events, write_status_events,
@@ -82,10 +82,19 @@ fn failure(e: impl std::fmt::Display) -> anyhow::Error {
 }
 
 /// `cluster replicate`: one replication step.
-pub fn run_replicate(topics: &[String], global: &GlobalArgs) -> Result<()> {
+pub fn run_replicate(args: &super::cluster::ReplicateArgs, global: &GlobalArgs) -> Result<()> {
     cluster_dir(global)?;
-    let wanted = (!topics.is_empty()).then_some(topics);
-    let report = replicate(&global.data_dir, wanted, true).map_err(failure)?;
+    let wanted = (!args.topics.is_empty()).then_some(args.topics.as_slice());
+    let now = match &args.now {
+        Some(text) => super::log_cleaner::parse_now(text, now_ms())?,
+        None => now_ms(),
+    };
+    let step = Step {
+        fetch: true,
+        now,
+        stuck: args.stuck.clone(),
+    };
+    let report = replicate_at(&global.data_dir, wanted, &step).map_err(failure)?;
     let mut out = BufWriter::new(io::stdout().lock());
     match global.output {
         OutputFormat::Text => write_replication_text(&mut out, &report)?,
@@ -170,7 +179,15 @@ fn write_replication_text(out: &mut impl Write, r: &ReplicationReport) -> io::Re
             Cell::new(if f.joined_isr { "yes" } else { "-" }),
         ]);
     }
-    writeln!(out, "{t}")
+    writeln!(out, "{t}")?;
+    for f in r.followers.iter().filter(|f| f.left_isr) {
+        writeln!(
+            out,
+            "Broker {} left the ISR of {}-{}: not caught up to the leader's log end for more than replica.lag.time.max.ms.",
+            f.broker, f.topic, f.partition
+        )?;
+    }
+    Ok(())
 }
 
 fn write_change_text(out: &mut impl Write, c: &BrokerChange, start: bool) -> io::Result<()> {

@@ -106,6 +106,16 @@ pub struct ReplicateArgs {
     /// Only these topics (repeatable); all by default.
     #[arg(long = "topic", value_name = "TOPIC", value_hint = ValueHint::Other)]
     pub topics: Vec<String>,
+    /// The step's clock: milliseconds since the epoch, or the current time plus a duration
+    /// (`+90s`, `+30m`, `+500ms`). An ISR follower not caught up to its leader's log end for
+    /// more than replica.lag.time.max.ms (30000 by default) by then leaves the ISR. Default:
+    /// now.
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true, value_hint = ValueHint::Other)]
+    pub now: Option<String>,
+    /// A broker whose fetchers do not run in this step, as if stuck (repeatable): its replicas
+    /// fall behind and, past replica.lag.time.max.ms, out of the ISR.
+    #[arg(long = "stuck-broker", value_name = "ID", value_hint = ValueHint::Other)]
+    pub stuck: Vec<i32>,
 }
 
 /// `cluster stop-broker` and `start-broker`'s argument.
@@ -152,7 +162,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     match &args.action {
         Action::WhatIf(a) => run_what_if(a, global),
         Action::Init(a) => run_init(a, global),
-        Action::Replicate(a) => super::brokers::run_replicate(&a.topics, global),
+        Action::Replicate(a) => super::brokers::run_replicate(a, global),
         Action::StopBroker(a) => super::brokers::run_stop_start(a.id, false, global),
         Action::StartBroker(a) => super::brokers::run_stop_start(a.id, true, global),
         Action::Status => super::brokers::run_status(global),

@@ -79,7 +79,7 @@ pub struct Args {
 }
 
 /// `--now`: milliseconds, or `+N<unit>` after the clock.
-fn parse_now(text: &str, clock_ms: i64) -> Result<i64> {
+pub(crate) fn parse_now(text: &str, clock_ms: i64) -> Result<i64> {
     let invalid = || {
         Exit::failure(format!(
             "Invalid --now {text}: expected milliseconds since the epoch or +N followed by ms, s, m, h or d"
