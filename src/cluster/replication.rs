@@ -943,50 +943,48 @@ fn assign_epoch_if_newer(entries: &mut Vec<EpochEntry>, epoch: i32, start: i64) 
 mod tests {
     use super::*;
 
-    fn e(epoch: i32, start_offset: i64) -> EpochEntry {
-        EpochEntry {
-            epoch,
-            start_offset,
-        }
-    }
+    use crate::datadir::checkpoint::EpochEntry as E;
 
     #[test]
     fn end_offset_for_epoch_as_kafka_answers_it() {
-        let cache = [e(0, 0), e(2, 10), e(5, 20)];
+        let cache = [E::new(0, 0), E::new(2, 10), E::new(5, 20)];
         assert_eq!(end_offset_for_epoch(&cache, 30, 5), (5, 30));
         assert_eq!(end_offset_for_epoch(&cache, 30, 2), (2, 20));
         // An epoch the cache skipped: the floor epoch, ending where the next one starts.
         assert_eq!(end_offset_for_epoch(&cache, 30, 3), (2, 20));
         assert_eq!(end_offset_for_epoch(&cache, 30, 6), (-1, -1));
         assert_eq!(end_offset_for_epoch(&[], 30, 0), (-1, -1));
-        assert_eq!(end_offset_for_epoch(&[e(3, 7)], 30, 1), (1, 7));
+        assert_eq!(end_offset_for_epoch(&[E::new(3, 7)], 30, 1), (1, 7));
     }
 
     #[test]
     fn a_follower_ahead_in_an_old_epoch_truncates_to_where_the_leader_moved_on() {
         // The old leader wrote 0..8 in epoch 0; the new leader had 0..5 when it took epoch 1.
-        let follower = [e(0, 0)];
-        let leader = [e(0, 0), e(1, 5)];
+        let follower = [E::new(0, 0)];
+        let leader = [E::new(0, 0), E::new(1, 5)];
         assert_eq!(truncation_offset(&follower, 8, 5, &leader, 9), 5);
         // A follower behind the leader keeps everything.
         assert_eq!(truncation_offset(&follower, 3, 3, &leader, 9), 3);
         // Same epoch: nothing to cut.
-        assert_eq!(truncation_offset(&[e(0, 0), e(1, 5)], 7, 5, &leader, 9), 7);
+        assert_eq!(
+            truncation_offset(&[E::new(0, 0), E::new(1, 5)], 7, 5, &leader, 9),
+            7
+        );
     }
 
     #[test]
     fn a_follower_whose_latest_epoch_the_leader_never_had_goes_back_an_epoch() {
         // The follower led epoch 2 alone (records 6..10); the leader went from 1 to 3 at 6.
-        let follower = [e(0, 0), e(1, 4), e(2, 6)];
-        let leader = [e(0, 0), e(1, 4), e(3, 6)];
+        let follower = [E::new(0, 0), E::new(1, 4), E::new(2, 6)];
+        let leader = [E::new(0, 0), E::new(1, 4), E::new(3, 6)];
         assert_eq!(truncation_offset(&follower, 10, 6, &leader, 12), 6);
     }
 
     #[test]
     fn assign_drops_what_the_new_epoch_supersedes() {
-        let mut cache = vec![e(0, 0), e(1, 5), e(2, 9)];
+        let mut cache = vec![E::new(0, 0), E::new(1, 5), E::new(2, 9)];
         assert!(assign_epoch(&mut cache, 2, 7));
-        assert_eq!(cache, vec![e(0, 0), e(1, 5), e(2, 7)]);
+        assert_eq!(cache, vec![E::new(0, 0), E::new(1, 5), E::new(2, 7)]);
         assert!(!assign_epoch(&mut cache, 2, 8));
     }
 

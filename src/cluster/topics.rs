@@ -117,12 +117,9 @@ pub fn create_topic(
             place(&image, dir, count, new.replication_factor)?
         }
     };
-    let active = |id: &i32| image.brokers.get(id).is_some_and(|b| b.is_active());
-    let isrs: Vec<Vec<i32>> = assignment
-        .iter()
-        .map(|replicas| replicas.iter().copied().filter(active).collect())
-        .collect();
-    if isrs.iter().any(Vec::is_empty) {
+    let topic_id = Uuid::random();
+    let partitions = partition_records(&image, topic_id, &assignment, 0);
+    if partitions.iter().any(|p| p.partition.isr.is_empty()) {
         // ReplicationControlManager's refusals: a manual assignment, or a placement whose
         // replicas are all unable to lead.
         let why = match &new.assignment {
@@ -136,12 +133,11 @@ pub fn create_topic(
         };
         return Err(DataDirError::InvalidReplicationFactor(why).into());
     }
-    let topic_id = Uuid::random();
     let mut records = vec![MetadataRecord::Topic {
         name: new.name.clone(),
         topic_id,
     }];
-    records.extend(partition_records(&image, topic_id, &assignment, 0));
+    records.extend(partitions.into_iter().map(MetadataRecord::Partition));
     for (name, value) in &new.configs {
         records.push(MetadataRecord::Config {
             resource_type: resource_type::TOPIC,
@@ -163,7 +159,7 @@ fn partition_records(
     topic_id: Uuid,
     assignment: &[Vec<i32>],
     first: i32,
-) -> Vec<MetadataRecord> {
+) -> Vec<PartitionRecord> {
     let directory = |id: i32| {
         image
             .brokers
@@ -180,7 +176,7 @@ fn partition_records(
                 .copied()
                 .filter(|id| image.brokers.get(id).is_some_and(|b| b.is_active()))
                 .collect();
-            MetadataRecord::Partition(PartitionRecord {
+            PartitionRecord {
                 partition_id,
                 topic_id,
                 partition: Partition {
@@ -196,7 +192,7 @@ fn partition_records(
                     last_known_elr: Vec::new(),
                 },
                 directories: replicas.iter().map(|&r| directory(r)).collect(),
-            })
+            }
         })
         .collect()
 }
@@ -313,7 +309,10 @@ pub fn create_partitions(
             placed.into_values().collect()
         }
     };
-    let records = partition_records(&image, topic.id, &new_replicas, current);
+    let records: Vec<MetadataRecord> = partition_records(&image, topic.id, &new_replicas, current)
+        .into_iter()
+        .map(MetadataRecord::Partition)
+        .collect();
     append_records(&metadata_dir, &records, now_ms)?;
     make_replica_dirs(dir, name, topic.id, &new_replicas, current)?;
     Ok(new_replicas)

@@ -189,6 +189,16 @@ pub struct EpochEntry {
     pub start_offset: i64,
 }
 
+impl EpochEntry {
+    /// The entry for `epoch` starting at `start_offset`.
+    pub const fn new(epoch: i32, start_offset: i64) -> Self {
+        EpochEntry {
+            epoch,
+            start_offset,
+        }
+    }
+}
+
 /// A partition's `leader-epoch-checkpoint`: `epoch startOffset` per line, ascending epochs.
 #[derive(Debug, Clone, Copy)]
 pub struct LeaderEpochCheckpoint;

@@ -393,25 +393,20 @@ pub fn pass_log_bytes(datadir: &DataDir, topic: Option<&TopicFilter>) -> Result<
 mod tests {
     use super::*;
 
-    fn e(epoch: i32, start_offset: i64) -> EpochEntry {
-        EpochEntry {
-            epoch,
-            start_offset,
-        }
-    }
+    use crate::datadir::checkpoint::EpochEntry as E;
 
     #[test]
     fn epochs_below_the_log_start_are_dropped_the_last_one_kept_from_it() {
-        let epochs = [e(0, 0), e(2, 50), e(5, 120)];
+        let epochs = [E::new(0, 0), E::new(2, 50), E::new(5, 120)];
         assert_eq!(
             truncate_epochs_from_start(&epochs, 60),
-            Some(vec![e(2, 60), e(5, 120)])
+            Some(vec![E::new(2, 60), E::new(5, 120)])
         );
         assert_eq!(
             truncate_epochs_from_start(&epochs, 120),
-            Some(vec![e(5, 120)])
+            Some(vec![E::new(5, 120)])
         );
-        assert_eq!(truncate_epochs_from_start(&[e(0, 0)], 0), None);
+        assert_eq!(truncate_epochs_from_start(&[E::new(0, 0)], 0), None);
         assert_eq!(truncate_epochs_from_start(&[], 10), None);
     }
 

@@ -57,9 +57,8 @@ impl FileStamp {
     /// The stamp of `name`, a path relative to the directory open as `dir`, `None` if it
     /// cannot be read (one lookup of `name`'s components, not of the whole path).
     #[cfg(unix)]
-    pub(crate) fn at(dir: &fs::File, name: &str) -> Option<FileStamp> {
-        let name = std::ffi::CString::new(name).ok()?;
-        let s = crate::log::os::stat_at(dir, &name).ok()?;
+    pub(crate) fn at(dir: &fs::File, name: &std::ffi::CStr) -> Option<FileStamp> {
+        let s = crate::log::os::stat_at(dir, name).ok()?;
         Some(FileStamp {
             device: s.device,
             inode: s.inode,
@@ -71,7 +70,7 @@ impl FileStamp {
 
     /// No stamps where there are no inodes: nothing is trusted.
     #[cfg(not(unix))]
-    pub(crate) fn at(_dir: &fs::File, _name: &str) -> Option<FileStamp> {
+    pub(crate) fn at(_dir: &fs::File, _name: &std::ffi::CStr) -> Option<FileStamp> {
         None
     }
 

@@ -5,7 +5,10 @@
 //! a hash map's), each member's partitions by topic and partition, then the committed
 //! partitions no member owns.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use rustc_hash::FxHashMap;
 
 use super::records::{MemberMetadata, ReadError};
 use super::state::Group;
@@ -143,7 +146,7 @@ pub fn partitions_of<'a>(
 #[derive(Debug, Default)]
 pub struct LogEnds {
     /// Log end by partition (`None`: no log in the data directory).
-    pub ends: BTreeMap<TopicPartition, Option<i64>>,
+    pub ends: FxHashMap<TopicPartition, Option<i64>>,
     /// Partitions whose log could not be read, and why.
     pub errors: Vec<(TopicPartition, LogError)>,
     /// Bytes at the end of an active segment that do not frame a batch, not read.
@@ -165,9 +168,14 @@ impl LogEnds {
         // Threads are worth starting only for many partitions.
         let chunk = partitions.len().div_ceil(threads).max(256);
         let read_chunk = |chunk: &[&TopicPartition]| {
+            let mut name = String::new();
             chunk
                 .iter()
-                .map(|tp| ((*tp).clone(), cache.log_end(&tp.to_string())))
+                .map(|tp| {
+                    name.clear();
+                    let _ = write!(name, "{tp}");
+                    ((*tp).clone(), cache.log_end(&name))
+                })
                 .collect::<Vec<_>>()
         };
         let results: Vec<_> = std::thread::scope(|scope| {
@@ -185,6 +193,7 @@ impl LogEnds {
         });
         cache.save(results.iter().filter_map(|(_, r)| r.as_ref().ok()));
         let mut ends = LogEnds::default();
+        ends.ends.reserve(results.len());
         for (tp, found) in results {
             match found {
                 Ok(found) => {

@@ -20,10 +20,12 @@
 //! Record types of the new consumer protocol (KIP-848) and share groups are skipped and
 //! counted ([`Groups::unread_records`]); their groups are not listed yet.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
 
 use super::records::{
     CoordinatorRecord, GroupMetadataValue, MemberMetadata, OffsetCommitKey, OffsetCommitValue,
@@ -307,14 +309,19 @@ pub struct Groups {
 }
 
 /// What replaying one partition leaves: group metadata (or its tombstone) and offsets by group.
+///
+/// (Its maps hash with `FxHash`: a partition of a large group holds tens of thousands of
+/// commits, and SipHash was a fifth of `--describe`'s time.)
 #[derive(Default)]
 struct Replay {
     /// Latest group metadata per group: `None` is a tombstone.
-    metadata: HashMap<String, Option<Versioned<GroupMetadataValue>>>,
+    metadata: FxHashMap<String, Option<Versioned<GroupMetadataValue>>>,
     /// Committed offsets per group.
-    offsets: HashMap<String, HashMap<TopicPartition, CommittedOffset>>,
+    offsets: FxHashMap<String, FxHashMap<TopicPartition, CommittedOffset>>,
     /// Offsets committed in open transactions, per producer id.
-    pending: HashMap<i64, HashMap<(String, TopicPartition), CommittedOffset>>,
+    pending: FxHashMap<i64, FxHashMap<(String, TopicPartition), CommittedOffset>>,
+    /// The last topic name seen, shared by the next commits of that topic.
+    topic: Option<std::sync::Arc<str>>,
     unread: usize,
 }
 
@@ -326,7 +333,14 @@ impl Replay {
         value: Option<&OffsetCommitValue>,
         record_offset: i64,
     ) {
-        let tp = TopicPartition::new(key.topic, key.partition);
+        let topic = match &self.topic {
+            Some(last) if **last == *key.topic => last.clone(),
+            _ => self.topic.insert(std::sync::Arc::from(key.topic)).clone(),
+        };
+        let tp = TopicPartition {
+            topic,
+            partition: key.partition,
+        };
         match (value, producer) {
             (Some(value), None) => {
                 self.offsets
@@ -384,6 +398,14 @@ impl Groups {
         for entry in fs::read_dir(root).map_err(io)? {
             let entry = entry.map_err(io)?;
             let name = entry.file_name();
+            // Most names of a large directory are other topics' partitions: only those that
+            // start as this topic's do are parsed.
+            if !name
+                .as_encoded_bytes()
+                .starts_with(OFFSETS_TOPIC.as_bytes())
+            {
+                continue;
+            }
             let Some(tp) = name.to_str().and_then(TopicPartition::from_dir_name) else {
                 continue;
             };
@@ -496,7 +518,12 @@ impl Groups {
                 .groups
                 .entry(id.clone())
                 .or_insert_with(|| Group::with_offsets_only(&id, partition));
-            group.offsets.extend(commits);
+            if group.offsets.is_empty() {
+                // Built at once from the sorted commits, not key by key.
+                group.offsets = commits.into_iter().collect();
+            } else {
+                group.offsets.extend(commits);
+            }
         }
     }
 

@@ -738,25 +738,17 @@ impl Log {
             max_timestamp,
             count,
         } = self.stamp(bytes, base_offset, now_ms)?;
-        self.maybe_roll(bytes.len() as u64, max_timestamp, last_offset, now_ms)?;
-        let active = self.active()?;
-        let position = active.size();
-        let segment_base_offset = active.base_offset();
-        active.append(bytes, last_offset, max_timestamp, last_offset)?;
-        self.log_end_offset = last_offset + 1;
-        self.unflushed_messages += count;
-        if self.unflushed_messages >= self.config.flush_messages
-            || now_ms - self.last_flush_ms >= self.config.flush_ms
-        {
-            self.flush()?;
-            self.last_flush_ms = now_ms;
-        }
-        Ok(AppendInfo {
-            first_offset: base_offset,
+        self.append_at(
+            bytes,
+            base_offset,
             last_offset,
+            max_timestamp,
+            count,
+            now_ms,
+        )
+        .map(|info| AppendInfo {
             log_append_time,
-            position,
-            segment_base_offset,
+            ..info
         })
     }
 
@@ -791,11 +783,35 @@ impl Log {
         }
         let max_timestamp = raw.max_timestamp();
         let count = i64::from(raw.records_count().unwrap_or(1));
-        self.maybe_roll(batch.len() as u64, max_timestamp, last_offset, now_ms)?;
+        self.append_at(
+            batch,
+            base_offset,
+            last_offset,
+            max_timestamp,
+            count,
+            now_ms,
+        )
+    }
+
+    /// What a leader's and a follower's append of one batch share, once its offsets are
+    /// settled: roll when it does not fit, append it to the active segment (its index entries
+    /// for `last_offset` and `max_timestamp`), move the log end and flush on
+    /// `flush.messages`/`flush.ms`. The answer's `log_append_time` is -1 (the leader's
+    /// caller fills in its own).
+    fn append_at(
+        &mut self,
+        bytes: &[u8],
+        base_offset: i64,
+        last_offset: i64,
+        max_timestamp: i64,
+        count: i64,
+        now_ms: i64,
+    ) -> Result<AppendInfo> {
+        self.maybe_roll(bytes.len() as u64, max_timestamp, last_offset, now_ms)?;
         let active = self.active()?;
         let position = active.size();
         let segment_base_offset = active.base_offset();
-        active.append(batch, last_offset, max_timestamp, last_offset)?;
+        active.append(bytes, last_offset, max_timestamp, last_offset)?;
         self.log_end_offset = last_offset + 1;
         self.unflushed_messages += count;
         if self.unflushed_messages >= self.config.flush_messages

@@ -36,7 +36,17 @@ const WRITEBACK_BYTES: u64 = 8 << 20;
 
 /// File name of a segment file: the base offset as 20 zero-padded digits plus the suffix.
 pub fn file_name(base_offset: i64, suffix: &str) -> String {
-    format!("{base_offset:020}{suffix}")
+    FileName(base_offset, suffix).to_string()
+}
+
+/// [`file_name`] as it is written, for a caller that writes it into a buffer of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct FileName<'a>(pub i64, pub &'a str);
+
+impl std::fmt::Display for FileName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:020}{}", self.0, self.1)
+    }
 }
 
 /// The base offset in a segment file name (`00000000000000000042.log` → 42).

@@ -275,10 +275,13 @@ pub fn write_offset_deletions(
 
 /// Writes `s` left-justified in `width` columns (Java's `%-Ns`, which counts UTF-16 units).
 fn pad(out: &mut impl Write, s: &str, width: usize) -> io::Result<()> {
+    const SPACES: &[u8; 64] = &[b' '; 64];
     out.write_all(s.as_bytes())?;
-    let len = java_len(s);
-    for _ in len..width {
-        out.write_all(b" ")?;
+    let mut missing = width.saturating_sub(java_len(s));
+    while missing > 0 {
+        let n = missing.min(SPACES.len());
+        out.write_all(SPACES.get(..n).unwrap_or_default())?;
+        missing -= n;
     }
     Ok(())
 }
@@ -298,15 +301,37 @@ fn width<'a>(floor: usize, values: impl IntoIterator<Item = &'a str>) -> usize {
 }
 
 /// Writes a row of columns, `%-Ws` each, one space between, the last unpadded.
-fn row(out: &mut impl Write, cells: &[(&str, usize)], last: &str) -> io::Result<()> {
+fn row<'a>(
+    out: &mut impl Write,
+    cells: impl IntoIterator<Item = (&'a str, usize)>,
+    last: &str,
+) -> io::Result<()> {
     for (cell, w) in cells {
-        pad(out, cell, *w)?;
+        pad(out, cell, w)?;
         out.write_all(b" ")?;
     }
     out.write_all(last.as_bytes())
 }
 
 const MISSING: &str = "-";
+
+/// A number's text, or `-` for none, in a buffer kept from row to row.
+#[derive(Default)]
+struct Number(String);
+
+impl Number {
+    fn of(&mut self, n: Option<i64>) -> &str {
+        use std::fmt::Write as _;
+        self.0.clear();
+        match n {
+            Some(n) => {
+                let _ = write!(self.0, "{n}");
+            }
+            None => self.0.push_str(MISSING),
+        }
+        &self.0
+    }
+}
 
 /// Kafka's `shouldPrintMemberState`: the notice for a group's state (a missing group: `Error:
 /// ... does not exist.` on stdout; Empty and rebalancing groups on `diag`), and whether its
@@ -430,45 +455,68 @@ pub fn write_offsets(
         }
         return Ok(());
     }
-    let text = |v: Option<i64>| v.map_or_else(|| MISSING.to_string(), |v| v.to_string());
-    let cells: Vec<[String; 9]> = rows
-        .iter()
-        .map(|r| {
-            [
-                id.to_string(),
-                r.partition.topic.to_string(),
-                r.partition.partition.to_string(),
-                text(r.committed.map(|c| c.offset)),
-                text(r.log_end_offset),
-                text(r.lag()),
-                member(r, |m| &m.member_id).unwrap_or(MISSING).to_string(),
-                member(r, |m| &m.client_host).unwrap_or(MISSING).to_string(),
-                member(r, |m| &m.client_id).unwrap_or(MISSING).to_string(),
-            ]
-        })
-        .collect();
-    let col = |i: usize| {
+    // The numbers' columns have fixed widths, so rows are written as they are formatted.
+    fn member_or_missing<'a>(r: &OffsetRow<'a>, f: fn(&'a MemberMetadata) -> &'a str) -> &'a str {
+        member(r, f).unwrap_or(MISSING)
+    }
+    let widths = [
+        width(15, rows.iter().map(|_| id)),
+        width(15, rows.iter().map(|r| &*r.partition.topic)),
+        10,
+        15,
+        15,
+        15,
         width(
             15,
-            cells.iter().filter_map(|c| c.get(i).map(String::as_str)),
-        )
-    };
-    let widths = [col(0), col(1), 10, 15, 15, 15, col(6), col(7)];
-    let header = [
-        "GROUP",
-        "TOPIC",
-        "PARTITION",
-        "CURRENT-OFFSET",
-        "LOG-END-OFFSET",
-        "LAG",
-        "CONSUMER-ID",
-        "HOST",
-        "CLIENT-ID",
+            rows.iter().map(|r| member_or_missing(r, |m| &m.member_id)),
+        ),
+        width(
+            15,
+            rows.iter()
+                .map(|r| member_or_missing(r, |m| &m.client_host)),
+        ),
     ];
-    for line in std::iter::once(header.map(str::to_string)).chain(cells) {
+    out.write_all(b"\n")?;
+    row(
+        out,
+        [
+            "GROUP",
+            "TOPIC",
+            "PARTITION",
+            "CURRENT-OFFSET",
+            "LOG-END-OFFSET",
+            "LAG",
+            "CONSUMER-ID",
+            "HOST",
+        ]
+        .into_iter()
+        .zip(widths),
+        "CLIENT-ID",
+    )?;
+    let mut numbers = [
+        Number::default(),
+        Number::default(),
+        Number::default(),
+        Number::default(),
+    ];
+    for r in rows {
+        let [partition, current, end, lag] = &mut numbers;
+        let cells = [
+            id,
+            &r.partition.topic,
+            partition.of(Some(i64::from(r.partition.partition))),
+            current.of(r.committed.map(|c| c.offset)),
+            end.of(r.log_end_offset),
+            lag.of(r.lag()),
+            member_or_missing(r, |m| &m.member_id),
+            member_or_missing(r, |m| &m.client_host),
+        ];
         out.write_all(b"\n")?;
-        let padded: Vec<(&str, usize)> = line.iter().map(String::as_str).zip(widths).collect();
-        row(out, &padded, line.get(8).map_or("", String::as_str))?;
+        row(
+            out,
+            cells.into_iter().zip(widths),
+            member_or_missing(r, |m| &m.client_id),
+        )?;
     }
     out.write_all(b"\n")
 }
@@ -549,7 +597,7 @@ pub fn write_members(
         }
         padded.extend([(host, host_w), (client, client_w), (count, 15)]);
         out.write_all(b"\n")?;
-        row(out, &padded, tail)
+        row(out, padded, tail)
     };
     line(
         [
@@ -639,7 +687,7 @@ pub fn write_state(
         ),
     ] {
         out.write_all(b"\n")?;
-        row(out, &cells, last)?;
+        row(out, cells, last)?;
     }
     out.write_all(b"\n")
 }
