@@ -3,6 +3,8 @@
 //! `--list` and `--describe` (`--offsets`, `--members`, `--state`) read the partitions and take
 //! no lock; `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
 //! group's coordinator (`kafkit::group::admin`), the running one or one hosted for the command.
+//! With `--bootstrap-server`, every action asks a cluster's coordinators instead
+//! (`kafkit::net::groups`), through the same checks, plans and printers.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufWriter, Write};
@@ -16,7 +18,6 @@ use super::{stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use kafkit::assign::java::compare_strings;
 use kafkit::common::TopicPartition;
 use kafkit::datadir::DataDir;
-use kafkit::group::admin::GroupAdmin;
 use kafkit::group::describe::{self, Coordinator, LogEnds};
 use kafkit::group::{Group, GroupState, GroupType, Groups};
 use kafkit::log::SkippedTail;
@@ -184,8 +185,8 @@ pub struct Args {
         hide_possible_values = true,
     )]
     pub group_type: Option<String>,
-    /// The brokers to connect to instead of --data-dir (--list, --describe and --delete;
-    /// --reset-offsets and --delete-offsets are refused yet).
+    /// The brokers to connect to instead of --data-dir (every action: the groups of the
+    /// cluster's coordinators).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Kafka's admin client properties for --bootstrap-server (request.timeout.ms, ...).
@@ -420,18 +421,13 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         } else {
             args.group.clone()
         };
-        let mut admin = GroupAdmin::new(&datadir, &groups);
+        let mut store = writes::DirGroups::new(&datadir, &groups)?;
         let done = if args.reset_offsets {
-            writes::reset_offsets(args, global, &datadir, &groups, &mut admin, &ids, &mut out)
+            writes::reset_offsets(args, global, &mut store, &ids, &mut out)
         } else if args.delete {
-            writes::delete_groups(
-                global,
-                &mut |id| admin.delete_group(id).map_err(failed),
-                &ids,
-                &mut out,
-            )
+            writes::delete_groups(global, &mut |id| store.delete_group(id), &ids, &mut out)
         } else {
-            writes::delete_offsets(args, global, &datadir, &mut admin, &mut out)
+            writes::delete_offsets(args, global, &mut store, &mut out)
         };
         out.flush()?;
         return done;
@@ -447,16 +443,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     })
 }
 
-/// `--list`, `--describe` and `--delete` against a cluster: the groups its coordinators
-/// describe (`kafkit::net::groups`), printed by the same code as a data directory's.
-/// `--reset-offsets` and `--delete-offsets` are refused there yet.
+/// Every action against a cluster: the groups its coordinators describe
+/// (`kafkit::net::groups`), printed, planned and changed by the same code as a data
+/// directory's.
 fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
-    if args.reset_offsets || args.delete_offsets {
-        return Err(super::net::not_yet(
-            "consumer-groups",
-            "with --reset-offsets or --delete-offsets",
-        ));
-    }
     validate(args)?;
     let mut cluster = super::net::cluster(
         "consumer-groups",
@@ -467,6 +457,23 @@ fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
         "adminclient-1",
     )?;
     let net_failed = |e: kafkit::net::NetError| failed(super::net::message(&e));
+    if args.reset_offsets || args.delete_offsets {
+        let ids: Vec<String> = if args.all_groups {
+            consumer_group_ids(&mut cluster).map_err(net_failed)?
+        } else {
+            args.group.clone()
+        };
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        let mut store = writes::ClusterGroups::new(cluster);
+        let done = if args.reset_offsets {
+            writes::reset_offsets(args, global, &mut store, &ids, &mut out)
+        } else {
+            writes::delete_offsets(args, global, &mut store, &mut out)
+        };
+        out.flush()?;
+        return done;
+    }
     if args.delete {
         let ids: Vec<String> = if args.all_groups {
             consumer_group_ids(&mut cluster).map_err(net_failed)?
