@@ -12,6 +12,7 @@ use std::process::Command;
 
 use crate::common::broker::{self, Broker};
 use crate::common::{kafkit, kafkit_stdin, tempdir};
+use crate::group_writes::table;
 use crate::net::remote;
 
 /// stderr without log4j's timestamps.
@@ -374,28 +375,14 @@ fn two_members_share_the_partitions_of_a_group_on_the_broker() {
         &["topics", "--create", "--topic", "duo", "--partitions", "2"],
     )
     .ok();
-    let member = |timeout: &'static str| {
-        let bootstrap = broker.bootstrap();
-        std::thread::spawn(move || {
-            let args = [
-                "consume",
-                "--topic",
-                "duo",
-                "--group",
-                "duo",
-                "--timeout-ms",
-                timeout,
-                "--property",
-                "print.partition=true",
-                "--consumer-property",
-                "session.timeout.ms=2000",
-                "--consumer-property",
-                "heartbeat.interval.ms=500",
-                "--bootstrap-server",
-                &bootstrap,
-            ];
-            kafkit(&tempdir().path().join("unused"), &args)
-        })
+    let member = |timeout| {
+        member_thread(
+            &broker,
+            "duo",
+            "duo",
+            timeout,
+            &["--property", "print.partition=true"],
+        )
     };
     let first = member("14000");
     std::thread::sleep(std::time::Duration::from_secs(3));
@@ -522,19 +509,39 @@ fn a_broker_that_stops_under_a_group_member_ends_the_run_with_an_error() {
     assert!(stderr.contains("could not be established"), "{stderr}");
 }
 
-/// Kafka 4.0's reset table (`%n%-30s %-30s %-10s %-15s` a line, then a newline).
-fn reset_table(rows: &[(&str, &str, i32, i64)]) -> String {
-    let mut out = format!(
-        "\n{:<30} {:<30} {:<10} {:<15}",
-        "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"
-    );
-    for (group, topic, partition, offset) in rows {
-        out.push_str(&format!(
-            "\n{group:<30} {topic:<30} {partition:<10} {offset:<15}"
-        ));
-    }
-    out.push('\n');
-    out
+/// A member of `group` reading `topic` on the broker, on a thread of its own, until
+/// `timeout` ms pass without a record (2 s sessions, 500 ms heartbeats), with `extra`
+/// arguments.
+fn member_thread(
+    broker: &Broker,
+    topic: &'static str,
+    group: &'static str,
+    timeout: &'static str,
+    extra: &'static [&'static str],
+) -> std::thread::JoinHandle<crate::common::Run> {
+    let bootstrap = broker.bootstrap();
+    std::thread::spawn(move || {
+        let args = [
+            &[
+                "consume",
+                "--topic",
+                topic,
+                "--group",
+                group,
+                "--timeout-ms",
+                timeout,
+                "--consumer-property",
+                "session.timeout.ms=2000",
+                "--consumer-property",
+                "heartbeat.interval.ms=500",
+                "--bootstrap-server",
+                &bootstrap,
+            ][..],
+            extra,
+        ]
+        .concat();
+        kafkit(&tempdir().path().join("unused"), &args)
+    })
 }
 
 /// Topic `rs` (2 partitions) with the same 9 keyed records in `dir` and on `broker` (one
@@ -559,7 +566,7 @@ fn reset_data(dir: &std::path::Path, broker: &Broker) -> Vec<i64> {
         );
         let run = same_in_both(dir, broker, &line);
         let p: i32 = partition[3..].parse().expect("partition");
-        assert_eq!(run.ok(), reset_table(&[("rg", "rs", p, offset)]));
+        assert_eq!(run.ok(), table(&[("rg", "rs", p, offset)]));
     }
     let ends = kafkit(dir, &["get-offsets", "--topic", "rs"]);
     ends.ok()
@@ -587,9 +594,8 @@ fn reset_offsets_plan_and_commit_what_they_do_for_a_data_directory() {
     let ends = reset_data(root, &broker);
     assert_eq!(ends.len(), 2);
     assert!(ends.iter().all(|&e| e >= 2), "{ends:?}");
-    let all = |offsets: [i64; 2]| {
-        reset_table(&[("rg", "rs", 0, offsets[0]), ("rg", "rs", 1, offsets[1])])
-    };
+    let all =
+        |offsets: [i64; 2]| table(&[("rg", "rs", 0, offsets[0]), ("rg", "rs", 1, offsets[1])]);
     let plan = root.join("plan.csv");
     std::fs::write(&plan, "rs,0,1\nrs,1,99\n").expect("plan");
     let plan = plan.to_str().expect("path").to_string();
@@ -600,7 +606,7 @@ fn reset_offsets_plan_and_commit_what_they_do_for_a_data_directory() {
         ("--topic rs --to-current", Some(all([2, 1]))),
         (
             "--topic rs:1 --to-offset 1",
-            Some(reset_table(&[("rg", "rs", 1, 1)])),
+            Some(table(&[("rg", "rs", 1, 1)])),
         ),
         ("--topic rs --shift-by 1", Some(all([3, 2]))),
         // Clamped below the log start, with Kafka's WARN on stderr (compared untimed).
@@ -618,7 +624,7 @@ fn reset_offsets_plan_and_commit_what_they_do_for_a_data_directory() {
         ("--by-duration PT1H --topic rs", Some(all([0, 0]))),
         (
             &format!("--from-file {plan}"),
-            Some(reset_table(&[("rg", "rs", 0, 1), ("rg", "rs", 1, ends[1])])),
+            Some(table(&[("rg", "rs", 0, 1), ("rg", "rs", 1, ends[1])])),
         ),
         ("--topic rs --to-latest --output json", None),
         ("--topic nope --to-latest", None),
@@ -686,25 +692,7 @@ fn a_live_group_is_refused_and_delete_offsets_needs_a_broker_with_offset_delete(
     };
     let dir = tempdir();
     reset_data(dir.path(), &broker);
-    let bootstrap = broker.bootstrap();
-    let member = std::thread::spawn(move || {
-        let args = [
-            "consume",
-            "--topic",
-            "rs",
-            "--group",
-            "busy",
-            "--timeout-ms",
-            "6000",
-            "--consumer-property",
-            "session.timeout.ms=2000",
-            "--consumer-property",
-            "heartbeat.interval.ms=500",
-            "--bootstrap-server",
-            &bootstrap,
-        ];
-        kafkit(&tempdir().path().join("unused"), &args)
-    });
+    let member = member_thread(&broker, "rs", "busy", "6000", &[]);
     std::thread::sleep(std::time::Duration::from_secs(3));
     let run = remote(
         &broker,
@@ -724,7 +712,7 @@ fn a_live_group_is_refused_and_delete_offsets_needs_a_broker_with_offset_delete(
         run.stdout,
         format!(
             "\nError: Assignments can only be reset if the group 'busy' is inactive, but the current state is Stable.\n{}",
-            reset_table(&[])
+            table(&[])
         )
     );
     let state = remote(

@@ -414,23 +414,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         groups.iter().filter(|g| g.is_consumer_group()).collect();
     consumer_groups.sort_by(|a, b| compare_strings(&a.id, &b.id));
     if args.reset_offsets || args.delete || args.delete_offsets {
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
         let ids: Vec<String> = if args.all_groups {
             consumer_groups.iter().map(|g| g.id.clone()).collect()
         } else {
             args.group.clone()
         };
-        let mut store = writes::DirGroups::new(&datadir, &groups)?;
-        let done = if args.reset_offsets {
-            writes::reset_offsets(args, global, &mut store, &ids, &mut out)
-        } else if args.delete {
-            writes::delete_groups(global, &mut |id| store.delete_group(id), &ids, &mut out)
-        } else {
-            writes::delete_offsets(args, global, &mut store, &mut out)
-        };
-        out.flush()?;
-        return done;
+        return writes::run(
+            args,
+            global,
+            &mut writes::DirGroups::new(&datadir, &groups)?,
+            &ids,
+        );
     }
     let coordinator = Coordinator::of(&datadir);
     let view = View {
@@ -457,39 +451,13 @@ fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
         "adminclient-1",
     )?;
     let net_failed = |e: kafkit::net::NetError| failed(super::net::message(&e));
-    if args.reset_offsets || args.delete_offsets {
+    if args.reset_offsets || args.delete || args.delete_offsets {
         let ids: Vec<String> = if args.all_groups {
             consumer_group_ids(&mut cluster).map_err(net_failed)?
         } else {
             args.group.clone()
         };
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
-        let mut store = writes::ClusterGroups::new(cluster);
-        let done = if args.reset_offsets {
-            writes::reset_offsets(args, global, &mut store, &ids, &mut out)
-        } else {
-            writes::delete_offsets(args, global, &mut store, &mut out)
-        };
-        out.flush()?;
-        return done;
-    }
-    if args.delete {
-        let ids: Vec<String> = if args.all_groups {
-            consumer_group_ids(&mut cluster).map_err(net_failed)?
-        } else {
-            args.group.clone()
-        };
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
-        let done = writes::delete_groups(
-            global,
-            &mut |id| cluster.delete_group(id).map_err(net_failed),
-            &ids,
-            &mut out,
-        );
-        out.flush()?;
-        return done;
+        return writes::run(args, global, &mut writes::ClusterGroups::new(cluster), &ids);
     }
     let mut ids: Vec<String> = if args.list || args.all_groups {
         consumer_group_ids(&mut cluster).map_err(net_failed)?

@@ -109,6 +109,28 @@ pub(super) trait GroupStore {
         group: &str,
         partitions: &[TopicPartition],
     ) -> Result<OffsetDeletion>;
+    /// Deletes `group` (DeleteGroups): `Some` error when its coordinator refused.
+    fn delete_group(&mut self, group: &str) -> Result<Option<AdminError>>;
+}
+
+/// `--reset-offsets`, `--delete` or `--delete-offsets` of the groups `ids` in `store`.
+pub(super) fn run(
+    args: &Args,
+    global: &GlobalArgs,
+    store: &mut dyn GroupStore,
+    ids: &[String],
+) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let done = if args.reset_offsets {
+        reset_offsets(args, global, store, ids, &mut out)
+    } else if args.delete {
+        delete_groups(global, &mut |id| store.delete_group(id), ids, &mut out)
+    } else {
+        delete_offsets(args, global, store, &mut out)
+    };
+    out.flush()?;
+    done
 }
 
 /// A data directory's groups: its coordinators (`GroupAdmin`), its groups as loaded, its logs.
@@ -128,11 +150,6 @@ impl<'a> DirGroups<'a> {
             admin: GroupAdmin::new(datadir, loaded),
             planner: Planner::new(datadir)?,
         })
-    }
-
-    /// Deletes `group` through its coordinator.
-    pub(super) fn delete_group(&mut self, group: &str) -> Result<Option<AdminError>> {
-        self.admin.delete_group(group).map_err(failed)
     }
 }
 
@@ -176,6 +193,10 @@ impl GroupStore for DirGroups<'_> {
         partitions: &[TopicPartition],
     ) -> Result<OffsetDeletion> {
         self.admin.delete_offsets(group, partitions).map_err(failed)
+    }
+
+    fn delete_group(&mut self, group: &str) -> Result<Option<AdminError>> {
+        self.admin.delete_group(group).map_err(failed)
     }
 }
 
@@ -238,6 +259,10 @@ impl GroupStore for ClusterGroups {
         self.cluster
             .delete_offsets(group, partitions)
             .map_err(net_failed)
+    }
+
+    fn delete_group(&mut self, group: &str) -> Result<Option<AdminError>> {
+        self.cluster.delete_group(group).map_err(net_failed)
     }
 }
 
@@ -332,7 +357,7 @@ fn report_notices(out: &mut impl Write, format: OutputFormat, notices: Vec<Notic
 }
 
 /// `--reset-offsets`.
-pub(super) fn reset_offsets(
+fn reset_offsets(
     args: &Args,
     global: &GlobalArgs,
     store: &mut dyn GroupStore,
@@ -429,7 +454,7 @@ pub(super) fn reset_offsets(
 /// `--delete`.
 ///
 /// `delete` asks a group's coordinator (the directory's or the cluster's) to delete it.
-pub(super) fn delete_groups(
+fn delete_groups(
     global: &GlobalArgs,
     delete: &mut dyn FnMut(&str) -> Result<Option<AdminError>>,
     ids: &[String],
@@ -491,7 +516,7 @@ pub(super) fn delete_groups(
 }
 
 /// `--delete-offsets`.
-pub(super) fn delete_offsets(
+fn delete_offsets(
     args: &Args,
     global: &GlobalArgs,
     store: &mut dyn GroupStore,
