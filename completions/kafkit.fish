@@ -347,7 +347,7 @@ Assigning\t''
 Reconciling\t''"
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l type -d 'When specified with \'--list\', it displays the types of all the groups; it can also list groups with specific types (comma-separated: classic,consumer)' -r -f -a "classic\t''
 consumer\t''"
-complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l bootstrap-server -d 'The brokers to connect to instead of --data-dir (--list, --describe and --delete; --reset-offsets and --delete-offsets are refused yet)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l bootstrap-server -d 'The brokers to connect to instead of --data-dir (every action: the groups of the cluster\'s coordinators)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l command-config -d 'Kafka\'s admin client properties for --bootstrap-server (request.timeout.ms, ...)' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l timeout -d 'Accepted for compatibility with kafka-consumer-groups.sh and ignored (the groups are read from disk; there is nothing to wait for)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"

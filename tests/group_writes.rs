@@ -70,7 +70,7 @@ fn reset(root: &Path, args: &[&str]) -> Run {
 }
 
 /// Kafka 4.0's reset table: `%n%-30s %-30s %-10s %-15s` per line, then a newline.
-fn table(rows: &[(&str, &str, i32, i64)]) -> String {
+pub fn table(rows: &[(&str, &str, i32, i64)]) -> String {
     let mut out = format!(
         "\n{:<30} {:<30} {:<10} {:<15}",
         "GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"

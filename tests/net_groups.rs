@@ -12,6 +12,7 @@ use std::process::Command;
 
 use crate::common::broker::{self, Broker};
 use crate::common::{kafkit, kafkit_stdin, tempdir};
+use crate::group_writes::table;
 use crate::net::remote;
 
 /// stderr without log4j's timestamps.
@@ -234,14 +235,16 @@ fn tansu_asks_kafka_pythons_v2_join_for_a_member_id() {
     assert_eq!(out, "UnknownError\n");
 }
 
-/// Runs `line` on `dir` and against `broker`: the same exit, stdout and stderr.
-fn same_in_both(dir: &std::path::Path, broker: &Broker, line: &str) {
+/// Runs `line` on `dir` and against `broker`: the same exit, stdout and stderr (log4j's
+/// timestamps aside); the broker's run.
+fn same_in_both(dir: &std::path::Path, broker: &Broker, line: &str) -> crate::common::Run {
     let args: Vec<&str> = line.split(' ').collect();
     let local = kafkit(dir, &args);
     let net = remote(broker, &args);
     assert_eq!(net.code, local.code, "{line}: {}", net.stderr);
     assert_eq!(net.stdout, local.stdout, "{line}");
-    assert_eq!(net.stderr, local.stderr, "{line}");
+    assert_eq!(untimed(&net.stderr), untimed(&local.stderr), "{line}");
+    net
 }
 
 /// `consumer-groups --list` and `--describe` of a group a member committed offsets of print
@@ -356,21 +359,6 @@ fn consumer_groups_list_and_describe_print_what_they_print_for_a_data_directory(
         "{}",
         local.stdout
     );
-    // --reset-offsets and --delete-offsets are not done over the network yet: refused, not
-    // run on a directory.
-    let run = remote(
-        &broker,
-        &[
-            "consumer-groups",
-            "--delete-offsets",
-            "--group",
-            "cgroup",
-            "--topic",
-            "cg",
-        ],
-    );
-    assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("not supported"), "{}", run.stderr);
 }
 
 /// Two members of one group against the broker share its partitions: the first takes both,
@@ -387,28 +375,14 @@ fn two_members_share_the_partitions_of_a_group_on_the_broker() {
         &["topics", "--create", "--topic", "duo", "--partitions", "2"],
     )
     .ok();
-    let member = |timeout: &'static str| {
-        let bootstrap = broker.bootstrap();
-        std::thread::spawn(move || {
-            let args = [
-                "consume",
-                "--topic",
-                "duo",
-                "--group",
-                "duo",
-                "--timeout-ms",
-                timeout,
-                "--property",
-                "print.partition=true",
-                "--consumer-property",
-                "session.timeout.ms=2000",
-                "--consumer-property",
-                "heartbeat.interval.ms=500",
-                "--bootstrap-server",
-                &bootstrap,
-            ];
-            kafkit(&tempdir().path().join("unused"), &args)
-        })
+    let member = |timeout| {
+        member_thread(
+            &broker,
+            "duo",
+            "duo",
+            timeout,
+            &["--property", "print.partition=true"],
+        )
     };
     let first = member("14000");
     std::thread::sleep(std::time::Duration::from_secs(3));
@@ -533,4 +507,264 @@ fn a_broker_that_stops_under_a_group_member_ends_the_run_with_an_error() {
         "{stderr}"
     );
     assert!(stderr.contains("could not be established"), "{stderr}");
+}
+
+/// A member of `group` reading `topic` on the broker, on a thread of its own, until
+/// `timeout` ms pass without a record (2 s sessions, 500 ms heartbeats), with `extra`
+/// arguments.
+fn member_thread(
+    broker: &Broker,
+    topic: &'static str,
+    group: &'static str,
+    timeout: &'static str,
+    extra: &'static [&'static str],
+) -> std::thread::JoinHandle<crate::common::Run> {
+    let bootstrap = broker.bootstrap();
+    std::thread::spawn(move || {
+        let args = [
+            &[
+                "consume",
+                "--topic",
+                topic,
+                "--group",
+                group,
+                "--timeout-ms",
+                timeout,
+                "--consumer-property",
+                "session.timeout.ms=2000",
+                "--consumer-property",
+                "heartbeat.interval.ms=500",
+                "--bootstrap-server",
+                &bootstrap,
+            ][..],
+            extra,
+        ]
+        .concat();
+        kafkit(&tempdir().path().join("unused"), &args)
+    })
+}
+
+/// Topic `rs` (2 partitions) with the same 9 keyed records in `dir` and on `broker` (one
+/// batch a record on the broker: Tansu's "latest" is the last batch's base offset + 1), and
+/// group `rg` committing 2 on rs-0 and 1 on rs-1 in both, through `--reset-offsets
+/// --execute` (an OffsetCommit with generation -1 on the broker: no join). Each
+/// partition's record count.
+fn reset_data(dir: &std::path::Path, broker: &Broker) -> Vec<i64> {
+    let create = ["topics", "--create", "--topic", "rs", "--partitions", "2"];
+    kafkit(dir, &create).ok();
+    remote(broker, &create).ok();
+    let lines: String = (0..9).map(|i| format!("k{i}\tv{i}\n")).collect();
+    let produce = ["produce", "--topic", "rs", "--property", "parse.key=true"];
+    kafkit_stdin(dir, &produce, lines.as_bytes()).ok();
+    let bootstrap = broker.bootstrap();
+    let mut to_broker = produce.to_vec();
+    to_broker.extend(["--bootstrap-server", &bootstrap, "--sync"]);
+    kafkit_stdin(&dir.join("unused"), &to_broker, lines.as_bytes()).ok();
+    for (partition, offset) in [("rs:0", 2), ("rs:1", 1)] {
+        let line = format!(
+            "consumer-groups --reset-offsets --group rg --topic {partition} --to-offset {offset} --execute"
+        );
+        let run = same_in_both(dir, broker, &line);
+        let p: i32 = partition[3..].parse().expect("partition");
+        assert_eq!(run.ok(), table(&[("rg", "rs", p, offset)]));
+    }
+    let ends = kafkit(dir, &["get-offsets", "--topic", "rs"]);
+    ends.ok()
+        .lines()
+        .map(|l| {
+            l.rsplit(':')
+                .next()
+                .and_then(|o| o.parse().ok())
+                .expect("rs:p:offset")
+        })
+        .collect()
+}
+
+/// `consumer-groups --reset-offsets` against a broker prints, for every scope and scenario,
+/// what it prints for a data directory holding the same records and commits (one planner:
+/// committed offsets from OffsetFetch, log starts, ends and timestamps from ListOffsets);
+/// `--execute` commits what `--describe` then shows, in both modes.
+#[test]
+fn reset_offsets_plan_and_commit_what_they_do_for_a_data_directory() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let dir = tempdir();
+    let root = dir.path();
+    let ends = reset_data(root, &broker);
+    assert_eq!(ends.len(), 2);
+    assert!(ends.iter().all(|&e| e >= 2), "{ends:?}");
+    let all =
+        |offsets: [i64; 2]| table(&[("rg", "rs", 0, offsets[0]), ("rg", "rs", 1, offsets[1])]);
+    let plan = root.join("plan.csv");
+    std::fs::write(&plan, "rs,0,1\nrs,1,99\n").expect("plan");
+    let plan = plan.to_str().expect("path").to_string();
+    let dry = "consumer-groups --reset-offsets --group rg --dry-run";
+    for (scenario, expected) in [
+        ("--topic rs --to-earliest", Some(all([0, 0]))),
+        ("--topic rs --to-latest", Some(all([ends[0], ends[1]]))),
+        ("--topic rs --to-current", Some(all([2, 1]))),
+        (
+            "--topic rs:1 --to-offset 1",
+            Some(table(&[("rg", "rs", 1, 1)])),
+        ),
+        ("--topic rs --shift-by 1", Some(all([3, 2]))),
+        // Clamped below the log start, with Kafka's WARN on stderr (compared untimed).
+        ("--topic rs --shift-by -5", Some(all([0, 0]))),
+        ("--topic rs --to-offset 99", Some(all([ends[0], ends[1]]))),
+        ("--all-topics --to-earliest", Some(all([0, 0]))),
+        (
+            "--all-topics --to-current --export",
+            Some("rs,0,2\nrs,1,1\n\n".to_string()),
+        ),
+        (
+            "--to-datetime 2000-01-01T00:00:00.000 --topic rs",
+            Some(all([0, 0])),
+        ),
+        ("--by-duration PT1H --topic rs", Some(all([0, 0]))),
+        (
+            &format!("--from-file {plan}"),
+            Some(table(&[("rg", "rs", 0, 1), ("rg", "rs", 1, ends[1])])),
+        ),
+        ("--topic rs --to-latest --output json", None),
+        ("--topic nope --to-latest", None),
+    ] {
+        let line = format!("{dry} {scenario}");
+        let run = same_in_both(root, &broker, &line);
+        if let Some(expected) = expected {
+            assert_eq!(run.ok(), expected, "{line}");
+        }
+    }
+    // --all-groups: every group of the cluster (rg alone); a group nobody committed for is
+    // reset from the log (--to-current without a commit: the log end).
+    for line in [
+        "consumer-groups --reset-offsets --all-groups --topic rs:0 --to-latest --dry-run",
+        "consumer-groups --reset-offsets --group fresh --topic rs --to-current --dry-run",
+        "consumer-groups --reset-offsets --group fresh --topic rs --shift-by 1 --dry-run",
+    ] {
+        same_in_both(root, &broker, line);
+    }
+    // --execute commits the plan; --describe shows it, the same in both modes.
+    let line = "consumer-groups --reset-offsets --group rg --topic rs --shift-by 1 --execute";
+    assert_eq!(same_in_both(root, &broker, line).ok(), all([3, 2]));
+    let described = same_in_both(root, &broker, "consumer-groups --describe --group rg");
+    let current: Vec<(String, String)> = described
+        .ok()
+        .lines()
+        .filter(|l| l.starts_with("rg "))
+        .map(|l| {
+            let cells: Vec<&str> = l.split_whitespace().collect();
+            (cells[2].to_string(), cells[3].to_string())
+        })
+        .collect();
+    assert_eq!(
+        current,
+        [
+            ("0".to_string(), "3".to_string()),
+            ("1".to_string(), "2".to_string())
+        ]
+    );
+    // A Tansu difference: ListOffsets for a timestamp after every record answers offset 0
+    // (Kafka answers -1, and the tool falls back to the log end with its notice, as the
+    // directory does).
+    let line = format!("{dry} --topic rs --to-datetime 2999-01-01T00:00:00.000");
+    let args: Vec<&str> = line.split(' ').collect();
+    let local = kafkit(root, &args);
+    assert_eq!(
+        local.ok(),
+        format!(
+            "\nWarn: Partition 0 from topic rs is empty. Falling back to latest known offset.\n\
+             \nWarn: Partition 1 from topic rs is empty. Falling back to latest known offset.\n{}",
+            all([ends[0], ends[1]])
+        )
+    );
+    assert_eq!(remote(&broker, &args).ok(), all([0, 0]));
+}
+
+/// A group with a member on the broker (Stable) is refused with Kafka's message, before and
+/// instead of any commit; OffsetDelete, which Tansu 0.6 does not list in ApiVersions, fails
+/// as Kafka's admin client fails on such a broker (`UnsupportedVersionException` from
+/// `NodeApiVersions`: "The broker does not support OFFSET_DELETE").
+#[test]
+fn a_live_group_is_refused_and_delete_offsets_needs_a_broker_with_offset_delete() {
+    let Some(broker) = broker::start() else {
+        return;
+    };
+    let dir = tempdir();
+    reset_data(dir.path(), &broker);
+    let member = member_thread(&broker, "rs", "busy", "6000", &[]);
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let run = remote(
+        &broker,
+        &[
+            "consumer-groups",
+            "--reset-offsets",
+            "--group",
+            "busy",
+            "--topic",
+            "rs",
+            "--to-earliest",
+            "--execute",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        format!(
+            "\nError: Assignments can only be reset if the group 'busy' is inactive, but the current state is Stable.\n{}",
+            table(&[])
+        )
+    );
+    let state = remote(
+        &broker,
+        &[
+            "consumer-groups",
+            "--describe",
+            "--group",
+            "busy",
+            "--state",
+        ],
+    );
+    assert!(state.ok().contains("Stable"), "{}", state.stdout);
+    member.join().expect("member");
+
+    // --delete-offsets: the directory deletes; Tansu has no OffsetDelete.
+    let args = [
+        "consumer-groups",
+        "--delete-offsets",
+        "--group",
+        "rg",
+        "--topic",
+        "rs",
+    ];
+    let local = kafkit(dir.path(), &args);
+    assert_eq!(
+        local.ok(),
+        "Request succeed for deleting offsets with topic rs group rg\n\
+         \nTOPIC                          PARTITION       STATUS         \
+         \nrs                             0               Successful     \
+         \nrs                             1               Successful     \n"
+    );
+    let net = remote(&broker, &args);
+    assert_eq!(net.code, 1, "{}", net.stderr);
+    let status = "Error: :org.apache.kafka.common.errors.UnsupportedVersionException: The broker does not support OFFSET_DELETE";
+    assert_eq!(
+        net.stdout,
+        format!(
+            "\nError: Encounter some unknown error: UNSUPPORTED_VERSION\n\
+             \nTOPIC                          PARTITION       STATUS         \
+             \nrs                             0               {status}\
+             \nrs                             1               {status}\n"
+        )
+    );
+    // Nothing was deleted: the group still has its offsets.
+    let described = remote(&broker, &["consumer-groups", "--describe", "--group", "rg"]);
+    assert!(described.ok().contains("rg "), "{}", described.stdout);
+    let json = remote(&broker, &[&args[..], &["--output", "json"]].concat());
+    assert_eq!(json.code, 1);
+    assert!(
+        json.stdout.contains(r#""error":"UNSUPPORTED_VERSION""#),
+        "{}",
+        json.stdout
+    );
 }

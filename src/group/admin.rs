@@ -41,6 +41,9 @@ pub enum AdminError {
     GroupSubscribedToTopic,
     /// `UNKNOWN_TOPIC_OR_PARTITION` (3).
     UnknownTopicOrPartition,
+    /// `UNSUPPORTED_VERSION` (35) of a broker without OffsetDelete: the admin client's
+    /// `UnsupportedVersionException` from `NodeApiVersions.latestUsableVersion`.
+    OffsetDeleteUnsupported,
 }
 
 impl AdminError {
@@ -57,6 +60,9 @@ impl AdminError {
             AdminError::UnknownTopicOrPartition => {
                 "org.apache.kafka.common.errors.UnknownTopicOrPartitionException"
             }
+            AdminError::OffsetDeleteUnsupported => {
+                "org.apache.kafka.common.errors.UnsupportedVersionException"
+            }
         }
     }
 
@@ -69,6 +75,7 @@ impl AdminError {
                 "Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it."
             }
             AdminError::UnknownTopicOrPartition => "This server does not host this topic-partition.",
+            AdminError::OffsetDeleteUnsupported => "The broker does not support OFFSET_DELETE",
         }
     }
 
@@ -79,6 +86,7 @@ impl AdminError {
             AdminError::NonEmptyGroup => "NON_EMPTY_GROUP",
             AdminError::GroupSubscribedToTopic => "GROUP_SUBSCRIBED_TO_TOPIC",
             AdminError::UnknownTopicOrPartition => "UNKNOWN_TOPIC_OR_PARTITION",
+            AdminError::OffsetDeleteUnsupported => "UNSUPPORTED_VERSION",
         }
     }
 }

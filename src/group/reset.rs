@@ -6,7 +6,9 @@
 //! `Duration.parse`); and the CSV of `--export`/`--from-file`.
 //!
 //! Log starts and ends are Kafka's ListOffsets `earliest`/`latest`, and timestamps its
-//! `forTimestamp`, through [`crate::client::offsets::list_offset`].
+//! `forTimestamp`: of a data directory through [`crate::client::offsets::list_offset`]
+//! ([`DirOffsets`]), of a cluster through its ListOffsets answers (`net::groups`); the
+//! [`Planner`] is one for both, over a [`LogOffsets`].
 
 use std::collections::BTreeMap;
 
@@ -106,6 +108,9 @@ pub enum ResetError {
     /// A partition the data directory does not have (Kafka's ListOffsets error).
     #[error("java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not host this topic-partition.")]
     UnknownPartition(TopicPartition),
+    /// A cluster's ListOffsets failed (the admin client's exception, as Kafka's tool shows it).
+    #[error("{0}")]
+    Listing(Box<dyn std::error::Error + Send + Sync>),
     /// A partition's log could not be read.
     #[error("{partition}: {error}")]
     Log {
@@ -125,17 +130,34 @@ pub struct Reset {
     pub notices: Vec<Notice>,
 }
 
-/// Computes new offsets against a data directory's partitions.
+/// Where a [`Planner`] reads a partition's log start, log end and timestamps: a data
+/// directory's logs ([`DirOffsets`]) or a cluster's ListOffsets answers (`net::groups`).
+pub trait LogOffsets {
+    /// The offset `spec` names in `tp` (only [`OffsetSpec::Earliest`], [`OffsetSpec::Latest`]
+    /// and [`OffsetSpec::Timestamp`] are asked), `None` when there is none (no record at or
+    /// after the timestamp); what was met on the way goes to `notices`.
+    fn list(
+        &mut self,
+        tp: &TopicPartition,
+        spec: OffsetSpec,
+        notices: &mut Vec<Notice>,
+    ) -> Result<Option<i64>, ResetError>;
+
+    /// The log start and the log end of `tp`.
+    fn range(&mut self, tp: &TopicPartition) -> Result<(i64, i64), ResetError>;
+}
+
+/// A data directory's partitions, as a [`Planner`] reads them.
 #[derive(Debug)]
-pub struct Planner<'a> {
+pub struct DirOffsets<'a> {
     datadir: &'a DataDir,
     log_starts: BTreeMap<TopicPartition, i64>,
     /// Partition counts by topic, read once.
     partition_counts: BTreeMap<String, usize>,
 }
 
-impl<'a> Planner<'a> {
-    /// A planner over `datadir` (its topics and checkpointed log starts read once).
+impl<'a> DirOffsets<'a> {
+    /// The partitions of `datadir` (its topics and checkpointed log starts read once).
     pub fn new(datadir: &'a DataDir) -> Result<Self, DataDirError> {
         let log_starts = OffsetCheckpoint::read(&datadir.root_file(LOG_START_OFFSET_CHECKPOINT))
             .unwrap_or_default();
@@ -144,7 +166,7 @@ impl<'a> Planner<'a> {
             .into_iter()
             .map(|t| (t.name.clone(), t.partition_count()))
             .collect();
-        Ok(Planner {
+        Ok(DirOffsets {
             datadir,
             log_starts,
             partition_counts,
@@ -157,9 +179,11 @@ impl<'a> Planner<'a> {
             .get(&*tp.topic)
             .is_some_and(|&count| usize::try_from(tp.partition).is_ok_and(|p| p < count))
     }
+}
 
+impl LogOffsets for DirOffsets<'_> {
     fn list(
-        &self,
+        &mut self,
         tp: &TopicPartition,
         spec: OffsetSpec,
         notices: &mut Vec<Notice>,
@@ -181,25 +205,8 @@ impl<'a> Planner<'a> {
         Ok(listed.offset)
     }
 
-    fn bound(
-        &self,
-        tp: &TopicPartition,
-        spec: OffsetSpec,
-        notices: &mut Vec<Notice>,
-    ) -> Result<i64, ResetError> {
-        // Latest and Earliest always have an answer for a partition that exists.
-        self.list(tp, spec, notices)?
-            .ok_or_else(|| ResetError::UnknownPartition(tp.clone()))
-    }
-
-    /// Kafka's `checkOffsetsRange`: above the log end → the end, below the start → the start
-    /// (both read with one open of the log).
-    fn clamp(
-        &self,
-        tp: &TopicPartition,
-        offset: i64,
-        notices: &mut Vec<Notice>,
-    ) -> Result<i64, ResetError> {
+    /// Both read with one open of the log.
+    fn range(&mut self, tp: &TopicPartition) -> Result<(i64, i64), ResetError> {
         if !self.exists(tp) {
             return Err(ResetError::UnknownPartition(tp.clone()));
         }
@@ -209,7 +216,50 @@ impl<'a> Planner<'a> {
         };
         let log_start = self.log_starts.get(tp).copied().unwrap_or(0);
         let range = offset_range(&self.datadir.partition_dir(tp), log_start).map_err(log_error)?;
-        let (start, end) = (range.start, range.end.map_err(log_error)?);
+        Ok((range.start, range.end.map_err(log_error)?))
+    }
+}
+
+/// Computes new offsets against the partitions a [`LogOffsets`] reads: one planner for a data
+/// directory and a cluster.
+#[derive(Debug)]
+pub struct Planner<S> {
+    source: S,
+}
+
+impl<'a> Planner<DirOffsets<'a>> {
+    /// A planner over `datadir` (its topics and checkpointed log starts read once).
+    pub fn new(datadir: &'a DataDir) -> Result<Self, DataDirError> {
+        Ok(Planner::over(DirOffsets::new(datadir)?))
+    }
+}
+
+impl<S: LogOffsets> Planner<S> {
+    /// A planner reading the partitions through `source`.
+    pub fn over(source: S) -> Self {
+        Planner { source }
+    }
+
+    fn bound(
+        &mut self,
+        tp: &TopicPartition,
+        spec: OffsetSpec,
+        notices: &mut Vec<Notice>,
+    ) -> Result<i64, ResetError> {
+        // Latest and Earliest always have an answer for a partition that exists.
+        self.source
+            .list(tp, spec, notices)?
+            .ok_or_else(|| ResetError::UnknownPartition(tp.clone()))
+    }
+
+    /// Kafka's `checkOffsetsRange`: above the log end → the end, below the start → the start.
+    fn clamp(
+        &mut self,
+        tp: &TopicPartition,
+        offset: i64,
+        notices: &mut Vec<Notice>,
+    ) -> Result<i64, ResetError> {
+        let (start, end) = self.source.range(tp)?;
         Ok(if offset > end {
             notices.push(Notice::AboveEnd {
                 partition: tp.clone(),
@@ -232,7 +282,7 @@ impl<'a> Planner<'a> {
     /// The new offsets of `partitions` (ignored by [`Scenario::Plan`], which names its own)
     /// for a group that committed `committed`.
     pub fn plan(
-        &self,
+        &mut self,
         scenario: &Scenario,
         partitions: &[TopicPartition],
         committed: &BTreeMap<TopicPartition, CommittedOffset>,
@@ -263,7 +313,7 @@ impl<'a> Planner<'a> {
                     self.clamp(tp, current.offset.saturating_add(*by), notices)?
                 }
                 Scenario::Timestamp(ts) => {
-                    match self.list(tp, OffsetSpec::Timestamp(*ts), notices)? {
+                    match self.source.list(tp, OffsetSpec::Timestamp(*ts), notices)? {
                         Some(offset) => offset,
                         None => {
                             fallbacks.push(Notice::NoTimestamp {

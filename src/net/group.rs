@@ -398,39 +398,14 @@ impl BrokerConnection {
         generation_id: i32,
         offsets: &[PartitionOffset],
     ) -> Result<Response, NetError> {
-        let mut topics: Vec<OffsetCommitRequestTopic> = Vec::new();
-        for o in offsets {
-            let partition = OffsetCommitRequestPartition::default()
-                .with_partition_index(o.partition.partition)
-                .with_committed_offset(o.offset)
-                .with_committed_leader_epoch(o.leader_epoch)
-                .with_committed_metadata(Some(text(&o.metadata)));
-            match topics
-                .iter_mut()
-                .find(|t| t.name.0.as_str() == o.partition.topic())
-            {
-                Some(t) => t.partitions.push(partition),
-                None => topics.push(
-                    OffsetCommitRequestTopic::default()
-                        .with_name(TopicName(text(o.partition.topic())))
-                        .with_partitions(vec![partition]),
-                ),
-            }
-        }
-        let request = OffsetCommitRequest::default()
-            .with_group_id(group_id(group))
-            .with_generation_id_or_member_epoch(generation_id)
-            .with_member_id(text(member_id))
-            .with_topics(topics);
-        let r = self.cluster.node(self.node)?.call(&request)?;
-        // A group's error comes back on every partition; the first one decides.
-        let code = r
-            .topics
-            .iter()
-            .flat_map(|t| t.partitions.iter())
-            .map(|p| p.error_code)
-            .find(|c| *c != 0)
-            .unwrap_or(0);
+        let code = offset_commit(
+            &mut self.cluster,
+            self.node,
+            group,
+            member_id,
+            generation_id,
+            offsets,
+        )?;
         Ok(match answer(code, None) {
             Ok(error) => Response::OffsetCommit(error),
             Err(refusal) => refusal.into(),
@@ -504,6 +479,50 @@ impl CoordinatorConnection for BrokerConnection {
             Err(e) => Ok(Response::Failed(e.to_string())),
         }
     }
+}
+
+/// OffsetCommit of `offsets` for `group` by `member_id` in `generation_id` (a tool's commit
+/// from outside the group: no member id, generation -1), asked of its coordinator `node`: the
+/// error code (0: none; a group's error comes back on every partition, the first decides).
+pub(crate) fn offset_commit(
+    cluster: &mut Cluster,
+    node: i32,
+    group: &str,
+    member_id: &str,
+    generation_id: i32,
+    offsets: &[PartitionOffset],
+) -> Result<i16, NetError> {
+    let mut topics: Vec<OffsetCommitRequestTopic> = Vec::new();
+    for o in offsets {
+        let partition = OffsetCommitRequestPartition::default()
+            .with_partition_index(o.partition.partition)
+            .with_committed_offset(o.offset)
+            .with_committed_leader_epoch(o.leader_epoch)
+            .with_committed_metadata(Some(text(&o.metadata)));
+        match topics
+            .iter_mut()
+            .find(|t| t.name.0.as_str() == o.partition.topic())
+        {
+            Some(t) => t.partitions.push(partition),
+            None => topics.push(
+                OffsetCommitRequestTopic::default()
+                    .with_name(TopicName(text(o.partition.topic())))
+                    .with_partitions(vec![partition]),
+            ),
+        }
+    }
+    let request = OffsetCommitRequest::default()
+        .with_group_id(group_id(group))
+        .with_generation_id_or_member_epoch(generation_id)
+        .with_member_id(text(member_id))
+        .with_topics(topics);
+    let r = cluster.node(node)?.call(&request)?;
+    Ok(r.topics
+        .iter()
+        .flat_map(|t| t.partitions.iter())
+        .map(|p| p.error_code)
+        .find(|c| *c != 0)
+        .unwrap_or(0))
 }
 
 /// OffsetFetch of `group`'s committed offsets of `partitions` (none: every partition it has

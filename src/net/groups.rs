@@ -1,25 +1,37 @@
-//! What `consumer-groups --list`, `--describe` and `--delete` ask of a cluster, as Kafka's
-//! `Admin` asks it: ListGroups of every broker, then per group FindCoordinator, DescribeGroups
-//! and OffsetFetch (or DeleteGroups) to its coordinator. The answers fill the same [`Group`] values a data directory's
-//! `__consumer_offsets` replay gives, so the printers (`output::groups`) are one for both.
+//! What `consumer-groups` asks of a cluster, as Kafka's `Admin` asks it: ListGroups of every
+//! broker, then per group FindCoordinator, DescribeGroups and OffsetFetch (or DeleteGroups,
+//! OffsetCommit from outside the group for `--reset-offsets --execute`, OffsetDelete) to its
+//! coordinator. The answers fill the same [`Group`] values a data directory's
+//! `__consumer_offsets` replay gives, so the printers (`output::groups`) are one for both;
+//! `--reset-offsets` plans with the directory's [`Planner`](crate::group::reset::Planner)
+//! over [`ClusterOffsets`] (ListOffsets).
 //!
 //! What the broker does not say is left at what a group with only offsets has: DescribeGroups
 //! carries no generation, leader, timeouts or commit times.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use kafka_protocol::messages::{DeleteGroupsRequest, DescribeGroupsRequest, ListGroupsRequest};
+use kafka_protocol::messages::offset_delete_request::{
+    OffsetDeleteRequestPartition, OffsetDeleteRequestTopic,
+};
+use kafka_protocol::messages::{
+    ApiKey, DeleteGroupsRequest, DescribeGroupsRequest, ListGroupsRequest, OffsetDeleteRequest,
+    TopicName,
+};
+use kafka_protocol::protocol::StrBytes;
 
 use crate::assign::java;
+use crate::client::offsets::OffsetSpec;
 use crate::common::TopicPartition;
-use crate::group::admin::AdminError;
+use crate::group::admin::{AdminError, CommitOutcome, GroupSummary, OffsetDeletion};
 use crate::group::describe::Coordinator;
-use crate::group::host::OFFSETS_TOPIC_PARTITIONS;
+use crate::group::host::{PartitionOffset, OFFSETS_TOPIC_PARTITIONS};
+use crate::group::reset::{LogOffsets, Notice, ResetError};
 use crate::group::{CommittedOffset, Group, GroupState, GroupType, MemberMetadata};
 
 use super::cluster::Cluster;
 use super::errors::KafkaError;
-use super::group::{find_coordinator, group_id, offset_fetch};
+use super::group::{find_coordinator, group_id, offset_commit, offset_fetch};
 use super::NetError;
 
 /// A group as ListGroups names it.
@@ -180,5 +192,198 @@ impl Cluster {
             }
             .into()),
         }
+    }
+}
+
+/// A cluster's partitions as a reset [`Planner`](crate::group::reset::Planner) reads them:
+/// ListOffsets to each partition's leader, the partitions a topic has from Metadata (asked
+/// once a topic), as Kafka's `ConsumerGroupCommand` asks its admin client.
+#[derive(Debug)]
+pub struct ClusterOffsets<'c> {
+    cluster: &'c mut Cluster,
+    /// The partitions of the topics asked about so far.
+    partitions: BTreeSet<TopicPartition>,
+    topics: BTreeSet<String>,
+}
+
+impl<'c> ClusterOffsets<'c> {
+    /// The partitions of the cluster `cluster` reaches.
+    pub fn new(cluster: &'c mut Cluster) -> Self {
+        ClusterOffsets {
+            cluster,
+            partitions: BTreeSet::new(),
+            topics: BTreeSet::new(),
+        }
+    }
+
+    /// ListOffsets of `tp` at `timestamp`: `None` when no record answers it.
+    fn offset(&mut self, tp: &TopicPartition, timestamp: i64) -> Result<Option<i64>, ResetError> {
+        let listing = |e: NetError| ResetError::Listing(Box::new(e));
+        if !self.topics.contains(tp.topic()) {
+            let topic = [tp.topic()];
+            let leaders = self
+                .cluster
+                .with_retries(|c| c.leaders(&topic, false, "listOffsets"))
+                .map_err(listing)?;
+            self.partitions.extend(leaders.into_keys());
+            self.topics.insert(tp.topic().to_string());
+        }
+        if !self.partitions.contains(tp) {
+            return Err(ResetError::UnknownPartition(tp.clone()));
+        }
+        let mut answers = self
+            .cluster
+            .list_offsets(std::slice::from_ref(tp), timestamp)
+            .map_err(listing)?;
+        match answers.remove(tp) {
+            Some(Ok(offset)) => Ok(offset),
+            Some(Err(e)) if e.is_unknown_topic() => Err(ResetError::UnknownPartition(tp.clone())),
+            Some(Err(e)) => Err(listing(e.into())),
+            None => Err(ResetError::UnknownPartition(tp.clone())),
+        }
+    }
+}
+
+impl LogOffsets for ClusterOffsets<'_> {
+    fn list(
+        &mut self,
+        tp: &TopicPartition,
+        spec: OffsetSpec,
+        _notices: &mut Vec<Notice>,
+    ) -> Result<Option<i64>, ResetError> {
+        self.offset(tp, spec.kafka_timestamp())
+    }
+
+    fn range(&mut self, tp: &TopicPartition) -> Result<(i64, i64), ResetError> {
+        let mut bound = |spec: OffsetSpec| {
+            self.offset(tp, spec.kafka_timestamp())?
+                .ok_or_else(|| ResetError::UnknownPartition(tp.clone()))
+        };
+        let start = bound(OffsetSpec::Earliest)?;
+        let end = bound(OffsetSpec::Latest)?;
+        Ok((start, end))
+    }
+}
+
+impl Cluster {
+    /// Commits `offsets` for `group` from outside it, as Kafka's admin client
+    /// `alterConsumerGroupOffsets` does (OffsetCommit to its coordinator with no member id
+    /// and generation -1); a coordinator that refuses because the group has members
+    /// (UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS) is
+    /// [`CommitOutcome::Active`], with the group as it describes it then.
+    pub fn commit_offsets(
+        &mut self,
+        group: &str,
+        offsets: &[(TopicPartition, i64)],
+    ) -> Result<CommitOutcome, NetError> {
+        let node = find_coordinator(self, group)?.id;
+        let offsets: Vec<PartitionOffset> = offsets
+            .iter()
+            .map(|(tp, offset)| PartitionOffset::new(tp.clone(), *offset))
+            .collect();
+        let code = self.with_retries(|c| offset_commit(c, node, group, "", -1, &offsets))?;
+        match code {
+            0 => Ok(CommitOutcome::Committed),
+            22 | 25 | 27 => {
+                let (described, _) = self.describe_group(group)?;
+                Ok(CommitOutcome::Active(GroupSummary {
+                    state: described
+                        .as_ref()
+                        .map_or(GroupState::Dead, |g| g.state)
+                        .name()
+                        .to_string(),
+                    protocol_type: described
+                        .as_ref()
+                        .map(|g| g.protocol_type.clone())
+                        .filter(|p| !p.is_empty()),
+                    members: described.as_ref().map_or(0, |g| g.members.len()),
+                    subscribed: None,
+                }))
+            }
+            code => Err(KafkaError {
+                code,
+                message: None,
+            }
+            .into()),
+        }
+    }
+
+    /// Deletes `group`'s committed offsets of `partitions` (OffsetDelete, api key 47, to its
+    /// coordinator): each partition's result, or the group's error. A broker without
+    /// OffsetDelete in its ApiVersions is [`AdminError::OffsetDeleteUnsupported`], the
+    /// admin client's `UnsupportedVersionException`, for the whole request.
+    pub fn delete_offsets(
+        &mut self,
+        group: &str,
+        partitions: &[TopicPartition],
+    ) -> Result<OffsetDeletion, NetError> {
+        let node = find_coordinator(self, group)?.id;
+        match self.node(node)?.version(ApiKey::OffsetDelete) {
+            Err(NetError::UnsupportedApi { .. }) => {
+                return Ok(Err(AdminError::OffsetDeleteUnsupported))
+            }
+            other => other?,
+        };
+        let mut topics: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+        for tp in partitions {
+            topics.entry(tp.topic()).or_default().push(tp.partition);
+        }
+        let request = OffsetDeleteRequest::default()
+            .with_group_id(group_id(group))
+            .with_topics(
+                topics
+                    .into_iter()
+                    .map(|(name, ps)| {
+                        OffsetDeleteRequestTopic::default()
+                            .with_name(TopicName(StrBytes::from_string(name.to_string())))
+                            .with_partitions(
+                                ps.into_iter()
+                                    .map(|p| {
+                                        OffsetDeleteRequestPartition::default()
+                                            .with_partition_index(p)
+                                    })
+                                    .collect(),
+                            )
+                    })
+                    .collect(),
+            );
+        let response = self.with_retries(|c| c.node(node)?.call(&request))?;
+        let admin_error = |code: i16| match code {
+            69 => Some(AdminError::GroupIdNotFound),
+            68 => Some(AdminError::NonEmptyGroup),
+            86 => Some(AdminError::GroupSubscribedToTopic),
+            3 => Some(AdminError::UnknownTopicOrPartition),
+            _ => None,
+        };
+        if response.error_code != 0 {
+            return match admin_error(response.error_code) {
+                Some(e) => Ok(Err(e)),
+                None => Err(KafkaError {
+                    code: response.error_code,
+                    message: None,
+                }
+                .into()),
+            };
+        }
+        let mut out = Vec::new();
+        for topic in response.topics {
+            for p in topic.partitions {
+                let tp = TopicPartition::new(topic.name.0.as_str(), p.partition_index);
+                let error = match (p.error_code, admin_error(p.error_code)) {
+                    (0, _) => None,
+                    (_, Some(e)) => Some(e),
+                    (code, None) => {
+                        return Err(KafkaError {
+                            code,
+                            message: None,
+                        }
+                        .into())
+                    }
+                };
+                out.push((tp, error));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Ok(out))
     }
 }

@@ -3,6 +3,8 @@
 //! `--list` and `--describe` (`--offsets`, `--members`, `--state`) read the partitions and take
 //! no lock; `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
 //! group's coordinator (`kafkit::group::admin`), the running one or one hosted for the command.
+//! With `--bootstrap-server`, every action asks a cluster's coordinators instead
+//! (`kafkit::net::groups`), through the same checks, plans and printers.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufWriter, Write};
@@ -16,7 +18,6 @@ use super::{stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use kafkit::assign::java::compare_strings;
 use kafkit::common::TopicPartition;
 use kafkit::datadir::DataDir;
-use kafkit::group::admin::GroupAdmin;
 use kafkit::group::describe::{self, Coordinator, LogEnds};
 use kafkit::group::{Group, GroupState, GroupType, Groups};
 use kafkit::log::SkippedTail;
@@ -184,8 +185,8 @@ pub struct Args {
         hide_possible_values = true,
     )]
     pub group_type: Option<String>,
-    /// The brokers to connect to instead of --data-dir (--list, --describe and --delete;
-    /// --reset-offsets and --delete-offsets are refused yet).
+    /// The brokers to connect to instead of --data-dir (every action: the groups of the
+    /// cluster's coordinators).
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// Kafka's admin client properties for --bootstrap-server (request.timeout.ms, ...).
@@ -413,28 +414,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         groups.iter().filter(|g| g.is_consumer_group()).collect();
     consumer_groups.sort_by(|a, b| compare_strings(&a.id, &b.id));
     if args.reset_offsets || args.delete || args.delete_offsets {
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
         let ids: Vec<String> = if args.all_groups {
             consumer_groups.iter().map(|g| g.id.clone()).collect()
         } else {
             args.group.clone()
         };
-        let mut admin = GroupAdmin::new(&datadir, &groups);
-        let done = if args.reset_offsets {
-            writes::reset_offsets(args, global, &datadir, &groups, &mut admin, &ids, &mut out)
-        } else if args.delete {
-            writes::delete_groups(
-                global,
-                &mut |id| admin.delete_group(id).map_err(failed),
-                &ids,
-                &mut out,
-            )
-        } else {
-            writes::delete_offsets(args, global, &datadir, &mut admin, &mut out)
-        };
-        out.flush()?;
-        return done;
+        return writes::run(
+            args,
+            global,
+            &mut writes::DirGroups::new(&datadir, &groups)?,
+            &ids,
+        );
     }
     let coordinator = Coordinator::of(&datadir);
     let view = View {
@@ -447,16 +437,10 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     })
 }
 
-/// `--list`, `--describe` and `--delete` against a cluster: the groups its coordinators
-/// describe (`kafkit::net::groups`), printed by the same code as a data directory's.
-/// `--reset-offsets` and `--delete-offsets` are refused there yet.
+/// Every action against a cluster: the groups its coordinators describe
+/// (`kafkit::net::groups`), printed, planned and changed by the same code as a data
+/// directory's.
 fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
-    if args.reset_offsets || args.delete_offsets {
-        return Err(super::net::not_yet(
-            "consumer-groups",
-            "with --reset-offsets or --delete-offsets",
-        ));
-    }
     validate(args)?;
     let mut cluster = super::net::cluster(
         "consumer-groups",
@@ -467,22 +451,13 @@ fn run_cluster(args: &Args, global: &GlobalArgs, servers: &str) -> Result<()> {
         "adminclient-1",
     )?;
     let net_failed = |e: kafkit::net::NetError| failed(super::net::message(&e));
-    if args.delete {
+    if args.reset_offsets || args.delete || args.delete_offsets {
         let ids: Vec<String> = if args.all_groups {
             consumer_group_ids(&mut cluster).map_err(net_failed)?
         } else {
             args.group.clone()
         };
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
-        let done = writes::delete_groups(
-            global,
-            &mut |id| cluster.delete_group(id).map_err(net_failed),
-            &ids,
-            &mut out,
-        );
-        out.flush()?;
-        return done;
+        return writes::run(args, global, &mut writes::ClusterGroups::new(cluster), &ids);
     }
     let mut ids: Vec<String> = if args.list || args.all_groups {
         consumer_group_ids(&mut cluster).map_err(net_failed)?

@@ -1,7 +1,9 @@
 //! `consumer-groups --reset-offsets`, `--delete` and `--delete-offsets`: Kafka's
 //! `ConsumerGroupService.resetOffsets`/`deleteGroups`/`deleteOffsets`, their messages and
 //! tables, over `kafkit::group::admin` (each group's coordinator checks its state and writes)
-//! and `kafkit::group::reset` (the new offsets).
+//! and `kafkit::group::reset` (the new offsets). Where the groups live is a [`GroupStore`]: a
+//! data directory's coordinators ([`DirGroups`]) or a cluster's ([`ClusterGroups`]); the
+//! checks, plans, messages and tables are one code for both.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -12,9 +14,11 @@ use super::{failed, warn_skipped, Args};
 use crate::{stderrln, usage_error, Exit, GlobalArgs};
 use kafkit::assign::java::compare_strings;
 use kafkit::datadir::{now_ms, DataDir, TopicPartition};
-use kafkit::group::admin::{AdminError, CommitOutcome, GroupAdmin};
-use kafkit::group::reset::{self, Notice, Planner, ResetError, Scenario};
-use kafkit::group::{GroupState, Groups};
+use kafkit::group::admin::{AdminError, CommitOutcome, GroupAdmin, OffsetDeletion};
+use kafkit::group::reset::{self, DirOffsets, Notice, Planner, Reset, ResetError, Scenario};
+use kafkit::group::{CommittedOffset, GroupState, Groups};
+use kafkit::net::groups::ClusterOffsets;
+use kafkit::net::{Cluster, NetError};
 use kafkit::output::groups::{self, GroupWriteEvent};
 use kafkit::output::json::write_event;
 use kafkit::output::{log4j, OutputFormat};
@@ -47,10 +51,9 @@ fn sorted(ids: &[String]) -> Vec<&str> {
 }
 
 /// `--topic t` (every partition of t) and `--topic t:0,1`, as Kafka's
-/// `parseTopicPartitionsToReset` reads them; a topic the data directory does not have is
-/// `Err(topic)`.
+/// `parseTopicPartitionsToReset` reads them; a topic `store` does not have is `Err(topic)`.
 fn topic_partitions(
-    datadir: &DataDir,
+    store: &mut dyn GroupStore,
     args: &[String],
 ) -> Result<Vec<Result<TopicPartition, String>>> {
     let mut out = Vec::new();
@@ -71,13 +74,196 @@ fn topic_partitions(
                 out.push(Ok(TopicPartition::new(*topic, partition)));
             }
         } else {
-            match datadir.topic(arg)? {
-                Some(topic) => out.extend(topic.topic_partitions().into_iter().map(Ok)),
+            match store.partitions(arg)? {
+                Some(partitions) => out.extend(partitions.into_iter().map(Ok)),
                 None => out.push(Err(arg.clone())),
             }
         }
     }
     Ok(out)
+}
+
+/// The committed offsets of a group, by partition.
+type Committed = BTreeMap<TopicPartition, CommittedOffset>;
+
+/// Where the groups the writing actions change live, and what those actions ask of it.
+pub(super) trait GroupStore {
+    /// Every partition of `topic`; `None` when there is no such topic.
+    fn partitions(&mut self, topic: &str) -> Result<Option<Vec<TopicPartition>>>;
+    /// The group's state (Dead when unknown) and committed offsets, as its coordinator has
+    /// them; `for_write`: as the coordinator that will write has them.
+    fn describe(&mut self, group: &str, for_write: bool) -> Result<(GroupState, Committed)>;
+    /// The new offsets of `partitions` for a group that committed `committed` (the one
+    /// [`Planner`], over this store's partitions).
+    fn plan(
+        &mut self,
+        scenario: &Scenario,
+        partitions: &[TopicPartition],
+        committed: &Committed,
+    ) -> Result<Reset, ResetError>;
+    /// Commits `offsets` for `group` from outside it (no member id, generation -1).
+    fn commit(&mut self, group: &str, offsets: &[(TopicPartition, i64)]) -> Result<CommitOutcome>;
+    /// Deletes `group`'s committed offsets of `partitions` (OffsetDelete).
+    fn delete_offsets(
+        &mut self,
+        group: &str,
+        partitions: &[TopicPartition],
+    ) -> Result<OffsetDeletion>;
+    /// Deletes `group` (DeleteGroups): `Some` error when its coordinator refused.
+    fn delete_group(&mut self, group: &str) -> Result<Option<AdminError>>;
+}
+
+/// `--reset-offsets`, `--delete` or `--delete-offsets` of the groups `ids` in `store`.
+pub(super) fn run(
+    args: &Args,
+    global: &GlobalArgs,
+    store: &mut dyn GroupStore,
+    ids: &[String],
+) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let done = if args.reset_offsets {
+        reset_offsets(args, global, store, ids, &mut out)
+    } else if args.delete {
+        delete_groups(global, &mut |id| store.delete_group(id), ids, &mut out)
+    } else {
+        delete_offsets(args, global, store, &mut out)
+    };
+    out.flush()?;
+    done
+}
+
+/// A data directory's groups: its coordinators (`GroupAdmin`), its groups as loaded, its logs.
+pub(super) struct DirGroups<'a> {
+    datadir: &'a DataDir,
+    loaded: &'a Groups,
+    admin: GroupAdmin<'a>,
+    planner: Planner<DirOffsets<'a>>,
+}
+
+impl<'a> DirGroups<'a> {
+    /// The groups of `datadir`, as loaded in `loaded`.
+    pub(super) fn new(datadir: &'a DataDir, loaded: &'a Groups) -> Result<Self> {
+        Ok(DirGroups {
+            datadir,
+            loaded,
+            admin: GroupAdmin::new(datadir, loaded),
+            planner: Planner::new(datadir)?,
+        })
+    }
+}
+
+impl GroupStore for DirGroups<'_> {
+    fn partitions(&mut self, topic: &str) -> Result<Option<Vec<TopicPartition>>> {
+        Ok(self.datadir.topic(topic)?.map(|t| t.topic_partitions()))
+    }
+
+    fn describe(&mut self, group: &str, for_write: bool) -> Result<(GroupState, Committed)> {
+        let summary = if for_write {
+            self.admin.describe_hosted(group)
+        } else {
+            self.admin.describe(group)
+        }
+        .map_err(failed)?;
+        let state = summary.map_or(GroupState::Dead, |s| s.group_state());
+        let committed = self
+            .loaded
+            .get(group)
+            .map(|g| g.offsets.clone())
+            .unwrap_or_default();
+        Ok((state, committed))
+    }
+
+    fn plan(
+        &mut self,
+        scenario: &Scenario,
+        partitions: &[TopicPartition],
+        committed: &Committed,
+    ) -> Result<Reset, ResetError> {
+        self.planner.plan(scenario, partitions, committed)
+    }
+
+    fn commit(&mut self, group: &str, offsets: &[(TopicPartition, i64)]) -> Result<CommitOutcome> {
+        self.admin.commit(group, offsets).map_err(failed)
+    }
+
+    fn delete_offsets(
+        &mut self,
+        group: &str,
+        partitions: &[TopicPartition],
+    ) -> Result<OffsetDeletion> {
+        self.admin.delete_offsets(group, partitions).map_err(failed)
+    }
+
+    fn delete_group(&mut self, group: &str) -> Result<Option<AdminError>> {
+        self.admin.delete_group(group).map_err(failed)
+    }
+}
+
+/// A cluster's groups: their coordinators and the partitions' leaders (`kafkit::net::groups`).
+pub(super) struct ClusterGroups {
+    cluster: Cluster,
+}
+
+impl ClusterGroups {
+    /// The groups of `cluster`.
+    pub(super) fn new(cluster: Cluster) -> Self {
+        ClusterGroups { cluster }
+    }
+}
+
+/// A failed call, as Kafka's tool reports it.
+fn net_failed(e: NetError) -> anyhow::Error {
+    failed(crate::net::message(&e))
+}
+
+impl GroupStore for ClusterGroups {
+    fn partitions(&mut self, topic: &str) -> Result<Option<Vec<TopicPartition>>> {
+        let topics = [topic];
+        let leaders = self
+            .cluster
+            .with_retries(|c| c.leaders(&topics, false, "describeTopics"))
+            .map_err(net_failed)?;
+        Ok((!leaders.is_empty()).then(|| leaders.into_keys().collect()))
+    }
+
+    /// DescribeGroups and OffsetFetch: one coordinator decides and writes, so `for_write`
+    /// changes nothing.
+    fn describe(&mut self, group: &str, _for_write: bool) -> Result<(GroupState, Committed)> {
+        let (described, _) = self.cluster.describe_group(group).map_err(net_failed)?;
+        Ok(described.map_or((GroupState::Dead, BTreeMap::new()), |g| {
+            (g.state, g.offsets)
+        }))
+    }
+
+    fn plan(
+        &mut self,
+        scenario: &Scenario,
+        partitions: &[TopicPartition],
+        committed: &Committed,
+    ) -> Result<Reset, ResetError> {
+        Planner::over(ClusterOffsets::new(&mut self.cluster)).plan(scenario, partitions, committed)
+    }
+
+    fn commit(&mut self, group: &str, offsets: &[(TopicPartition, i64)]) -> Result<CommitOutcome> {
+        self.cluster
+            .commit_offsets(group, offsets)
+            .map_err(net_failed)
+    }
+
+    fn delete_offsets(
+        &mut self,
+        group: &str,
+        partitions: &[TopicPartition],
+    ) -> Result<OffsetDeletion> {
+        self.cluster
+            .delete_offsets(group, partitions)
+            .map_err(net_failed)
+    }
+
+    fn delete_group(&mut self, group: &str) -> Result<Option<AdminError>> {
+        self.cluster.delete_group(group).map_err(net_failed)
+    }
 }
 
 /// The scenario of the arguments (validated: exactly one).
@@ -171,12 +357,10 @@ fn report_notices(out: &mut impl Write, format: OutputFormat, notices: Vec<Notic
 }
 
 /// `--reset-offsets`.
-pub(super) fn reset_offsets(
+fn reset_offsets(
     args: &Args,
     global: &GlobalArgs,
-    datadir: &DataDir,
-    loaded: &Groups,
-    admin: &mut GroupAdmin<'_>,
+    store: &mut dyn GroupStore,
     ids: &[String],
     out: &mut impl Write,
 ) -> Result<()> {
@@ -192,30 +376,21 @@ pub(super) fn reset_offsets(
             "One of the reset scopes should be defined: --all-topics, --topic.",
         ));
     }
-    let named = topic_partitions(datadir, &args.topic)?;
+    let named = topic_partitions(store, &args.topic)?;
     let named: Vec<TopicPartition> = named
         .into_iter()
         .collect::<Result<_, _>>()
         .map_err(|_| failed(UNKNOWN_TOPIC))?;
-    let planner = Planner::new(datadir)?;
     let mut resets: Vec<(&str, BTreeMap<TopicPartition, i64>)> = Vec::new();
     let mut refused = false;
     for id in sorted(ids) {
-        let summary = if args.execute {
-            admin.describe_hosted(id)
-        } else {
-            admin.describe(id)
-        }
-        .map_err(failed)?;
-        let state = summary.map_or(GroupState::Dead, |s| s.group_state());
+        let (state, committed) = store.describe(id, args.execute)?;
         if !matches!(state, GroupState::Empty | GroupState::Dead) {
             refusal(out, global.output, id, state)?;
             resets.push((id, BTreeMap::new()));
             refused = true;
             continue;
         }
-        let empty = BTreeMap::new();
-        let committed = loaded.get(id).map_or(&empty, |g| &g.offsets);
         let partitions: Vec<TopicPartition> = if args.all_topics {
             committed.keys().cloned().collect()
         } else {
@@ -240,8 +415,8 @@ pub(super) fn reset_offsets(
                 }
             },
         };
-        let planned = planner
-            .plan(scenario, &partitions, committed)
+        let planned = store
+            .plan(scenario, &partitions, &committed)
             .map_err(|e| match e {
                 ResetError::NoCommittedOffset(_) => usage(e.to_string()),
                 e => failed(e),
@@ -253,7 +428,7 @@ pub(super) fn reset_offsets(
                 .iter()
                 .map(|(tp, o)| (tp.clone(), *o))
                 .collect();
-            if let CommitOutcome::Active(summary) = admin.commit(id, &offsets).map_err(failed)? {
+            if let CommitOutcome::Active(summary) = store.commit(id, &offsets)? {
                 refusal(out, global.output, id, summary.group_state())?;
                 resets.push((id, BTreeMap::new()));
                 refused = true;
@@ -279,7 +454,7 @@ pub(super) fn reset_offsets(
 /// `--delete`.
 ///
 /// `delete` asks a group's coordinator (the directory's or the cluster's) to delete it.
-pub(super) fn delete_groups(
+fn delete_groups(
     global: &GlobalArgs,
     delete: &mut dyn FnMut(&str) -> Result<Option<AdminError>>,
     ids: &[String],
@@ -341,11 +516,10 @@ pub(super) fn delete_groups(
 }
 
 /// `--delete-offsets`.
-pub(super) fn delete_offsets(
+fn delete_offsets(
     args: &Args,
     global: &GlobalArgs,
-    datadir: &DataDir,
-    admin: &mut GroupAdmin<'_>,
+    store: &mut dyn GroupStore,
     out: &mut impl Write,
 ) -> Result<()> {
     let [group] = args.group.as_slice() else {
@@ -355,7 +529,7 @@ pub(super) fn delete_offsets(
     };
     let mut rows: Vec<(TopicPartition, Option<i32>, Option<AdminError>)> = Vec::new();
     let mut partitions = Vec::new();
-    for named in topic_partitions(datadir, &args.topic)? {
+    for named in topic_partitions(store, &args.topic)? {
         match named {
             Ok(tp) => partitions.push(tp),
             Err(topic) => rows.push((
@@ -367,7 +541,7 @@ pub(super) fn delete_offsets(
     }
     partitions.sort();
     partitions.dedup();
-    let outcome = admin.delete_offsets(group, &partitions).map_err(failed)?;
+    let outcome = store.delete_offsets(group, &partitions)?;
     let top = match outcome {
         Ok(results) => {
             let first_error = results.iter().find_map(|(_, e)| *e);
@@ -406,6 +580,9 @@ pub(super) fn delete_offsets(
                     out,
                     "\nError: Encounter some partition level error, see the follow-up details:"
                 )?;
+            }
+            Some(error @ AdminError::OffsetDeleteUnsupported) => {
+                writeln!(out, "\nError: Encounter some unknown error: {}", error.name())?;
             }
         }
     }
