@@ -254,5 +254,16 @@ mod tests {
             }),
             r#"{"type":"altered","broker":"1","set":{},"deleted":[],"configs":{}}"#
         );
+        let entry = ConfigEntry {
+            name: "ssl.key.password".into(),
+            value: "null".into(),
+            source: ConfigSource::StaticBrokerConfig,
+            sensitive: true,
+            synonyms: Vec::new(),
+        };
+        assert_eq!(
+            json(&ConfigsEvent::config(Entity::Broker(Some("1")), &entry)),
+            r#"{"type":"config","broker":"1","name":"ssl.key.password","value":"null","source":"STATIC_BROKER_CONFIG","sensitive":true,"synonyms":[]}"#
+        );
     }
 }
