@@ -523,9 +523,15 @@ fn describe(
     Ok(())
 }
 
-/// The configs `--add-config`/`--add-config-file` set and `--delete-config` deletes, as
-/// Kafka's `parseConfigsToBeAdded`/`parseConfigsToBeDeleted` read them.
-fn changes(args: &Args) -> Result<(Vec<(String, String)>, Vec<String>)> {
+/// The configs `--add-config`/`--add-config-file` set and `--delete-config` deletes.
+struct Changes {
+    set: Vec<(String, String)>,
+    delete: Vec<String>,
+}
+
+/// The changes of the command line, as Kafka's `parseConfigsToBeAdded` and
+/// `parseConfigsToBeDeleted` read them.
+fn changes(args: &Args) -> Result<Changes> {
     let set = match (&args.add_config, &args.add_config_file) {
         (Some(text), _) => parse_add_config(text).map_err(|e| refuse(e.to_string()))?,
         (None, Some(path)) => {
@@ -540,7 +546,7 @@ fn changes(args: &Args) -> Result<(Vec<(String, String)>, Vec<String>)> {
         .iter()
         .map(|k| k.trim().to_string())
         .collect();
-    Ok((set, delete))
+    Ok(Changes { set, delete })
 }
 
 fn alter(
@@ -550,7 +556,7 @@ fn alter(
     backend: &mut Backend,
     out: &mut Printer<impl Write>,
 ) -> Result<()> {
-    let (set, delete) = changes(args)?;
+    let Changes { set, delete } = changes(args)?;
     let name = target.name().unwrap_or_default();
     if target.kind == Kind::Topics {
         check_name(name)?;
