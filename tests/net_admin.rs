@@ -532,6 +532,18 @@ fn brokers_that_are_down_and_misuse_are_kafkas_errors() {
         "{}",
         run.stderr
     );
+    // With --all, Kafka's tool asks DescribeConfigs of the topic without listing topics.
+    let mut all = describe.to_vec();
+    all.push("--all");
+    let run = kafkit(dir.path(), &all);
+    assert_eq!(run.stdout, "All configs for topic t are:\n");
+    assert!(
+        run.fails().ends_with(
+            "TimeoutException: Timed out waiting for a node assignment. Call: describeConfigs\n"
+        ),
+        "{}",
+        run.stderr
+    );
     let alter = kafkit(
         dir.path(),
         &[

@@ -226,4 +226,28 @@ mod tests {
         );
         assert_eq!(ConfigResource::Broker(None).wire_name(), "");
     }
+
+    #[test]
+    fn an_api_the_broker_lacks_is_kafkas_unsupported_version() {
+        let absent = NetError::UnsupportedApi {
+            api: "CREATE_PARTITIONS".into(),
+            min: 0,
+            max: 3,
+            broker: None,
+        };
+        assert_eq!(
+            absent.to_string(),
+            "The node does not support CREATE_PARTITIONS"
+        );
+        let too_old = NetError::UnsupportedApi {
+            api: "DESCRIBE_CONFIGS".into(),
+            min: 1,
+            max: 4,
+            broker: Some((0, 0)),
+        };
+        assert_eq!(
+            too_old.to_string(),
+            "The node does not support DESCRIBE_CONFIGS with version in range [1,4]. The supported range is [0,0]."
+        );
+    }
 }

@@ -470,6 +470,8 @@ fn describe(
             let names = topics.iter().map(|t| t.name.clone()).collect();
             (names, Some((dir, topics)))
         }
+        // Kafka's tool describes a named entity with --all without listing first.
+        Backend::Cluster(_) if name.is_some() && args.all => (Vec::new(), None),
         Backend::Cluster(cluster) => {
             let names = match target.kind {
                 Kind::Topics => cluster
