@@ -563,14 +563,14 @@ _kafkit() {
             return 0
             ;;
         kafkit__subcmd__configs)
-            opts="-q -h -V --alter --describe --all --entity-type --entity-name --entity-default --topic --add-config --add-config-file --delete-config --bootstrap-server --bootstrap-controller --command-config --data-dir --output --quiet --help --version"
+            opts="-q -h -V --alter --describe --all --entity-type --entity-name --entity-default --topic --broker --broker-defaults --add-config --add-config-file --delete-config --bootstrap-server --bootstrap-controller --command-config --data-dir --output --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --entity-type)
-                    COMPREPLY=($(compgen -W "topics" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "topics brokers" -- "${cur}"))
                     return 0
                     ;;
                 --entity-name)
@@ -581,6 +581,13 @@ _kafkit() {
                     return 0
                     ;;
                 --topic)
+                    COMPREPLY=("${cur}")
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o nospace
+                    fi
+                    return 0
+                    ;;
+                --broker)
                     COMPREPLY=("${cur}")
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o nospace

@@ -56,7 +56,7 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l replication-fac
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l replica-assignment -d 'A list of manual partition-to-broker assignments for the topic being created or altered: `broker:broker,broker:broker,...` (partition 0 first)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l config -d 'A topic configuration override for the topic being created, `name=value`; repeatable. Names: cleanup.policy, compression.type, retention.ms, segment.bytes, ... (every Kafka topic config)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l delete-config -d 'No longer supported (Kafka 4.0); prints a warning only' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l bootstrap-server -d 'The brokers to connect to, `HOST:PORT[,HOST:PORT...]`, instead of --data-dir: --list, --describe, --create and --delete run against that cluster' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l bootstrap-server -d 'The brokers to connect to, `HOST:PORT[,HOST:PORT...]`, instead of --data-dir: every action runs against that cluster' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l command-config -d 'With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms, default.api.timeout.ms, client.id, ...)' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l partition-size-limit-per-response -d 'Accepted for compatibility with kafka-topics.sh and ignored' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand topics" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
@@ -372,22 +372,25 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -l verbos
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file, a log-cleaner pass over 100 partitions or 256 MiB of logs) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand consumer-groups" -s V -l version -d 'Print version'
-complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l entity-type -d 'Type of entity: topics (the one kafkit holds)' -r -f -a "topics\t''"
-complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l entity-name -d 'Name of entity (the topic name)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l entity-type -d 'Type of entity: topics, or brokers (with --bootstrap-server)' -r -f -a "topics\t''
+brokers\t''"
+complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l entity-name -d 'Name of entity (topic name/broker id)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l topic -d 'The topic\'s name (instead of --entity-type topics --entity-name)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l broker -d 'The broker\'s ID (instead of --entity-type brokers --entity-name; with --bootstrap-server)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l add-config -d 'Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: \'k1=v1,k2=[v1,v2,v2],k3=v3\'. Names: every Kafka topic config (cleanup.policy, retention.ms, segment.bytes, ...)' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l add-config-file -d 'Path to a properties file with configs to add' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l delete-config -d 'Config keys to remove \'k1,k2\'; repeatable' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l bootstrap-server -d 'Accepted for compatibility with kafka-configs.sh and ignored: kafkit reads --data-dir' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l bootstrap-controller -d 'Accepted for compatibility with kafka-configs.sh and ignored' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l command-config -d 'Accepted for compatibility with kafka-configs.sh and ignored' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l bootstrap-server -d 'The brokers to connect to, `HOST:PORT[,HOST:PORT...]`, instead of --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l bootstrap-controller -d 'The Kafka controllers to connect to: not supported yet (refused)' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l command-config -d 'With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms, default.api.timeout.ms, client.id, security.protocol, ...)' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l alter -d 'Alter the configuration for the entity'
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l describe -d 'List configs for the given entity'
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l all -d 'List all configs for the given entity, defaults included'
-complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l entity-default -d 'Default entity name (for clients/users/brokers/ips: refused here)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l entity-default -d 'Default entity name for brokers (the cluster-wide default of every broker)'
+complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -l broker-defaults -d 'The config defaults for all brokers (with --bootstrap-server)'
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -s q -l quiet -d 'Draw no progress bar. Bars show the progress of long work (dumping large or many files, consuming a large range, producing from a large --file, a log-cleaner pass over 100 partitions or 256 MiB of logs) on stderr, only when stderr is a terminal and stdout is not: never in a pipe or a file, and stdout is the same with or without them'
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -s V -l version -d 'Print version'

@@ -151,7 +151,7 @@ fn kafka_messages() {
         ),
         (
             &["--describe", "--entity-type", "brokers", "--entity-name", "0"],
-            "kafkit configs supports --entity-type topics only: brokers configs belong to a running cluster, which kafkit does not talk to\n",
+            "kafkit configs describes and alters brokers with --bootstrap-server only: a data directory holds topics\n",
         ),
     ];
     for (args, want) in cases {

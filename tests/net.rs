@@ -309,31 +309,6 @@ fn bad_addresses_and_brokers_that_are_down_are_kafkas_errors() {
 }
 
 #[test]
-fn commands_that_cannot_reach_a_cluster_yet_refuse_it() {
-    let dir = tempdir();
-    let args = [
-        "topics",
-        "--alter",
-        "--topic",
-        "t",
-        "--partitions",
-        "2",
-        "--bootstrap-server",
-        "127.0.0.1:9",
-    ];
-    let run = kafkit_stdin(dir.path(), &args, b"x\n");
-    assert_eq!(run.code, 1, "{args:?}");
-    assert!(
-        run.stderr.contains("not supported"),
-        "{args:?}: {}",
-        run.stderr
-    );
-    assert_eq!(run.stdout, "", "{args:?}");
-    // Nothing was written to the data directory instead.
-    assert!(!dir.path().join("t-0").exists(), "{args:?}");
-}
-
-#[test]
 fn produce_sends_what_kcat_reads_back_for_every_codec() {
     let Some(broker) = broker::start() else {
         return;

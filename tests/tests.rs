@@ -30,6 +30,7 @@ mod log_start;
 mod man;
 mod memory;
 mod net;
+mod net_admin;
 mod net_groups;
 mod net_security;
 mod ops;

@@ -309,8 +309,22 @@ pub fn check_keys(entries: &[(String, String)]) -> Result<(), ConfigError> {
 pub enum ConfigSource {
     /// Set on the topic.
     DynamicTopicConfig,
+    /// Set on one broker's loggers (a broker's answer over the network).
+    DynamicBrokerLoggerConfig,
+    /// Set on one broker at run time (a broker's answer over the network).
+    DynamicBrokerConfig,
+    /// Set at run time for every broker of the cluster (a broker's answer over the network).
+    DynamicDefaultBrokerConfig,
+    /// Set on a client-metrics resource (a broker's answer over the network).
+    DynamicClientMetricsConfig,
+    /// Set on a group (a broker's answer over the network).
+    DynamicGroupConfig,
+    /// In the broker's `server.properties` (a broker's answer over the network).
+    StaticBrokerConfig,
     /// Kafka's default.
     DefaultConfig,
+    /// A source the broker did not name (or one kafkit does not know).
+    Unknown,
 }
 
 /// Serialized as Kafka's name ([`ConfigSource::name`]).
@@ -325,7 +339,14 @@ impl ConfigSource {
     pub fn name(self) -> &'static str {
         match self {
             ConfigSource::DynamicTopicConfig => "DYNAMIC_TOPIC_CONFIG",
+            ConfigSource::DynamicBrokerLoggerConfig => "DYNAMIC_BROKER_LOGGER_CONFIG",
+            ConfigSource::DynamicBrokerConfig => "DYNAMIC_BROKER_CONFIG",
+            ConfigSource::DynamicDefaultBrokerConfig => "DYNAMIC_DEFAULT_BROKER_CONFIG",
+            ConfigSource::DynamicClientMetricsConfig => "DYNAMIC_CLIENT_METRICS_CONFIG",
+            ConfigSource::DynamicGroupConfig => "DYNAMIC_GROUP_CONFIG",
+            ConfigSource::StaticBrokerConfig => "STATIC_BROKER_CONFIG",
             ConfigSource::DefaultConfig => "DEFAULT_CONFIG",
+            ConfigSource::Unknown => "UNKNOWN",
         }
     }
 }

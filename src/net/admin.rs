@@ -2,19 +2,22 @@
 //! from Metadata, config overrides from DescribeConfigs, CreateTopics and DeleteTopics to the
 //! controller.
 
+use kafka_protocol::messages::create_partitions_request::{
+    CreatePartitionsAssignment, CreatePartitionsTopic,
+};
 use kafka_protocol::messages::create_topics_request::{
     CreatableReplicaAssignment, CreatableTopic, CreatableTopicConfig,
 };
 use kafka_protocol::messages::delete_topics_request::DeleteTopicState;
-use kafka_protocol::messages::describe_configs_request::DescribeConfigsResource;
 use kafka_protocol::messages::{
-    BrokerId, CreateTopicsRequest, DeleteTopicsRequest, DescribeConfigsRequest, TopicName,
+    BrokerId, CreatePartitionsRequest, CreateTopicsRequest, DeleteTopicsRequest, TopicName,
 };
 use kafka_protocol::protocol::StrBytes;
 
 use crate::common::Uuid;
 
 use super::cluster::Cluster;
+use super::configs::ConfigResource;
 use super::errors::KafkaError;
 use super::NetError;
 
@@ -119,30 +122,13 @@ impl Cluster {
     /// A topic's config overrides (DescribeConfigs, the entries whose source is the topic's
     /// own config), sorted by name.
     pub fn topic_configs(&mut self, topic: &str) -> Result<Vec<(String, String)>, NetError> {
-        const TOPIC: i8 = 2;
-        const TOPIC_CONFIG_SOURCE: i8 = 1;
-        let request = DescribeConfigsRequest::default().with_resources(vec![
-            DescribeConfigsResource::default()
-                .with_resource_type(TOPIC)
-                .with_resource_name(StrBytes::from_string(topic.to_string())),
-        ]);
-        let response = self.with_retries(|c| {
-            let conn = c.any("describeConfigs")?;
-            conn.call(&request)
-        })?;
-        let mut out = Vec::new();
-        for result in response.results {
-            answered(result.error_code, result.error_message.as_ref())?;
-            for config in result.configs {
-                if config.config_source == TOPIC_CONFIG_SOURCE && !config.is_sensitive {
-                    if let Some(value) = config.value {
-                        out.push((config.name.as_str().to_string(), value.as_str().to_string()));
-                    }
-                }
-            }
-        }
-        out.sort();
-        Ok(out)
+        let resource = ConfigResource::Topic(topic.to_string());
+        Ok(self
+            .describe_configs(&resource, false)?
+            .into_iter()
+            .filter(|c| c.source == resource.dynamic_source() && !c.sensitive)
+            .map(|c| (c.name, c.value))
+            .collect())
     }
 
     /// Creates a topic on the controller; the broker's error (`Topic 'x' already exists.`)
@@ -212,6 +198,43 @@ impl Cluster {
         })?;
         response
             .responses
+            .iter()
+            .try_for_each(|r| answered(r.error_code, r.error_message.as_ref()))
+    }
+
+    /// Raises `topic`'s partition count to `count` on the controller (CreatePartitions), the
+    /// new partitions' replicas given by `assignment` (new partitions only, in order) or
+    /// placed by the controller. A broker without the API is [`NetError::UnsupportedApi`]
+    /// (Kafka's `The node does not support CREATE_PARTITIONS`); its refusal (fewer
+    /// partitions than now) comes back as it is.
+    pub fn create_partitions(
+        &mut self,
+        topic: &str,
+        count: i32,
+        assignment: Option<&[Vec<i32>]>,
+    ) -> Result<(), NetError> {
+        let timeout = i32::try_from(self.config().request_timeout.as_millis()).unwrap_or(i32::MAX);
+        let request = CreatePartitionsRequest::default()
+            .with_topics(vec![CreatePartitionsTopic::default()
+                .with_name(name(topic))
+                .with_count(count)
+                .with_assignments(assignment.map(|a| {
+                    a.iter()
+                        .map(|brokers| {
+                            CreatePartitionsAssignment::default()
+                                .with_broker_ids(brokers.iter().map(|b| BrokerId(*b)).collect())
+                        })
+                        .collect()
+                }))])
+            .with_timeout_ms(timeout);
+        let response = self.with_retries(|c| {
+            if c.controller("createPartitions").is_err() {
+                c.metadata(Some(&[]), false, "createPartitions")?;
+            }
+            c.controller("createPartitions")?.call(&request)
+        })?;
+        response
+            .results
             .iter()
             .try_for_each(|r| answered(r.error_code, r.error_message.as_ref()))
     }

@@ -41,6 +41,9 @@ fn kafkit_max(api: ApiKey) -> i16 {
         ApiKey::DeleteTopics => 6,
         ApiKey::InitProducerId => 4,
         ApiKey::DescribeConfigs => 4,
+        // `configs --alter` and `topics --alter` (`net::configs`, `net::admin`).
+        ApiKey::IncrementalAlterConfigs => 1,
+        ApiKey::CreatePartitions => 3,
         ApiKey::SaslHandshake => 1,
         ApiKey::SaslAuthenticate => 2,
         // The classic group protocol (`net::group`): FindCoordinator with one key or several
@@ -234,10 +237,10 @@ impl Connection {
         match broker {
             Some((lo, hi)) if hi.min(max) >= lo.max(min) => Ok(hi.min(max)),
             _ => Err(NetError::UnsupportedApi {
-                api: api_name(api),
-                node: self.node,
+                api: api_constant(api),
                 min,
                 max,
+                broker,
             }),
         }
     }
@@ -463,6 +466,8 @@ pub fn api_name(api: ApiKey) -> &'static str {
         ApiKey::DeleteTopics => "DeleteTopics",
         ApiKey::InitProducerId => "InitProducerId",
         ApiKey::DescribeConfigs => "DescribeConfigs",
+        ApiKey::IncrementalAlterConfigs => "IncrementalAlterConfigs",
+        ApiKey::CreatePartitions => "CreatePartitions",
         ApiKey::SaslHandshake => "SaslHandshake",
         ApiKey::SaslAuthenticate => "SaslAuthenticate",
         ApiKey::FindCoordinator => "FindCoordinator",
@@ -479,6 +484,20 @@ pub fn api_name(api: ApiKey) -> &'static str {
     }
 }
 
+/// The API's constant in Kafka's `ApiKeys` enum (`CREATE_PARTITIONS`), as its
+/// `UnsupportedVersionException`s name it: the message's name with `_` before each inner
+/// capital.
+pub fn api_constant(api: ApiKey) -> String {
+    let mut out = String::new();
+    for (i, c) in format!("{api:?}").chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
 /// kafka-protocol's message types know their valid versions; kafkit's caps stay within them.
 #[cfg(test)]
 mod tests {
@@ -492,6 +511,16 @@ mod tests {
     }
 
     #[test]
+    fn api_constants_are_kafkas() {
+        assert_eq!(api_constant(ApiKey::CreatePartitions), "CREATE_PARTITIONS");
+        assert_eq!(
+            api_constant(ApiKey::IncrementalAlterConfigs),
+            "INCREMENTAL_ALTER_CONFIGS"
+        );
+        assert_eq!(api_constant(ApiKey::Produce), "PRODUCE");
+    }
+
+    #[test]
     fn caps_are_within_the_schemas() {
         within::<ProduceRequest>(ApiKey::Produce);
         within::<FetchRequest>(ApiKey::Fetch);
@@ -501,6 +530,8 @@ mod tests {
         within::<DeleteTopicsRequest>(ApiKey::DeleteTopics);
         within::<InitProducerIdRequest>(ApiKey::InitProducerId);
         within::<DescribeConfigsRequest>(ApiKey::DescribeConfigs);
+        within::<IncrementalAlterConfigsRequest>(ApiKey::IncrementalAlterConfigs);
+        within::<CreatePartitionsRequest>(ApiKey::CreatePartitions);
         within::<SaslHandshakeRequest>(ApiKey::SaslHandshake);
         within::<SaslAuthenticateRequest>(ApiKey::SaslAuthenticate);
         within::<FindCoordinatorRequest>(ApiKey::FindCoordinator);

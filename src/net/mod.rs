@@ -14,6 +14,7 @@
 //! - [`cluster`]: the bootstrap, metadata (with Kafka's retries and backoff on a leader or a
 //!   topic not known yet) and a connection per broker.
 //! - [`admin`]: what `topics` asks of a cluster (Kafka's `Admin` calls).
+//! - [`configs`]: what `configs` asks (DescribeConfigs, IncrementalAlterConfigs).
 //! - [`offsets`]: ListOffsets to each partition's leader.
 //! - [`produce`]: Produce requests of batches kafkit's producer built, idempotent by default.
 //! - [`fetch`]: Fetch requests feeding a console consumer's partitions.
@@ -33,6 +34,7 @@ pub mod address;
 pub mod admin;
 pub mod cluster;
 pub mod config;
+pub mod configs;
 pub mod connection;
 pub mod errors;
 pub mod fetch;
@@ -150,19 +152,30 @@ pub enum NetError {
         /// What the encoder said.
         message: String,
     },
-    /// The broker supports no version of an API kafkit needs.
-    #[error("The node {node} does not support {api} (versions {min} to {max} are kafkit's)")]
+    /// The broker supports no version of an API kafkit needs: Kafka's client-side
+    /// `UnsupportedVersionException` (`NodeApiVersions.latestUsableVersion`'s words).
+    #[error("The node does not support {api}{}", unsupported_range(*.min, *.max, *.broker))]
     UnsupportedApi {
-        /// The API.
-        api: &'static str,
-        /// The node.
-        node: i32,
+        /// The API, as Kafka's `ApiKeys` constant (`CREATE_PARTITIONS`).
+        api: String,
         /// kafkit's lowest version.
         min: i16,
         /// kafkit's highest version.
         max: i16,
+        /// The broker's versions, `None` when it does not list the API at all.
+        broker: Option<(i16, i16)>,
     },
     /// The broker answered with an error code.
     #[error("{0}")]
     Kafka(#[from] KafkaError),
+}
+
+/// The rest of Kafka's message for an API the broker has, but at no version kafkit speaks.
+fn unsupported_range(min: i16, max: i16, broker: Option<(i16, i16)>) -> String {
+    match broker {
+        None => String::new(),
+        Some((lo, hi)) => {
+            format!(" with version in range [{min},{max}]. The supported range is [{lo},{hi}].")
+        }
+    }
 }

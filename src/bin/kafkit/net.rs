@@ -92,3 +92,20 @@ pub fn not_yet(command: &str, what: &str) -> anyhow::Error {
         format!("--bootstrap-server is not supported {what} yet: run it on a --data-dir"),
     )
 }
+
+/// A failed call as the Java exception Kafka's tools print in a stack trace's first line
+/// (`org.apache.kafka.common.errors.TimeoutException: ...`), with [`message`]'s text (and
+/// its warning on stderr).
+pub fn java_exception(e: &NetError) -> String {
+    let class = match e {
+        NetError::Kafka(k) => k.exception(),
+        NetError::Timeout { .. } => "TimeoutException",
+        NetError::UnsupportedApi { .. } => "UnsupportedVersionException",
+        NetError::Authentication { exception, .. } => exception,
+        NetError::Disconnected { .. } | NetError::AuthenticationTerminated { .. } => {
+            "DisconnectException"
+        }
+        _ => return format!("org.apache.kafka.common.KafkaException: {}", message(e)),
+    };
+    format!("org.apache.kafka.common.errors.{class}: {}", message(e))
+}

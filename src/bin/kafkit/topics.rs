@@ -132,8 +132,8 @@ pub struct Args {
     /// With --describe: only show partitions whose ISR count equals the configured minimum.
     #[arg(long)]
     pub at_min_isr_partitions: bool,
-    /// The brokers to connect to, `HOST:PORT[,HOST:PORT...]`, instead of --data-dir: --list,
-    /// --describe, --create and --delete run against that cluster.
+    /// The brokers to connect to, `HOST:PORT[,HOST:PORT...]`, instead of --data-dir: every
+    /// action runs against that cluster.
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
     /// With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms,
@@ -184,11 +184,6 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let mut backend = match &args.bootstrap_server {
         None => Backend::Dir,
         Some(servers) => {
-            if action == Action::Alter {
-                return Err(usage(
-                    "--alter with --bootstrap-server is not supported yet (kafkit alters topics of a --data-dir)",
-                ));
-            }
             let cluster = super::net::cluster(
                 "topics",
                 servers,
@@ -212,7 +207,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         Action::Create => create(args, global, &mut backend, &mut out),
         Action::List => list(args, global, &mut backend, &mut out),
         Action::Describe => describe(args, global, &mut backend, &mut out),
-        Action::Alter => alter(args, global, &mut out),
+        Action::Alter => alter(args, global, &mut backend, &mut out),
         Action::Delete => delete(args, global, &mut backend, &mut out),
     };
     match result {
@@ -989,7 +984,15 @@ fn partition_line(
     }
 }
 
-fn alter(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
+fn alter(
+    args: &Args,
+    global: &GlobalArgs,
+    backend: &mut Backend,
+    out: &mut Out<impl Write>,
+) -> Outcome {
+    if let Backend::Cluster(_) = backend {
+        return alter_over_network(args, global, backend, out);
+    }
     if is_cluster_dir(&global.data_dir) {
         return alter_in_cluster(args, global, out);
     }
@@ -1050,6 +1053,40 @@ fn alter_in_cluster(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>)
             new_entries,
             now,
         ))?;
+        if out.format == OutputFormat::Json {
+            out.json(&TopicsEvent::Altered {
+                topic: &topic.name,
+                partitions: usize::try_from(count).unwrap_or_default(),
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// `--alter --partitions` of a cluster's topics (`--bootstrap-server`), as Kafka's
+/// `alterTopic`: the topics `--topic` selects, then one CreatePartitions each (with the
+/// `--replica-assignment` entries after the partitions a topic has).
+fn alter_over_network(
+    args: &Args,
+    global: &GlobalArgs,
+    backend: &mut Backend,
+    out: &mut Out<impl Write>,
+) -> Outcome {
+    let topics = selected(backend, global, args)?;
+    ensure_found(args, &topics)?;
+    let count = int_arg(&args.partitions).unwrap_or(0);
+    let assignment = match args.replica_assignment.as_deref() {
+        Some(text) if !text.is_empty() => Some(parse_assignment(text).map_err(Failure::Message)?),
+        _ => None,
+    };
+    let Backend::Cluster(cluster) = backend else {
+        return Ok(());
+    };
+    for Described { topic, .. } in &topics {
+        let new_entries = assignment
+            .as_ref()
+            .map(|a| a.get(topic.partition_count()..).unwrap_or(&[]));
+        cluster.create_partitions(&topic.name, count, new_entries)?;
         if out.format == OutputFormat::Json {
             out.json(&TopicsEvent::Altered {
                 topic: &topic.name,
