@@ -106,9 +106,81 @@ impl fmt::Display for KafkaError {
 
 impl std::error::Error for KafkaError {}
 
+/// An API's name as Kafka's `ApiKeys` constant, which its client's messages print:
+/// `DescribeLogDirs` is `DESCRIBE_LOG_DIRS`.
+pub fn api_constant(api: &str) -> String {
+    let mut out = String::with_capacity(api.len() + 4);
+    for (i, c) in api.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+impl super::NetError {
+    /// The failure as Java's `Throwable.toString()` shows the exception Kafka's client would
+    /// throw (`org.apache.kafka.common.errors.<Exception>: <message>`): what Kafka's tools
+    /// print of a failed future (`ExecutionException.getMessage()`).
+    pub fn java_exception(&self) -> String {
+        use super::NetError;
+        let class = match self {
+            NetError::Kafka(e) => return e.to_string(),
+            NetError::Timeout { .. } => "TimeoutException",
+            NetError::Authentication { exception, .. } => exception,
+            NetError::UnsupportedApi { .. } => "UnsupportedVersionException",
+            NetError::Config { .. } | NetError::Security { .. } => {
+                return format!("org.apache.kafka.common.config.ConfigException: {self}")
+            }
+            NetError::Disconnected { .. } | NetError::AuthenticationTerminated { .. } => {
+                "NetworkException"
+            }
+            _ => return format!("org.apache.kafka.common.KafkaException: {self}"),
+        };
+        format!("org.apache.kafka.common.errors.{class}: {self}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn api_constants_and_java_exceptions() {
+        assert_eq!(api_constant("DescribeLogDirs"), "DESCRIBE_LOG_DIRS");
+        assert_eq!(api_constant("ApiVersions"), "API_VERSIONS");
+        let unsupported = crate::net::NetError::UnsupportedApi {
+            api: "DescribeLogDirs",
+            node: 1,
+            min: 1,
+            max: 4,
+            supported: None,
+        };
+        assert_eq!(
+            unsupported.java_exception(),
+            "org.apache.kafka.common.errors.UnsupportedVersionException: The broker does not support DESCRIBE_LOG_DIRS"
+        );
+        let too_old = crate::net::NetError::UnsupportedApi {
+            api: "DeleteRecords",
+            node: 1,
+            min: 0,
+            max: 2,
+            supported: Some((3, 4)),
+        };
+        assert_eq!(
+            too_old.to_string(),
+            "The broker does not support DELETE_RECORDS with version in range [0,2]. The supported range is [3,4]."
+        );
+        let timeout = crate::net::NetError::Timeout {
+            message: "Timed out waiting for a node assignment. Call: listNodes".into(),
+            unreachable: None,
+        };
+        assert_eq!(
+            timeout.java_exception(),
+            "org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment. Call: listNodes"
+        );
+    }
 
     #[test]
     fn messages_are_the_brokers_or_kafkas_default() {

@@ -21,6 +21,8 @@
 //!   `CoordinatorConnection` over the cluster).
 //! - [`groups`]: what `consumer-groups --list`/`--describe` ask (ListGroups, DescribeGroups,
 //!   OffsetFetch), as the data directory's `Group` values.
+//! - [`records`]: what `delete-records` and `log-dirs` ask (DeleteRecords to the partitions'
+//!   leaders, DescribeLogDirs to each broker).
 //! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
 //! - [`tls`]: `security.protocol=SSL`/`SASL_SSL`: rustls over the blocking socket, from the
 //!   `ssl.*` properties (PEM stores).
@@ -40,6 +42,7 @@ pub mod group;
 pub mod groups;
 pub mod offsets;
 pub mod produce;
+pub mod records;
 pub mod sasl;
 pub mod tls;
 
@@ -150,8 +153,13 @@ pub enum NetError {
         /// What the encoder said.
         message: String,
     },
-    /// The broker supports no version of an API kafkit needs.
-    #[error("The node {node} does not support {api} (versions {min} to {max} are kafkit's)")]
+    /// The broker supports no version of an API kafkit needs: Kafka's client's
+    /// `UnsupportedVersionException` (`NodeApiVersions.latestUsableVersion`), whose message
+    /// names the API as Kafka's `ApiKeys` constant (`DESCRIBE_LOG_DIRS`).
+    #[error("The broker does not support {}{}", errors::api_constant(api), match supported {
+        Some((lo, hi)) => format!(" with version in range [{min},{max}]. The supported range is [{lo},{hi}]."),
+        None => String::new(),
+    })]
     UnsupportedApi {
         /// The API.
         api: &'static str,
@@ -161,6 +169,8 @@ pub enum NetError {
         min: i16,
         /// kafkit's highest version.
         max: i16,
+        /// The broker's versions, when it has the API (none of them kafkit's).
+        supported: Option<(i16, i16)>,
     },
     /// The broker answered with an error code.
     #[error("{0}")]
