@@ -13,7 +13,8 @@ use kafka_protocol::messages::delete_records_request::{
     DeleteRecordsPartition, DeleteRecordsTopic,
 };
 use kafka_protocol::messages::{
-    DeleteRecordsRequest, DeleteRecordsResponse, DescribeLogDirsRequest, TopicName,
+    DeleteRecordsRequest, DeleteRecordsResponse, DescribeLogDirsRequest, DescribeLogDirsResponse,
+    TopicName,
 };
 use kafka_protocol::protocol::StrBytes;
 
@@ -253,46 +254,57 @@ impl Cluster {
     ) -> Result<Vec<LogDirDescription>, NetError> {
         let request = DescribeLogDirsRequest::default().with_topics(None);
         let response = self.with_retries(|c| c.node(broker)?.call(&request))?;
-        if response.results.is_empty() {
-            let code = if response.error_code == 0 {
-                31
-            } else {
-                response.error_code
-            };
-            return Err(NetError::Kafka(KafkaError {
-                code,
-                message: None,
-            }));
-        }
-        let mut dirs: Vec<LogDirDescription> = response
-            .results
-            .into_iter()
-            .map(|result| {
-                let mut replicas: Vec<ReplicaInfo> = result
-                    .topics
-                    .iter()
-                    .filter(|t| topics.is_empty() || topics.contains(t.name.0.as_str()))
-                    .flat_map(|t| {
-                        t.partitions.iter().map(|p| ReplicaInfo {
-                            tp: TopicPartition::new(t.name.0.as_str(), p.partition_index),
-                            size: u64::try_from(p.partition_size).unwrap_or(0),
-                            offset_lag: p.offset_lag,
-                            is_future: p.is_future_key,
-                        })
-                    })
-                    .collect();
-                replicas.sort_by(|a, b| (&a.tp, a.is_future).cmp(&(&b.tp, b.is_future)));
-                LogDirDescription {
-                    log_dir: PathBuf::from(result.log_dir.as_str()),
-                    replicas,
-                    error: KafkaError::from_code(result.error_code, None)
-                        .map(|e| format!("org.apache.kafka.common.errors.{}", e.exception())),
-                }
-            })
-            .collect();
-        dirs.sort_by(|a, b| a.log_dir.cmp(&b.log_dir));
-        Ok(dirs)
+        log_dirs(response, topics)
     }
+}
+
+/// A DescribeLogDirs answer as the data directory's descriptions: the directories sorted by
+/// path, each one's replicas of `topics` (all when empty) by partition, a directory's error
+/// as the Java class Kafka's tool prints. No directory at all is the answer's error (v3 on),
+/// or Kafka's `ClusterAuthorizationException` (the caller may not describe the cluster).
+fn log_dirs(
+    response: DescribeLogDirsResponse,
+    topics: &BTreeSet<String>,
+) -> Result<Vec<LogDirDescription>, NetError> {
+    if response.results.is_empty() {
+        let code = if response.error_code == 0 {
+            31
+        } else {
+            response.error_code
+        };
+        return Err(NetError::Kafka(KafkaError {
+            code,
+            message: None,
+        }));
+    }
+    let mut dirs: Vec<LogDirDescription> = response
+        .results
+        .into_iter()
+        .map(|result| {
+            let mut replicas: Vec<ReplicaInfo> = result
+                .topics
+                .iter()
+                .filter(|t| topics.is_empty() || topics.contains(t.name.0.as_str()))
+                .flat_map(|t| {
+                    t.partitions.iter().map(|p| ReplicaInfo {
+                        tp: TopicPartition::new(t.name.0.as_str(), p.partition_index),
+                        size: u64::try_from(p.partition_size).unwrap_or(0),
+                        offset_lag: p.offset_lag,
+                        is_future: p.is_future_key,
+                    })
+                })
+                .collect();
+            replicas.sort_by(|a, b| (&a.tp, a.is_future).cmp(&(&b.tp, b.is_future)));
+            LogDirDescription {
+                log_dir: PathBuf::from(result.log_dir.as_str()),
+                replicas,
+                error: KafkaError::from_code(result.error_code, None)
+                    .map(|e| format!("org.apache.kafka.common.errors.{}", e.exception())),
+            }
+        })
+        .collect();
+    dirs.sort_by(|a, b| a.log_dir.cmp(&b.log_dir));
+    Ok(dirs)
 }
 
 #[cfg(test)]
@@ -346,5 +358,51 @@ mod tests {
         );
         assert!(invalid_metadata(6) && invalid_metadata(3) && !invalid_metadata(1));
         assert!(retriable(7) && !retriable(1));
+    }
+
+    /// A Kafka broker's DescribeLogDirs answer (Tansu 0.6 has none), printed by the printer a
+    /// data directory's description goes through: Kafka's JSON line, its directories and
+    /// partitions sorted, the offline directory's error class, the topic filter applied.
+    #[test]
+    fn a_brokers_log_dirs_print_as_kafkas_tool_prints_them() {
+        use kafka_protocol::messages::describe_log_dirs_response::{
+            DescribeLogDirsPartition, DescribeLogDirsResult, DescribeLogDirsTopic,
+        };
+        let partition = |index: i32, size: i64, lag: i64, future: bool| {
+            DescribeLogDirsPartition::default()
+                .with_partition_index(index)
+                .with_partition_size(size)
+                .with_offset_lag(lag)
+                .with_is_future_key(future)
+        };
+        let response = DescribeLogDirsResponse::default().with_results(vec![
+            DescribeLogDirsResult::default()
+                .with_log_dir(StrBytes::from_static_str("/var/kafka/b"))
+                .with_topics(vec![
+                    DescribeLogDirsTopic::default()
+                        .with_name(topic_name("t"))
+                        .with_partitions(vec![
+                            partition(1, 70, 2, false),
+                            partition(0, 140, 0, false),
+                        ]),
+                    DescribeLogDirsTopic::default()
+                        .with_name(topic_name("other"))
+                        .with_partitions(vec![partition(0, 1, 0, false)]),
+                ]),
+            DescribeLogDirsResult::default()
+                .with_log_dir(StrBytes::from_static_str("/var/kafka/a"))
+                .with_error_code(56),
+        ]);
+        let dirs = log_dirs(response, &BTreeSet::from(["t".to_string()])).unwrap();
+        assert_eq!(
+            crate::output::log_dirs::kafka_json_line(&[(3, dirs)]).unwrap(),
+            r#"{"brokers":[{"broker":3,"logDirs":[{"partitions":[],"error":"org.apache.kafka.common.errors.KafkaStorageException","logDir":"/var/kafka/a"},{"partitions":[{"partition":"t-0","size":140,"offsetLag":0,"isFuture":false},{"partition":"t-1","size":70,"offsetLag":2,"isFuture":false}],"error":null,"logDir":"/var/kafka/b"}]}],"version":1}"#
+        );
+        // No directory: the caller may not describe the cluster.
+        let refused = log_dirs(DescribeLogDirsResponse::default(), &BTreeSet::new()).unwrap_err();
+        assert_eq!(
+            refused.java_exception(),
+            "org.apache.kafka.common.errors.ClusterAuthorizationException: Cluster authorization failed."
+        );
     }
 }
