@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crate::common::broker::{self, free_port};
+use crate::common::broker::{self, free_port, Broker};
 use crate::common::{kafkit, tempdir, Run};
 use crate::net::remote;
 
@@ -30,22 +30,35 @@ fn fast(dir: &Path) -> String {
     file(dir, "fast.properties", "default.api.timeout.ms=600\n")
 }
 
+/// A broker with a topic `t` of `partitions`, a scratch directory and its `fast.properties`.
+fn broker_with_topic(partitions: &str) -> Option<(Broker, tempfile::TempDir, String)> {
+    let broker = broker::start()?;
+    let dir = tempdir();
+    let fast = fast(dir.path());
+    remote(
+        &broker,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "t",
+            "--partitions",
+            partitions,
+        ],
+    )
+    .ok();
+    Some((broker, dir, fast))
+}
+
 fn lines(run: &Run) -> Vec<&str> {
     run.stdout.lines().collect()
 }
 
 #[test]
 fn delete_records_of_partitions_a_cluster_does_not_have_time_out_as_kafkas_client() {
-    let Some(broker) = broker::start() else {
+    let Some((broker, dir, fast)) = broker_with_topic("2") else {
         return;
     };
-    let dir = tempdir();
-    let fast = fast(dir.path());
-    remote(
-        &broker,
-        &["topics", "--create", "--topic", "t", "--partitions", "2"],
-    )
-    .ok();
     let offsets = file(
         dir.path(),
         "offsets.json",
@@ -117,16 +130,9 @@ fn delete_records_of_partitions_a_cluster_does_not_have_time_out_as_kafkas_clien
 /// timeout; no log start moved (a Kafka broker would answer each partition's low watermark).
 #[test]
 fn tansu_difference_delete_records_closes_the_connection() {
-    let Some(broker) = broker::start() else {
+    let Some((broker, dir, fast)) = broker_with_topic("1") else {
         return;
     };
-    let dir = tempdir();
-    let fast = fast(dir.path());
-    remote(
-        &broker,
-        &["topics", "--create", "--topic", "t", "--partitions", "1"],
-    )
-    .ok();
     let sent = crate::common::kafkit_stdin(
         &dir.path().join("unused"),
         &[

@@ -2,7 +2,7 @@
 //! DeleteRecords to each partition's leader (`deleteRecords`: the leaders from Metadata, one
 //! request per leader, Kafka's `DeleteRecordsHandler` retries), and DescribeLogDirs to each
 //! broker (`describeLogDirs`), answered as the data directory's
-//! [`LogDirDescription`](crate::datadir::log_dirs::LogDirDescription)s so that one printer
+//! [`crate::datadir::log_dirs::LogDirDescription`]s so that one printer
 //! shows both.
 
 use std::collections::{BTreeMap, BTreeSet};
