@@ -56,6 +56,13 @@ pub struct Args {
     pub command_config: Option<PathBuf>,
 }
 
+/// Where the log directories are described: the data directory (opened once the arguments
+/// are checked) or each broker of a cluster.
+enum Source {
+    Dir(Option<DataDir>),
+    Cluster(kafkit::net::Cluster),
+}
+
 /// Kafka's `splitAtCommasAndFilterOutEmpty`.
 fn split(list: Option<&str>) -> impl Iterator<Item = &str> {
     list.unwrap_or("").split(',').filter(|s| !s.is_empty())
@@ -90,8 +97,8 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             "Missing required argument \"[describe]\"",
         ));
     }
-    let mut cluster = match &args.bootstrap_server {
-        Some(servers) => Some(super::net::cluster(
+    let mut source = match &args.bootstrap_server {
+        Some(servers) => Source::Cluster(super::net::cluster(
             "log-dirs",
             servers,
             args.command_config.as_deref(),
@@ -99,7 +106,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             global,
             "log-dirs-tool",
         )?),
-        None => None,
+        None => Source::Dir(None),
     };
     let topics: BTreeSet<String> = split(args.topic_list.as_deref())
         .map(str::to_string)
@@ -112,18 +119,15 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             .map_err(|_| Exit::failure(format!("For input string: \"{id}\"")))?;
         asked.insert(id);
     }
-    let datadir = match cluster {
-        Some(_) => None,
-        None => Some(DataDir::open(&global.data_dir)?),
-    };
-    let existing: BTreeSet<i32> = match (&mut cluster, &datadir) {
-        (Some(cluster), _) => cluster
+    let existing: BTreeSet<i32> = match &mut source {
+        Source::Cluster(cluster) => cluster
             .broker_nodes()
             .map_err(|e| failed(&e))?
             .into_iter()
             .collect(),
-        (None, Some(datadir)) => BTreeSet::from([datadir.node_id()]),
-        (None, None) => BTreeSet::new(),
+        Source::Dir(opened) => {
+            BTreeSet::from([opened.insert(DataDir::open(&global.data_dir)?).node_id()])
+        }
     };
     let missing: Vec<&i32> = asked.difference(&existing).collect();
     if !missing.is_empty() {
@@ -149,12 +153,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     // Each broker's log directories, from the data directory or the brokers themselves.
     let mut described: Vec<(i32, Vec<LogDirDescription>)> = Vec::new();
     for broker in brokers {
-        let dirs = match (&mut cluster, &datadir) {
-            (Some(cluster), _) => cluster
+        let dirs = match &mut source {
+            Source::Cluster(cluster) => cluster
                 .describe_log_dirs(broker, &topics)
                 .map_err(|e| failed(&e))?,
-            (None, Some(datadir)) => vec![describe_log_dir(datadir, &topics)?],
-            (None, None) => Vec::new(),
+            Source::Dir(Some(datadir)) => vec![describe_log_dir(datadir, &topics)?],
+            Source::Dir(None) => Vec::new(),
         };
         described.push((broker, dirs));
     }
