@@ -395,8 +395,8 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -s q -l quiet -d 
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kafkit -n "__fish_kafkit_using_subcommand configs" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -l offset-json-file -d 'The JSON file with offset per partition. The format to use is: {"partitions": [{"topic": "foo", "partition": 1, "offset": 1}], "version":1} (offset -1: up to the high watermark, here the log end)' -r -F
-complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -l bootstrap-server -d 'Accepted for compatibility with kafka-delete-records.sh and ignored: kafkit reads --data-dir' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -l command-config -d 'Accepted for compatibility with kafka-delete-records.sh and ignored' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -l bootstrap-server -d 'The brokers to ask (DeleteRecords to each partition\'s leader), `HOST:PORT[,HOST:PORT...]`, instead of writing --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -l command-config -d 'With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms, default.api.timeout.ms, security.protocol, ...)' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"
@@ -405,8 +405,8 @@ complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -s h -l he
 complete -c kafkit -n "__fish_kafkit_using_subcommand delete-records" -s V -l version -d 'Print version'
 complete -c kafkit -n "__fish_kafkit_using_subcommand log-dirs" -l topic-list -d 'The list of topics to be queried in the form "topic1,topic2,topic3". All topics will be queried if no topic list is specified' -r -f
 complete -c kafkit -n "__fish_kafkit_using_subcommand log-dirs" -l broker-list -d 'The list of brokers to be queried in the form "0,1,2". All brokers in the cluster (the data directory\'s one) will be queried if no broker list is specified' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand log-dirs" -l bootstrap-server -d 'Accepted for compatibility with kafka-log-dirs.sh and ignored: kafkit reads --data-dir' -r -f
-complete -c kafkit -n "__fish_kafkit_using_subcommand log-dirs" -l command-config -d 'Accepted for compatibility with kafka-log-dirs.sh and ignored' -r -F
+complete -c kafkit -n "__fish_kafkit_using_subcommand log-dirs" -l bootstrap-server -d 'The brokers to ask (DescribeLogDirs of each), `HOST:PORT[,HOST:PORT...]`, instead of reading --data-dir' -r -f
+complete -c kafkit -n "__fish_kafkit_using_subcommand log-dirs" -l command-config -d 'With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms, default.api.timeout.ms, security.protocol, ...)' -r -F
 complete -c kafkit -n "__fish_kafkit_using_subcommand log-dirs" -l data-dir -d 'The data directory, laid out like a broker\'s `log.dirs`' -r -f -a "(__fish_complete_directories)"
 complete -c kafkit -n "__fish_kafkit_using_subcommand log-dirs" -l output -d 'How results are printed: Kafka\'s text, or JSON Lines for scripts' -r -f -a "text\t'Kafka\'s own text, line for line'
 json\t'JSON Lines: one typed object per line (see `docs/json.md`)'"

@@ -684,7 +684,7 @@ fn reset_offsets_plan_and_commit_what_they_do_for_a_data_directory() {
 /// A group with a member on the broker (Stable) is refused with Kafka's message, before and
 /// instead of any commit; OffsetDelete, which Tansu 0.6 does not list in ApiVersions, fails
 /// as Kafka's admin client fails on such a broker (`UnsupportedVersionException` from
-/// `NodeApiVersions`: "The broker does not support OFFSET_DELETE").
+/// `NodeApiVersions`: "The node does not support OFFSET_DELETE").
 #[test]
 fn a_live_group_is_refused_and_delete_offsets_needs_a_broker_with_offset_delete() {
     let Some(broker) = broker::start() else {
@@ -747,7 +747,7 @@ fn a_live_group_is_refused_and_delete_offsets_needs_a_broker_with_offset_delete(
     );
     let net = remote(&broker, &args);
     assert_eq!(net.code, 1, "{}", net.stderr);
-    let status = "Error: :org.apache.kafka.common.errors.UnsupportedVersionException: The broker does not support OFFSET_DELETE";
+    let status = "Error: :org.apache.kafka.common.errors.UnsupportedVersionException: The node does not support OFFSET_DELETE";
     assert_eq!(
         net.stdout,
         format!(

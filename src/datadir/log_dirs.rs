@@ -29,6 +29,10 @@ pub struct LogDirDescription {
     pub log_dir: PathBuf,
     /// The replicas it holds, by topic and partition (Kafka's order is a hash map's).
     pub replicas: Vec<ReplicaInfo>,
+    /// The Java class of the error a broker answered for the directory
+    /// (`org.apache.kafka.common.errors.KafkaStorageException` for an offline one), as Kafka's
+    /// tool prints it; `None` for a directory read here.
+    pub error: Option<String>,
 }
 
 /// The partition of a future replica's directory, `<topic>-<p>.<32 hex>-future`.
@@ -76,7 +80,11 @@ pub fn describe_log_dir(datadir: &DataDir, topics: &BTreeSet<String>) -> Result<
         });
     }
     replicas.sort_by(|a, b| (&a.tp, a.is_future).cmp(&(&b.tp, b.is_future)));
-    Ok(LogDirDescription { log_dir, replicas })
+    Ok(LogDirDescription {
+        log_dir,
+        replicas,
+        error: None,
+    })
 }
 
 #[cfg(test)]

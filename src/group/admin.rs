@@ -75,7 +75,7 @@ impl AdminError {
                 "Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it."
             }
             AdminError::UnknownTopicOrPartition => "This server does not host this topic-partition.",
-            AdminError::OffsetDeleteUnsupported => "The broker does not support OFFSET_DELETE",
+            AdminError::OffsetDeleteUnsupported => "The node does not support OFFSET_DELETE",
         }
     }
 

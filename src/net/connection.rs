@@ -59,6 +59,9 @@ fn kafkit_max(api: ApiKey) -> i16 {
         ApiKey::ListGroups => 4,
         ApiKey::DescribeGroups => 5,
         ApiKey::DeleteGroups => 2,
+        // `delete-records` and `log-dirs` (`net::records`).
+        ApiKey::DeleteRecords => 2,
+        ApiKey::DescribeLogDirs => 4,
         _ => 0,
     }
 }
@@ -76,6 +79,7 @@ fn kafkit_min(api: ApiKey) -> i16 {
         ApiKey::SaslHandshake => 1,
         ApiKey::OffsetCommit => 2,
         ApiKey::OffsetFetch | ApiKey::FindCoordinator => 1,
+        ApiKey::DescribeLogDirs => 1,
         _ => 0,
     }
 }
@@ -480,6 +484,8 @@ pub fn api_name(api: ApiKey) -> &'static str {
         ApiKey::ListGroups => "ListGroups",
         ApiKey::DescribeGroups => "DescribeGroups",
         ApiKey::DeleteGroups => "DeleteGroups",
+        ApiKey::DeleteRecords => "DeleteRecords",
+        ApiKey::DescribeLogDirs => "DescribeLogDirs",
         _ => "a request",
     }
 }
@@ -544,5 +550,7 @@ mod tests {
         within::<ListGroupsRequest>(ApiKey::ListGroups);
         within::<DescribeGroupsRequest>(ApiKey::DescribeGroups);
         within::<DeleteGroupsRequest>(ApiKey::DeleteGroups);
+        within::<DeleteRecordsRequest>(ApiKey::DeleteRecords);
+        within::<DescribeLogDirsRequest>(ApiKey::DescribeLogDirs);
     }
 }

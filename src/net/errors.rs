@@ -106,9 +106,54 @@ impl fmt::Display for KafkaError {
 
 impl std::error::Error for KafkaError {}
 
+impl super::NetError {
+    /// The failure as Java's `Throwable.toString()` shows the exception Kafka's client would
+    /// throw (`org.apache.kafka.common.errors.<Exception>: <message>`): what Kafka's tools
+    /// print of a failed future (`ExecutionException.getMessage()`).
+    pub fn java_exception(&self) -> String {
+        use super::NetError;
+        let class = match self {
+            NetError::Kafka(e) => return e.to_string(),
+            NetError::Timeout { .. } => "TimeoutException",
+            NetError::Authentication { exception, .. } => exception,
+            NetError::UnsupportedApi { .. } => "UnsupportedVersionException",
+            NetError::Config { .. } | NetError::Security { .. } => {
+                return format!("org.apache.kafka.common.config.ConfigException: {self}")
+            }
+            NetError::Disconnected { .. } | NetError::AuthenticationTerminated { .. } => {
+                "DisconnectException"
+            }
+            _ => return format!("org.apache.kafka.common.KafkaException: {self}"),
+        };
+        format!("org.apache.kafka.common.errors.{class}: {self}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn api_constants_and_java_exceptions() {
+        let unsupported = crate::net::NetError::UnsupportedApi {
+            api: "DESCRIBE_LOG_DIRS".into(),
+            min: 1,
+            max: 4,
+            broker: None,
+        };
+        assert_eq!(
+            unsupported.java_exception(),
+            "org.apache.kafka.common.errors.UnsupportedVersionException: The node does not support DESCRIBE_LOG_DIRS"
+        );
+        let timeout = crate::net::NetError::Timeout {
+            message: "Timed out waiting for a node assignment. Call: listNodes".into(),
+            unreachable: None,
+        };
+        assert_eq!(
+            timeout.java_exception(),
+            "org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment. Call: listNodes"
+        );
+    }
 
     #[test]
     fn messages_are_the_brokers_or_kafkas_default() {

@@ -22,6 +22,8 @@
 //!   `CoordinatorConnection` over the cluster).
 //! - [`groups`]: what `consumer-groups --list`/`--describe` ask (ListGroups, DescribeGroups,
 //!   OffsetFetch), as the data directory's `Group` values.
+//! - [`records`]: what `delete-records` and `log-dirs` ask (DeleteRecords to the partitions'
+//!   leaders, DescribeLogDirs to each broker).
 //! - [`errors`]: Kafka's error codes as the exceptions the Java clients throw.
 //! - [`tls`]: `security.protocol=SSL`/`SASL_SSL`: rustls over the blocking socket, from the
 //!   `ssl.*` properties (PEM stores).
@@ -42,6 +44,7 @@ pub mod group;
 pub mod groups;
 pub mod offsets;
 pub mod produce;
+pub mod records;
 pub mod sasl;
 pub mod tls;
 

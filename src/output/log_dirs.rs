@@ -50,27 +50,34 @@ struct KafkaDescription {
 }
 
 /// The third line: every broker's log directories as Kafka's tool prints them,
-/// `{"brokers":[{"broker":0,"logDirs":[{"partitions":[...],"error":null,"logDir":"..."}]}],"version":1}`.
-pub fn kafka_json_line(brokers: &[(i32, &LogDirDescription)]) -> Result<String, serde_json::Error> {
+/// `{"brokers":[{"broker":0,"logDirs":[{"partitions":[...],"error":null,"logDir":"..."}]}],"version":1}`,
+/// in the order given (Kafka's is its hash maps': brokers, directories and partitions come
+/// sorted here).
+pub fn kafka_json_line(
+    brokers: &[(i32, Vec<LogDirDescription>)],
+) -> Result<String, serde_json::Error> {
     let description = KafkaDescription {
         brokers: brokers
             .iter()
-            .map(|(broker, dir)| KafkaBroker {
+            .map(|(broker, dirs)| KafkaBroker {
                 broker: *broker,
-                log_dirs: vec![KafkaLogDir {
-                    partitions: dir
-                        .replicas
-                        .iter()
-                        .map(|r| KafkaReplica {
-                            partition: r.tp.to_string(),
-                            size: r.size,
-                            offset_lag: r.offset_lag,
-                            is_future: r.is_future,
-                        })
-                        .collect(),
-                    error: None,
-                    log_dir: dir.log_dir.to_string_lossy().into_owned(),
-                }],
+                log_dirs: dirs
+                    .iter()
+                    .map(|dir| KafkaLogDir {
+                        partitions: dir
+                            .replicas
+                            .iter()
+                            .map(|r| KafkaReplica {
+                                partition: r.tp.to_string(),
+                                size: r.size,
+                                offset_lag: r.offset_lag,
+                                is_future: r.is_future,
+                            })
+                            .collect(),
+                        error: dir.error.clone(),
+                        log_dir: dir.log_dir.to_string_lossy().into_owned(),
+                    })
+                    .collect(),
             })
             .collect(),
         version: 1,
@@ -88,8 +95,9 @@ pub enum LogDirsEvent<'a> {
         broker: i32,
         /// The directory's absolute path.
         log_dir: &'a str,
-        /// Kafka's error class name for a failed directory; `null` (kafkit reads only
-        /// directories it can).
+        /// The Java class of the error a broker answered for the directory (Kafka's
+        /// `KafkaStorageException` for an offline one); `null` for a directory that answered,
+        /// and always for a data directory (kafkit reads only directories it can).
         error: Option<&'a str>,
     },
     /// A partition replica in it.

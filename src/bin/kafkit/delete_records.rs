@@ -9,7 +9,7 @@ use clap::ValueHint;
 
 use super::{Example, Exit, GlobalArgs};
 use kafkit::datadir::delete_records::{delete_records, parse_offset_json};
-use kafkit::datadir::DataDir;
+use kafkit::datadir::{DataDir, TopicPartition};
 use kafkit::output::delete_records::{partition_line, DeleteRecordsEvent, COMPLETED, EXECUTING};
 use kafkit::output::json::write_event;
 use kafkit::output::OutputFormat;
@@ -36,7 +36,8 @@ pub const EXAMPLES: &[Example] = &[
 /// This tool helps to delete records of the given partitions down to the specified offset:
 /// each partition's log start offset moves there (recorded in log-start-offset-checkpoint), and
 /// consumers start from it. The segment files below it stay on disk until retention removes
-/// them, as in Kafka.
+/// them, as in Kafka. With --bootstrap-server, the partitions' leaders in a cluster do it
+/// (DeleteRecords).
 #[derive(Debug, Default, clap::Args)]
 #[command(args_override_self = true)]
 pub struct Args {
@@ -45,11 +46,12 @@ pub struct Args {
     /// (offset -1: up to the high watermark, here the log end).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub offset_json_file: Option<PathBuf>,
-    /// Accepted for compatibility with kafka-delete-records.sh and ignored: kafkit reads
-    /// --data-dir.
+    /// The brokers to ask (DeleteRecords to each partition's leader),
+    /// `HOST:PORT[,HOST:PORT...]`, instead of writing --data-dir.
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
-    /// Accepted for compatibility with kafka-delete-records.sh and ignored.
+    /// With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms,
+    /// default.api.timeout.ms, security.protocol, ...).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub command_config: Option<PathBuf>,
 }
@@ -62,6 +64,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             "Missing required argument \"[offset-json-file]\"",
         ));
     };
+    let cluster = match &args.bootstrap_server {
+        Some(servers) => Some(super::net::cluster(
+            "delete-records",
+            servers,
+            args.command_config.as_deref(),
+            &[],
+            global,
+            "adminclient-1",
+        )?),
+        None => None,
+    };
     let text = std::fs::read_to_string(path)
         .map_err(|e| Exit::failure(format!("Could not read {}: {e}", path.display())))?;
     let offsets = parse_offset_json(&text).map_err(|e| Exit::failure(e.to_string()))?;
@@ -72,8 +85,33 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         writeln!(out, "{EXECUTING}")?;
         out.flush()?;
     }
-    let datadir = DataDir::open(&global.data_dir)?;
-    let results = delete_records(&datadir, &offsets)?;
+    // Each partition's low watermark, or the Java exception Kafka's tool prints for it.
+    let results: Vec<(TopicPartition, Result<i64, String>)> = match cluster {
+        None => {
+            let datadir = DataDir::open(&global.data_dir)?;
+            delete_records(&datadir, &offsets)?
+                .into_iter()
+                .map(|(tp, r)| (tp, r.map_err(|e| e.to_string())))
+                .collect()
+        }
+        Some(mut cluster) => match cluster.delete_records(&offsets) {
+            Ok(answers) => answers
+                .into_iter()
+                .map(|(tp, r)| (tp, r.map_err(|e| e.java_exception())))
+                .collect(),
+            // A failure of the whole call (no broker answered, a refused login) is every
+            // partition's, as Kafka's admin client fails each partition's future with it; its
+            // warning goes to stderr once.
+            Err(e) => {
+                super::net::message(&e);
+                let error = e.java_exception();
+                offsets
+                    .keys()
+                    .map(|tp| (tp.clone(), Err(error.clone())))
+                    .collect()
+            }
+        },
+    };
     if text_mode {
         writeln!(out, "{COMPLETED}")?;
     }
@@ -106,7 +144,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
                     &DeleteRecordsEvent::PartitionError {
                         topic: &tp.topic,
                         partition: tp.partition,
-                        error: e.to_string(),
+                        error: e.clone(),
                     },
                 )?,
             },

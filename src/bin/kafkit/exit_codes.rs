@@ -67,7 +67,7 @@ pub const EXIT_CODES: &[ExitCode] = &[
     ExitCode {
         code: "1",
         commands: &["delete-records"],
-        meaning: "a partition's records could not be deleted (unknown partition, a `cleanup.policy` without `delete`, an offset past the end or negative): every partition's line is printed, Kafka's error in it, then `Could not delete records of N of M partitions` (Kafka's tool exits 0 then)",
+        meaning: "a partition's records could not be deleted (unknown partition, a `cleanup.policy` without `delete`, an offset past the end or negative; with `--bootstrap-server` also a partition whose leader was not found or did not answer in `default.api.timeout.ms`): every partition's line is printed, Kafka's error in it, then `Could not delete records of N of M partitions` (Kafka's tool exits 0 then)",
     },
     ExitCode {
         code: "1",

@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::ValueHint;
 
 use super::{usage_error, Example, Exit, GlobalArgs};
-use kafkit::datadir::log_dirs::describe_log_dir;
+use kafkit::datadir::log_dirs::{describe_log_dir, LogDirDescription};
 use kafkit::datadir::DataDir;
 use kafkit::output::json::write_event;
 use kafkit::output::log_dirs::{kafka_json_line, received_line, LogDirsEvent, QUERYING};
@@ -30,7 +30,8 @@ pub const EXAMPLES: &[Example] = &[
 /// Describe the data directory's partitions and their sizes (kafka-log-dirs.sh).
 ///
 /// This tool helps to query log directory usage: the data directory is the one log directory
-/// of its one broker (node.id of meta.properties, else 0).
+/// of its one broker (node.id of meta.properties, else 0). With --bootstrap-server, each
+/// broker of a cluster describes its log directories (DescribeLogDirs).
 #[derive(Debug, Default, clap::Args)]
 #[command(args_override_self = true)]
 pub struct Args {
@@ -45,17 +46,47 @@ pub struct Args {
     /// data directory's one) will be queried if no broker list is specified.
     #[arg(long, value_name = "IDS", value_hint = ValueHint::Other)]
     pub broker_list: Option<String>,
-    /// Accepted for compatibility with kafka-log-dirs.sh and ignored: kafkit reads --data-dir.
+    /// The brokers to ask (DescribeLogDirs of each), `HOST:PORT[,HOST:PORT...]`, instead of
+    /// reading --data-dir.
     #[arg(long, value_name = "HOST:PORT", value_hint = ValueHint::Other)]
     pub bootstrap_server: Option<String>,
-    /// Accepted for compatibility with kafka-log-dirs.sh and ignored.
+    /// With --bootstrap-server: a file of Kafka admin client properties (request.timeout.ms,
+    /// default.api.timeout.ms, security.protocol, ...).
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub command_config: Option<PathBuf>,
+}
+
+/// Where the log directories are described: the data directory (opened once the arguments
+/// are checked) or each broker of a cluster.
+enum Source {
+    Dir(Option<DataDir>),
+    Cluster(kafkit::net::Cluster),
 }
 
 /// Kafka's `splitAtCommasAndFilterOutEmpty`.
 fn split(list: Option<&str>) -> impl Iterator<Item = &str> {
     list.unwrap_or("").split(',').filter(|s| !s.is_empty())
+}
+
+/// Kafka's `commaDelimitedStringFromIntegerSet`.
+fn joined<'a>(ids: impl IntoIterator<Item = &'a i32>) -> String {
+    ids.into_iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// How Kafka's tool ends on an exception that is not its own: the message, then the stack
+/// trace, whose first line is the `ExecutionException` of the admin client's future (the
+/// frames below it are left out).
+fn failed(e: &kafkit::net::NetError) -> anyhow::Error {
+    // Kafka's client warnings first (a broker that cannot be reached, a refused login).
+    let _ = super::net::message(e);
+    let exception = e.java_exception();
+    Exit::failure(format!(
+        "{exception}\njava.util.concurrent.ExecutionException: {exception}"
+    ))
+    .into()
 }
 
 /// Runs `kafkit log-dirs`.
@@ -66,6 +97,17 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             "Missing required argument \"[describe]\"",
         ));
     }
+    let mut source = match &args.bootstrap_server {
+        Some(servers) => Source::Cluster(super::net::cluster(
+            "log-dirs",
+            servers,
+            args.command_config.as_deref(),
+            &[],
+            global,
+            "log-dirs-tool",
+        )?),
+        None => Source::Dir(None),
+    };
     let topics: BTreeSet<String> = split(args.topic_list.as_deref())
         .map(str::to_string)
         .collect();
@@ -77,55 +119,82 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
             .map_err(|_| Exit::failure(format!("For input string: \"{id}\"")))?;
         asked.insert(id);
     }
-    let datadir = DataDir::open(&global.data_dir)?;
-    let broker = datadir.node_id();
-    let missing: Vec<String> = asked
-        .iter()
-        .filter(|id| **id != broker)
-        .map(ToString::to_string)
-        .collect();
+    let existing: BTreeSet<i32> = match &mut source {
+        Source::Cluster(cluster) => cluster
+            .broker_nodes()
+            .map_err(|e| failed(&e))?
+            .into_iter()
+            .collect(),
+        Source::Dir(opened) => {
+            BTreeSet::from([opened.insert(DataDir::open(&global.data_dir)?).node_id()])
+        }
+    };
+    let missing: Vec<&i32> = asked.difference(&existing).collect();
     if !missing.is_empty() {
         return Err(Exit::failure(format!(
-            "ERROR: The given brokers do not exist from --broker-list: {}. Current existent brokers: {broker}",
-            missing.join(",")
+            "ERROR: The given brokers do not exist from --broker-list: {}. Current existent brokers: {}",
+            joined(missing),
+            joined(&existing)
         ))
         .into());
     }
+    let brokers: Vec<i32> = if asked.is_empty() {
+        existing.into_iter().collect()
+    } else {
+        asked.into_iter().collect()
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let text_mode = global.output == OutputFormat::Text;
     if text_mode {
         writeln!(out, "{QUERYING}")?;
+        out.flush()?;
     }
-    let description = describe_log_dir(&datadir, &topics)?;
-    let log_dir = description.log_dir.to_string_lossy();
+    // Each broker's log directories, from the data directory or the brokers themselves.
+    let mut described: Vec<(i32, Vec<LogDirDescription>)> = Vec::new();
+    for broker in brokers {
+        let dirs = match &mut source {
+            Source::Cluster(cluster) => cluster
+                .describe_log_dirs(broker, &topics)
+                .map_err(|e| failed(&e))?,
+            Source::Dir(Some(datadir)) => vec![describe_log_dir(datadir, &topics)?],
+            Source::Dir(None) => Vec::new(),
+        };
+        described.push((broker, dirs));
+    }
     match global.output {
         OutputFormat::Text => {
-            writeln!(out, "{}", received_line(&[broker]))?;
-            writeln!(out, "{}", kafka_json_line(&[(broker, &description)])?)?;
+            let ids: Vec<i32> = described.iter().map(|(b, _)| *b).collect();
+            writeln!(out, "{}", received_line(&ids))?;
+            writeln!(out, "{}", kafka_json_line(&described)?)?;
         }
         OutputFormat::Json => {
-            write_event(
-                &mut out,
-                &LogDirsEvent::LogDir {
-                    broker,
-                    log_dir: &log_dir,
-                    error: None,
-                },
-            )?;
-            for replica in &description.replicas {
-                write_event(
-                    &mut out,
-                    &LogDirsEvent::Replica {
-                        broker,
-                        log_dir: &log_dir,
-                        topic: &replica.tp.topic,
-                        partition: replica.tp.partition,
-                        size: replica.size,
-                        offset_lag: replica.offset_lag,
-                        is_future: replica.is_future,
-                    },
-                )?;
+            for (broker, dirs) in &described {
+                for dir in dirs {
+                    let log_dir = dir.log_dir.to_string_lossy();
+                    write_event(
+                        &mut out,
+                        &LogDirsEvent::LogDir {
+                            broker: *broker,
+                            log_dir: &log_dir,
+                            error: dir.error.as_deref(),
+                        },
+                    )?;
+                    for replica in &dir.replicas {
+                        write_event(
+                            &mut out,
+                            &LogDirsEvent::Replica {
+                                broker: *broker,
+                                log_dir: &log_dir,
+                                topic: &replica.tp.topic,
+                                partition: replica.tp.partition,
+                                size: replica.size,
+                                offset_lag: replica.offset_lag,
+                                is_future: replica.is_future,
+                            },
+                        )?;
+                    }
+                }
             }
         }
     }

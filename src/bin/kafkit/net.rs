@@ -84,28 +84,11 @@ pub fn message(e: &NetError) -> String {
     }
 }
 
-/// A command (or a use of one) that cannot run against a cluster yet: refused, never
-/// ignored (the data directory would be read or written instead of the cluster).
-pub fn not_yet(command: &str, what: &str) -> anyhow::Error {
-    usage_error(
-        command,
-        format!("--bootstrap-server is not supported {what} yet: run it on a --data-dir"),
-    )
-}
-
 /// A failed call as the Java exception Kafka's tools print in a stack trace's first line
 /// (`org.apache.kafka.common.errors.TimeoutException: ...`), with [`message`]'s text (and
 /// its warning on stderr).
 pub fn java_exception(e: &NetError) -> String {
-    let class = match e {
-        NetError::Kafka(k) => k.exception(),
-        NetError::Timeout { .. } => "TimeoutException",
-        NetError::UnsupportedApi { .. } => "UnsupportedVersionException",
-        NetError::Authentication { exception, .. } => exception,
-        NetError::Disconnected { .. } | NetError::AuthenticationTerminated { .. } => {
-            "DisconnectException"
-        }
-        _ => return format!("org.apache.kafka.common.KafkaException: {}", message(e)),
-    };
-    format!("org.apache.kafka.common.errors.{class}: {}", message(e))
+    // What `message` warns of (a refused login's log lines) is printed as for any failure.
+    let _ = message(e);
+    e.java_exception()
 }
