@@ -31,6 +31,7 @@ mod man;
 mod memory;
 mod net;
 mod net_groups;
+mod net_pipelining;
 mod net_security;
 mod ops;
 mod produce;

@@ -5,9 +5,10 @@
 //!
 //! Fetching ahead: as soon as an answer is read, the next Fetch goes out from the new
 //! positions, so the broker reads while the batches of the last answer are decoded and
-//! printed (as librdkafka's broker thread keeps fetching). Memory stays bounded: a partition
-//! with more than `max.partition.fetch.bytes` buffered is left out of the fetch ahead, so at
-//! most one answer waits in flight beside what is buffered. Every Fetch is a full one
+//! printed (as librdkafka's broker thread keeps fetching). Memory stays bounded: the answer
+//! in flight is read only once every partition's buffer is empty (a partition that runs out
+//! while others have batches waits for them), so at most one answer is held, up to
+//! `fetch.max.bytes`, and one more waits in the socket. Every Fetch is a full one
 //! (session id 0, epoch -1): Tansu 0.6 answers a KIP-227 session request with session id 0,
 //! no session (`tests/net.rs`).
 
@@ -60,8 +61,6 @@ struct Position {
     next: i64,
     /// Batches fetched and not handed out yet.
     buffered: VecDeque<Vec<u8>>,
-    /// Their bytes.
-    buffered_bytes: usize,
 }
 
 impl Fetches {
@@ -100,7 +99,6 @@ impl Fetches {
             Position {
                 next: offset,
                 buffered: VecDeque::new(),
-                buffered_bytes: 0,
             },
         );
         Box::new(RemotePartition {
@@ -141,11 +139,10 @@ impl BatchSource for RemotePartition {
             }
             self.seen = session.fetches;
         }
-        let batch = session.partitions.get_mut(&self.tp).and_then(|p| {
-            let batch = p.buffered.pop_front()?;
-            p.buffered_bytes = p.buffered_bytes.saturating_sub(batch.len());
-            Some(batch)
-        });
+        let batch = session
+            .partitions
+            .get_mut(&self.tp)
+            .and_then(|p| p.buffered.pop_front());
         // The last batch waiting and nothing asked ahead (every partition had its fill when
         // the last answer came): the next fetch goes out now, and the broker reads while this
         // one is decoded.
@@ -226,9 +223,7 @@ impl Session {
                 .collect();
         }
         let mut by_leader: BTreeMap<i32, ByTopic<'_>> = BTreeMap::new();
-        // A partition with a fetch's worth buffered waits until it is handed out.
-        let room = |p: &&Position| p.buffered_bytes <= PARTITION_MAX_BYTES as usize;
-        for (tp, position) in self.partitions.iter().filter(|(_, p)| room(p)) {
+        for (tp, position) in &self.partitions {
             if let Some(leader) = self.leaders.get(tp) {
                 by_leader
                     .entry(*leader)
@@ -326,7 +321,6 @@ impl Session {
                 });
             }
             position.next = batch.next_offset();
-            position.buffered_bytes += batch.size_in_bytes();
             position.buffered.push_back(batch.as_bytes().to_vec());
         }
         Ok(())
