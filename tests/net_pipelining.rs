@@ -259,28 +259,16 @@ fn produce_keeps_up_to_max_in_flight_requests_waiting_on_a_connection() {
     let Some(relay) = Relay::start(rules) else {
         return;
     };
-    let run = produce(
-        &relay.bootstrap(),
-        "p",
-        "a\n",
-        &["max.in.flight.requests.per.connection=6"],
-    );
-    assert_eq!(run.code, 1);
-    assert_eq!(
-        run.stderr,
-        "org.apache.kafka.common.config.ConfigException: To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is 6.\n"
-    );
-    let run = produce(
-        &relay.bootstrap(),
-        "p",
-        "a\n",
-        &["max.in.flight.requests.per.connection=0"],
-    );
-    assert_eq!(run.code, 1);
-    assert_eq!(
-        run.stderr,
-        "org.apache.kafka.common.config.ConfigException: Invalid value 0 for configuration max.in.flight.requests.per.connection: Value must be at least 1\n"
-    );
+    let exception = "org.apache.kafka.common.config.ConfigException";
+    for (value, message) in [
+        ("6", "To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is 6."),
+        ("0", "Invalid value 0 for configuration max.in.flight.requests.per.connection: Value must be at least 1"),
+    ] {
+        let prop = format!("max.in.flight.requests.per.connection={value}");
+        let run = produce(&relay.bootstrap(), "p", "a\n", &[prop.as_str()]);
+        assert_eq!(run.code, 1);
+        assert_eq!(run.stderr, format!("{exception}: {message}\n"));
+    }
     assert_eq!(relay.seen(|s| s.produce_forwarded), 0);
 }
 
