@@ -129,8 +129,10 @@ pub struct Args {
     #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub property: Vec<String>,
     /// A producer config, name=value; repeatable. Used: acks, batch.size, compression.type,
-    /// linger.ms, max.request.size; Kafka's connection and security configs are accepted and
-    /// ignored; other names are warned about (Kafka's "supplied but are not used yet").
+    /// linger.ms, max.request.size, and with --bootstrap-server enable.idempotence,
+    /// max.in.flight.requests.per.connection and the connection and security configs
+    /// (accepted and ignored for --data-dir); other names are warned about (Kafka's "supplied
+    /// but are not used yet").
     #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub producer_property: Vec<String>,
     /// A properties file of line reader properties; --property wins over it.
