@@ -32,6 +32,7 @@ mod memory;
 mod net;
 mod net_admin;
 mod net_groups;
+mod net_pipelining;
 mod net_records;
 mod net_security;
 mod ops;

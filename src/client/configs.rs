@@ -23,6 +23,14 @@ pub const MAX_REQUEST_SIZE: ConfigKey = key(
 );
 /// `linger.ms` (also `--timeout`): how long an open batch waits for more records.
 pub const LINGER_MS: ConfigKey = key("linger.ms", ConfigType::Long, "0", Validator::AtLeast(0));
+/// `max.in.flight.requests.per.connection`: Produce requests a producer may have waiting for
+/// their answers on one connection (`--bootstrap-server`; a data directory has no requests).
+pub const MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION: ConfigKey = key(
+    "max.in.flight.requests.per.connection",
+    ConfigType::Int,
+    "5",
+    Validator::AtLeast(1),
+);
 /// The producer configs kafkit reads.
 pub const PRODUCER_CONFIGS_USED: [&str; 5] = [
     "acks",

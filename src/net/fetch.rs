@@ -2,6 +2,15 @@
 //! the record batches of the answers handed to each partition's
 //! [`PartitionConsumer`](crate::client::consumer::PartitionConsumer) (kafkit's record module
 //! decodes them, as it decodes a log's).
+//!
+//! Fetching ahead: as soon as an answer is read, the next Fetch goes out from the new
+//! positions, so the broker reads while the batches of the last answer are decoded and
+//! printed (as librdkafka's broker thread keeps fetching). Memory stays bounded: the answer
+//! in flight is read only once every partition's buffer is empty (a partition that runs out
+//! while others have batches waits for them), so at most one answer is held, up to
+//! `fetch.max.bytes`, and one more waits in the socket. Every Fetch is a full one
+//! (session id 0, epoch -1): Tansu 0.6 answers a KIP-227 session request with session id 0,
+//! no session (`tests/net.rs`).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -71,9 +80,14 @@ impl Fetches {
         })))
     }
 
-    /// Runs `f` on the cluster (metadata, offsets) between fetches.
+    /// Runs `f` on the cluster (metadata, offsets) between fetches. A Fetch sent ahead is
+    /// given up first (its connection closed, the positions unchanged, so the next fetch asks
+    /// again): `f`'s requests must not read its answer as theirs.
     pub fn with_cluster<T>(&self, f: impl FnOnce(&mut Cluster) -> T) -> T {
         let mut session = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for leader in std::mem::take(&mut session.in_flight) {
+            session.cluster.drop_connection(leader);
+        }
         f(&mut session.cluster)
     }
 
@@ -113,14 +127,15 @@ impl BatchSource for RemotePartition {
         };
         if empty(&session, &self.tp) {
             if self.seen == session.fetches {
-                // Others' batches waiting: ask without waiting for more.
                 let others_have = session.partitions.values().any(|p| !p.buffered.is_empty());
-                let wait = if others_have {
-                    Duration::ZERO
-                } else {
-                    MAX_WAIT
-                };
-                session.fetch(wait)?;
+                match (others_have, session.in_flight.is_empty()) {
+                    // Others' batches first: the fetch in flight, which may wait for data
+                    // up to fetch.max.wait.ms, is read once they are handed out.
+                    (true, false) => {}
+                    // Others' batches waiting: ask without waiting for more.
+                    (true, true) => session.fetch(Duration::ZERO)?,
+                    (false, _) => session.fetch(MAX_WAIT)?,
+                }
             }
             self.seen = session.fetches;
         }
@@ -128,9 +143,9 @@ impl BatchSource for RemotePartition {
             .partitions
             .get_mut(&self.tp)
             .and_then(|p| p.buffered.pop_front());
-        // The last batch waiting: the next fetch goes out now, and the broker reads while
-        // this one is decoded (as Kafka's consumer sends its next fetch before it hands out
-        // the records of the last).
+        // The last batch waiting and nothing asked ahead (every partition had its fill when
+        // the last answer came): the next fetch goes out now, and the broker reads while this
+        // one is decoded.
         if batch.is_some()
             && session.in_flight.is_empty()
             && session.partitions.values().all(|p| p.buffered.is_empty())
@@ -142,14 +157,21 @@ impl BatchSource for RemotePartition {
 }
 
 impl Session {
-    /// One Fetch per leader for every partition, waiting up to `wait` for data; the batches
-    /// of the answers are buffered by partition. A partition whose leader moved or is not
-    /// known is looked up again before the next fetch.
+    /// One Fetch per leader for every partition, waiting up to `wait` for data (or the
+    /// answers of those sent ahead); the batches of the answers are buffered by partition,
+    /// and the next Fetch goes out at once from the new positions (fetching ahead). A
+    /// partition whose leader moved or is not known is looked up again before the next fetch.
     fn fetch(&mut self, wait: Duration) -> Result<(), ConsumeError> {
         self.fetches += 1;
         if self.in_flight.is_empty() {
             self.send(wait)?;
         }
+        self.receive()?;
+        self.send(MAX_WAIT)
+    }
+
+    /// Reads the answers of the fetches in flight into the partitions' buffers.
+    fn receive(&mut self) -> Result<(), ConsumeError> {
         for leader in std::mem::take(&mut self.in_flight) {
             let response = match self
                 .cluster

@@ -29,7 +29,7 @@ use kafkit::datadir::is_cluster_dir;
 use kafkit::datadir::names::CLUSTER_METADATA_TOPIC;
 use kafkit::datadir::{DataDir, PartitionInfo, PartitionWriter, Topic, TopicConfigs, TopicSource};
 use kafkit::log::CompressionPolicy;
-use kafkit::net::produce::ClusterSink;
+use kafkit::net::produce::{ClusterSink, DEFAULT_MAX_IN_FLIGHT};
 use kafkit::output::progress::Progress;
 use kafkit::output::{log4j, OutputFormat};
 use kafkit::record::Compression;
@@ -129,8 +129,10 @@ pub struct Args {
     #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub property: Vec<String>,
     /// A producer config, name=value; repeatable. Used: acks, batch.size, compression.type,
-    /// linger.ms, max.request.size; Kafka's connection and security configs are accepted and
-    /// ignored; other names are warned about (Kafka's "supplied but are not used yet").
+    /// linger.ms, max.request.size, and with --bootstrap-server enable.idempotence,
+    /// max.in.flight.requests.per.connection and the connection and security configs
+    /// (accepted and ignored for --data-dir); other names are warned about (Kafka's "supplied
+    /// but are not used yet").
     #[arg(long, value_name = "NAME=VALUE", value_hint = ValueHint::Other)]
     pub producer_property: Vec<String>,
     /// A properties file of line reader properties; --property wins over it.
@@ -386,13 +388,35 @@ fn remote(
         }
         _ => true,
     };
+    // Kafka checks it whenever idempotence is on by default or by choice, even where acks
+    // then turn idempotence off.
+    let max_in_flight = props
+        .iter()
+        .rev()
+        .find(|(k, _)| k == configs::MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION.name)
+        .map_or(
+            configs::MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION.default,
+            |(_, v)| v.as_str(),
+        );
+    let max_in_flight = configs::number(
+        &configs::MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+        max_in_flight,
+    )
+    .map_err(|e| Exit::failure(e.to_string()))?;
+    if idempotence.as_deref() != Some("false") && max_in_flight > DEFAULT_MAX_IN_FLIGHT as i64 {
+        return Err(Exit::failure(format!(
+            "org.apache.kafka.common.config.ConfigException: To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is {max_in_flight}."
+        ))
+        .into());
+    }
     let acks = match acks {
         Acks::None => 0,
         Acks::Leader => 1,
         Acks::All => -1,
     };
     let sink = ClusterSink::open(cluster, topic_name, acks, idempotent)
-        .map_err(|e| Exit::failure(super::net::message(&e)))?;
+        .map_err(|e| Exit::failure(super::net::message(&e)))?
+        .with_max_in_flight(usize::try_from(max_in_flight).unwrap_or(DEFAULT_MAX_IN_FLIGHT));
     let topic = Topic {
         name: topic_name.to_string(),
         id: None,
