@@ -501,3 +501,45 @@ fn a_follower_behind_past_replica_lag_time_max_ms_leaves_the_isr_then_rejoins() 
     assert_eq!(isr(&c), vec![1, 2, 3]);
     assert_eq!(values(&c, 3), ["a", "b", "c"]);
 }
+
+/// Two processes' steps at once, while a producer writes: one controller at a time (the
+/// cluster's controller lock), so every step succeeds, none reads a checkpoint another is
+/// replacing, and the replicas end as copies of the leader.
+#[test]
+fn concurrent_replication_steps_and_a_producer_share_the_cluster() {
+    let tmp = tempdir();
+    let c = cluster(tmp.path(), &[]);
+    let lines: String = (0..20_000).map(|i| format!("{i}\n")).collect();
+    std::thread::scope(|s| {
+        let producer = s.spawn(|| {
+            kafkit_stdin(
+                &c,
+                &["produce", "--topic", "t", "--acks", "1"],
+                lines.as_bytes(),
+            )
+        });
+        let steps: Vec<_> = (0..6)
+            .map(|_| {
+                s.spawn(|| {
+                    (0..4)
+                        .map(|_| kafkit(&c, &["cluster", "replicate"]))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for step in steps {
+            for run in step.join().expect("a step thread") {
+                assert_eq!(run.code, 0, "{}", run.stderr);
+            }
+        }
+        let produced = producer.join().expect("the producer thread");
+        assert_eq!(produced.code, 0, "{}", produced.stderr);
+    });
+    kafkit(&c, &["cluster", "replicate"]).ok();
+    let leader = values(&c, 1);
+    assert_eq!(leader.len(), 20_000);
+    assert_eq!(values(&c, 2), leader);
+    assert_eq!(values(&c, 3), leader);
+    assert_eq!(epochs(&c, 2), epochs(&c, 1));
+    assert_eq!(high_watermark(&c, 1), Some(20_000));
+}

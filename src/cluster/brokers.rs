@@ -19,8 +19,8 @@ use super::image::{MetadataImage, Partition, METADATA_PARTITION};
 use super::init::append_records;
 use super::records::{MetadataRecord, PartitionChange, NO_LEADER};
 use super::replication::{
-    assign_leader_epoch, broker_dir, high_watermarks, log_end_offset, replicate, reset_caught_up,
-    ReplicationError, ReplicationReport,
+    assign_leader_epoch, broker_dir, high_watermarks, log_end_offset, replicate_held,
+    reset_caught_up, ReplicationError, ReplicationReport, Step,
 };
 use super::whatif::{min_isr, remove_from_isr};
 use crate::common::{TopicPartition, Uuid};
@@ -45,6 +45,12 @@ pub enum BrokerError {
 }
 
 type Result<T> = std::result::Result<T, BrokerError>;
+
+/// The controller lock, as this module's error.
+fn controller(cluster: &Path) -> Result<super::Controller> {
+    super::controller(cluster)
+        .map_err(|e| ReplicationError::from(crate::datadir::DataDirError::from(e)).into())
+}
 
 /// A partition whose leader or ISR a broker's stop or start changed.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -126,6 +132,7 @@ fn record_new_leaders(cluster: &Path, changes: &[LeaderChange]) -> Result<()> {
 
 /// Stops (fences) `broker`, as the controller records it; returns the partitions changed.
 pub fn stop_broker(cluster: &Path, broker: i32) -> Result<BrokerChange> {
+    let _controller = controller(cluster)?;
     let image = load(cluster)?;
     let registration = image
         .brokers
@@ -178,6 +185,7 @@ pub fn stop_broker(cluster: &Path, broker: i32) -> Result<BrokerChange> {
 /// then a replication step brings its replicas up to date (truncating first what their
 /// leaders do not have).
 pub fn start_broker(cluster: &Path, broker: i32) -> Result<BrokerChange> {
+    let _controller = controller(cluster)?;
     let image = load(cluster)?;
     let registration = image
         .brokers
@@ -240,7 +248,15 @@ pub fn start_broker(cluster: &Path, broker: i32) -> Result<BrokerChange> {
     append_records(&cluster.join(METADATA_PARTITION), &records, now_ms())
         .map_err(ReplicationError::from)?;
     record_new_leaders(cluster, &partitions)?;
-    let replication = replicate(cluster, None, true)?;
+    let replication = replicate_held(
+        cluster,
+        None,
+        &Step {
+            fetch: true,
+            now: now_ms(),
+            stuck: Vec::new(),
+        },
+    )?;
     Ok(BrokerChange {
         broker,
         partitions,

@@ -273,6 +273,9 @@ pub enum ElectLeadersError {
     /// The metadata log could not be written.
     #[error(transparent)]
     Write(#[from] InitError),
+    /// Another process held the cluster's controller lock.
+    #[error(transparent)]
+    Lock(#[from] crate::datadir::LockError),
 }
 
 /// Runs an election request on the cluster at `dir` (Kafka's `ElectLeaders`): for each
@@ -284,6 +287,7 @@ pub fn elect_leaders(
     election_type: ElectionType,
     now_ms: i64,
 ) -> Result<ElectionResults, ElectLeadersError> {
+    let _controller = super::controller(dir)?;
     let metadata_dir = dir.join(METADATA_PARTITION);
     let image = MetadataImage::load(&metadata_dir)?;
     let all = partitions.is_none();

@@ -8,6 +8,10 @@
 //! ([`crate::decode`]), the one `dump-log-segments --cluster-metadata-decoder` uses, and typed
 //! in [`records`].
 
+use std::path::Path;
+
+use crate::datadir::lock::{lock_dir, DirLock, LockError, MetaLock, DEFAULT_LOCK_WAIT};
+
 pub mod brokers;
 pub mod election;
 pub mod image;
@@ -19,3 +23,26 @@ pub mod topics;
 pub mod whatif;
 
 pub use image::{Broker, ImageError, MetadataImage, Partition, Topic, METADATA_PARTITION};
+
+/// The cluster's controller, as one process at a time: held by every operation that reads the
+/// metadata image and appends records decided from it (topic changes, broker stops and starts,
+/// elections, reassignments, replication steps), so that two kafkit processes never decide
+/// from the same image, as KRaft has one active controller. It is the metadata lock of the
+/// cluster directory's own `.lock` (`datadir::lock`), waited for up to
+/// [`DEFAULT_LOCK_WAIT`]; released when dropped. Not re-entrant: an operation that runs
+/// another under it calls that one's unlocked form.
+#[derive(Debug)]
+pub struct Controller {
+    _meta: MetaLock,
+    _dir: DirLock,
+}
+
+/// Takes the controller lock of the cluster at `cluster`.
+pub fn controller(cluster: &Path) -> Result<Controller, LockError> {
+    let dir = lock_dir(cluster, DEFAULT_LOCK_WAIT)?;
+    let meta = dir.meta(DEFAULT_LOCK_WAIT)?;
+    Ok(Controller {
+        _meta: meta,
+        _dir: dir,
+    })
+}

@@ -560,6 +560,7 @@ pub fn execute(
     target: &Assignment,
     now_ms: i64,
 ) -> Result<BTreeMap<TopicPartition, Executed>, ReassignError> {
+    let _controller = super::controller(dir).map_err(DataDirError::from)?;
     let metadata_dir = dir.join(METADATA_PARTITION);
     let mut image = MetadataImage::load(&metadata_dir)?;
     let mut records = Vec::new();
@@ -850,6 +851,7 @@ fn revert_change(
 /// `--cancel` on the cluster at `dir`: the reverting records of `partitions` (from
 /// [`cancellable`]) in one batch, then the adding replicas' directories, if any, removed.
 pub fn cancel(dir: &Path, partitions: &[TopicPartition], now_ms: i64) -> Result<(), ReassignError> {
+    let _controller = super::controller(dir).map_err(DataDirError::from)?;
     let metadata_dir = dir.join(METADATA_PARTITION);
     let image = MetadataImage::load(&metadata_dir)?;
     let mut records = Vec::new();

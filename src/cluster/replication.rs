@@ -547,6 +547,16 @@ pub fn replicate_at(
     topics: Option<&[String]>,
     step: &Step,
 ) -> Result<ReplicationReport> {
+    let _controller = super::controller(cluster).map_err(DataDirError::from)?;
+    replicate_held(cluster, topics, step)
+}
+
+/// [`replicate_at`] by a caller that holds the controller lock.
+pub(crate) fn replicate_held(
+    cluster: &Path,
+    topics: Option<&[String]>,
+    step: &Step,
+) -> Result<ReplicationReport> {
     let image = MetadataImage::load(&cluster.join(METADATA_PARTITION))?;
     let Step {
         fetch,
@@ -694,8 +704,10 @@ impl Run<'_> {
         } = *self;
         let leader_dir = broker_dir(cluster, p.leader).join(tp.to_string());
         let leader_end = brokers.log(p.leader, topic, tp.partition)?.log_end_offset();
-        brokers.release()?;
+        // Under the leader's partition lock: another process's step or producer may be
+        // rewriting the same checkpoint.
         assign_leader_epoch(&leader_dir, p.leader_epoch, leader_end)?;
+        brokers.release()?;
         let leader_epochs = read_epochs(&leader_dir)?;
         let old_hw = high_watermarks(cluster, p.leader)?
             .get(tp)

@@ -73,6 +73,7 @@ pub fn create_topic(
     new: &NewClusterTopic,
     now_ms: i64,
 ) -> Result<(Uuid, Vec<Vec<i32>>), CreateTopicError> {
+    let _controller = super::controller(dir).map_err(DataDirError::from)?;
     DataDir::check_new_topic_name(&new.name)?;
     let metadata_dir = dir.join(METADATA_PARTITION);
     let image = MetadataImage::load(&metadata_dir)?;
@@ -250,6 +251,7 @@ pub fn create_partitions(
     assignment: Option<&[Vec<i32>]>,
     now_ms: i64,
 ) -> Result<Vec<Vec<i32>>, CreateTopicError> {
+    let _controller = super::controller(dir).map_err(DataDirError::from)?;
     let metadata_dir = dir.join(METADATA_PARTITION);
     let image = MetadataImage::load(&metadata_dir)?;
     let topic = image
@@ -322,6 +324,7 @@ pub fn create_partitions(
 /// when replayed), then each replica's directory renamed `-delete` and removed, as each broker
 /// does when the topic leaves its metadata.
 pub fn delete_topic(dir: &Path, name: &str, now_ms: i64) -> Result<(), CreateTopicError> {
+    let _controller = super::controller(dir).map_err(DataDirError::from)?;
     let metadata_dir = dir.join(METADATA_PARTITION);
     let image = MetadataImage::load(&metadata_dir)?;
     let topic = image
