@@ -245,8 +245,8 @@ impl LogEndCache {
 }
 
 /// A partition's directory name and the path of one of its segments, NUL-terminated for
-/// `fstatat`, in a buffer on the stack (a name too long for it, which no valid topic has,
-/// is looked up as no file).
+/// `fstatat`, in a buffer on the stack. A name too long for it (no valid topic's is) gets no
+/// stamp: its log is read every time, as one without a cache entry.
 struct StatPath {
     buf: [u8; 320],
     name_len: usize,
