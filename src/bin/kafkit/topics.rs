@@ -984,35 +984,64 @@ fn partition_line(
     }
 }
 
+/// `--alter --partitions`: the topics `--topic` selects, then for each the partitions added
+/// after those it has (with the `--replica-assignment` entries after them, as Kafka sends
+/// only those): in a data directory (under its lock), in a cluster made by `cluster init`
+/// (the controller's `PartitionRecord`s, placed as Kafka places added partitions), or on a
+/// broker (`--bootstrap-server`: one CreatePartitions a topic, as Kafka's `alterTopic`).
 fn alter(
     args: &Args,
     global: &GlobalArgs,
     backend: &mut Backend,
     out: &mut Out<impl Write>,
 ) -> Outcome {
-    if let Backend::Cluster(_) = backend {
-        return alter_over_network(args, global, backend, out);
-    }
-    if is_cluster_dir(&global.data_dir) {
-        return alter_in_cluster(args, global, out);
-    }
-    let dir = DataDir::open(&global.data_dir)?;
-    let lock = dir.lock()?;
-    let topics = selected(&mut Backend::Dir, global, args)?;
+    let local = match backend {
+        Backend::Dir if !is_cluster_dir(&global.data_dir) => {
+            let dir = DataDir::open(&global.data_dir)?;
+            let lock = dir.lock()?;
+            Some((dir, lock))
+        }
+        _ => None,
+    };
+    let topics = selected(backend, global, args)?;
     ensure_found(args, &topics)?;
     let count = int_arg(&args.partitions).unwrap_or(0);
     let assignment = match args.replica_assignment.as_deref() {
         Some(text) if !text.is_empty() => Some(parse_assignment(text).map_err(Failure::Message)?),
         _ => None,
     };
+    let now = kafkit::datadir::now_ms();
     for Described { topic, .. } in &topics {
-        // Kafka sends only the entries after the existing partitions.
         let new_entries = assignment
             .as_ref()
             .map(|a| a.get(topic.partition_count()..).unwrap_or(&[]));
-        let altered = dir.create_partitions(&lock, &topic.name, count, new_entries)?;
+        let altered = match (&mut *backend, &local) {
+            (Backend::Cluster(cluster), _) => {
+                cluster.create_partitions(&topic.name, count, new_entries)?;
+                None
+            }
+            (Backend::Dir, Some((dir, lock))) => {
+                Some(dir.create_partitions(lock, &topic.name, count, new_entries)?)
+            }
+            (Backend::Dir, None) => {
+                cluster_outcome(create_cluster_partitions(
+                    &global.data_dir,
+                    &topic.name,
+                    count,
+                    new_entries,
+                    now,
+                ))?;
+                None
+            }
+        };
         if out.format == OutputFormat::Json {
-            out.json(&TopicsEvent::altered(&altered))?;
+            match &altered {
+                Some(altered) => out.json(&TopicsEvent::altered(altered))?,
+                None => out.json(&TopicsEvent::Altered {
+                    topic: &topic.name,
+                    partitions: usize::try_from(count).unwrap_or_default(),
+                })?,
+            }
         }
     }
     Ok(())
@@ -1028,73 +1057,6 @@ fn cluster_outcome<T>(
         Err(CreateTopicError::Refused(e)) => Err(e.into()),
         Err(e) => Err(Failure::Message(e.to_string())),
     }
-}
-
-/// `--alter --partitions` in a cluster made by `cluster init`: the controller's
-/// `PartitionRecord`s for the new partitions, placed as Kafka places added partitions.
-fn alter_in_cluster(args: &Args, global: &GlobalArgs, out: &mut Out<impl Write>) -> Outcome {
-    let topics = selected(&mut Backend::Dir, global, args)?;
-    ensure_found(args, &topics)?;
-    let count = int_arg(&args.partitions).unwrap_or(0);
-    let assignment = match args.replica_assignment.as_deref() {
-        Some(text) if !text.is_empty() => Some(parse_assignment(text).map_err(Failure::Message)?),
-        _ => None,
-    };
-    for Described { topic, .. } in &topics {
-        // Kafka sends only the entries after the existing partitions.
-        let new_entries = assignment
-            .as_ref()
-            .map(|a| a.get(topic.partition_count()..).unwrap_or(&[]));
-        let now = kafkit::datadir::now_ms();
-        cluster_outcome(create_cluster_partitions(
-            &global.data_dir,
-            &topic.name,
-            count,
-            new_entries,
-            now,
-        ))?;
-        if out.format == OutputFormat::Json {
-            out.json(&TopicsEvent::Altered {
-                topic: &topic.name,
-                partitions: usize::try_from(count).unwrap_or_default(),
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// `--alter --partitions` of a cluster's topics (`--bootstrap-server`), as Kafka's
-/// `alterTopic`: the topics `--topic` selects, then one CreatePartitions each (with the
-/// `--replica-assignment` entries after the partitions a topic has).
-fn alter_over_network(
-    args: &Args,
-    global: &GlobalArgs,
-    backend: &mut Backend,
-    out: &mut Out<impl Write>,
-) -> Outcome {
-    let topics = selected(backend, global, args)?;
-    ensure_found(args, &topics)?;
-    let count = int_arg(&args.partitions).unwrap_or(0);
-    let assignment = match args.replica_assignment.as_deref() {
-        Some(text) if !text.is_empty() => Some(parse_assignment(text).map_err(Failure::Message)?),
-        _ => None,
-    };
-    let Backend::Cluster(cluster) = backend else {
-        return Ok(());
-    };
-    for Described { topic, .. } in &topics {
-        let new_entries = assignment
-            .as_ref()
-            .map(|a| a.get(topic.partition_count()..).unwrap_or(&[]));
-        cluster.create_partitions(&topic.name, count, new_entries)?;
-        if out.format == OutputFormat::Json {
-            out.json(&TopicsEvent::Altered {
-                topic: &topic.name,
-                partitions: usize::try_from(count).unwrap_or_default(),
-            })?;
-        }
-    }
-    Ok(())
 }
 
 fn delete(
