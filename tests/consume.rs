@@ -48,35 +48,76 @@ fn validation_messages_are_kafkas() {
         assert_eq!(run.code, 1, "{args:?}");
         assert_eq!(run.stderr.lines().next(), Some(message), "{args:?}: {}", run.stderr);
     }
-    // A group reads what it is assigned from its committed offsets: no --partition, --offset.
+    // Kafka's ConsoleConsumerOptions: a group and a partition exclude each other, however the
+    // group is given.
+    for group in [
+        &["--group", "g"][..],
+        &["--consumer-property", "group.id=g"][..],
+    ] {
+        let mut args = vec!["consume", "--topic", "t", "--partition", "0"];
+        args.extend_from_slice(group);
+        let err = kafkit(dir.path(), &args).fails().to_string();
+        assert!(
+            err.contains("Options group and partition cannot be specified together."),
+            "{args:?}: {err}"
+        );
+    }
+    // kafkit's time offsets need no --partition, but a group starts from its commits.
+    let err = kafkit(
+        dir.path(),
+        &["consume", "--topic", "t", "--group", "g", "--offset", "@0"],
+    )
+    .fails()
+    .to_string();
+    assert!(
+        err.contains("Options group and offset cannot be specified together"),
+        "{err}"
+    );
+    // Group ids given in several places must match; Kafka lists them in its HashSet's order
+    // (by hash bucket: 'a' before 'b' whichever was given first).
+    let config = dir.path().join("consumer.properties");
+    std::fs::write(&config, "group.id=b\n").expect("write");
     for args in [
+        vec!["--group", "b", "--consumer-property", "group.id=a"],
+        vec![
+            "--consumer.config",
+            config.to_str().expect("path"),
+            "--consumer-property",
+            "group.id=a",
+        ],
+        vec![
+            "--group",
+            "a",
+            "--consumer.config",
+            config.to_str().expect("path"),
+        ],
+    ] {
+        let mut all = vec!["consume", "--topic", "t"];
+        all.extend(args);
+        let err = kafkit(dir.path(), &all).fails().to_string();
+        assert!(
+            err.contains("The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. Detected group ids: 'a', 'b'"),
+            "{all:?}: {err}"
+        );
+    }
+    // The same id given twice is one group.
+    kafkit(
+        dir.path(),
         &[
             "consume",
             "--topic",
             "t",
             "--group",
-            "g",
-            "--partition",
-            "0",
-        ][..],
-        &[
-            "consume",
-            "--topic",
-            "t",
+            "a",
             "--consumer-property",
-            "group.id=g",
-            "--partition",
-            "0",
-            "--offset",
-            "1",
-        ][..],
-    ] {
-        let err = kafkit(dir.path(), args).fails().to_string();
-        assert!(
-            err.contains("drop --partition and --offset"),
-            "{args:?}: {err}"
-        );
-    }
+            "group.id=a",
+            "--consumer-property",
+            "group.initial.rebalance.delay.ms=0",
+            "--timeout-ms",
+            "100",
+        ],
+    )
+    .ok();
 }
 
 #[test]

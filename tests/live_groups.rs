@@ -915,34 +915,10 @@ fn what_a_group_commits_is_read_by_the_offsets_decoder() {
         ],
     );
     assert_eq!(consume.ok().lines().count(), 6);
-    let n = kafkit::assign::java::coordinator_partition("dec", 50);
-    let log = data
-        .join(format!("__consumer_offsets-{n}"))
-        .join("00000000000000000000.log");
-    let dump = crate::common::kafkit(
-        data,
-        &[
-            "dump-log-segments",
-            "--offsets-decoder",
-            "--files",
-            log.to_str().expect("path"),
-        ],
-    );
-    let records: Vec<(serde_json::Value, serde_json::Value)> = dump
-        .ok()
-        .lines()
-        .filter_map(|l| {
-            let (_, rest) = l.split_once(" key: ")?;
-            let (key, payload) = rest.split_once(" payload: ")?;
-            Some((
-                serde_json::from_str(key).expect("key json"),
-                serde_json::from_str(payload).expect("payload json"),
-            ))
-        })
-        .collect();
+    let records = offsets_records(data, "dec");
     let groups: Vec<&serde_json::Value> = records
         .iter()
-        .filter(|(k, _)| k["type"] == "2" && k["data"]["group"] == "dec")
+        .filter(|(k, _)| k["type"] == "2")
         .map(|(_, v)| &v["data"])
         .collect();
     let stable = groups.first().expect("a GroupMetadata record");
@@ -962,7 +938,6 @@ fn what_a_group_commits_is_read_by_the_offsets_decoder() {
     // The latest commit of each partition: all three records of each.
     let mut committed = BTreeMap::new();
     for (k, v) in records.iter().filter(|(k, _)| k["type"] == "1") {
-        assert_eq!(k["data"]["group"], "dec");
         assert_eq!(k["data"]["topic"], "t");
         // The leader epoch of the last record read (its batch's partitionLeaderEpoch, 0 in a
         // data directory, one broker at epoch 0), as Kafka's consumer commits it.
@@ -973,4 +948,173 @@ fn what_a_group_commits_is_read_by_the_offsets_decoder() {
         );
     }
     assert_eq!(committed, BTreeMap::from([(0, 3), (1, 3)]));
+}
+
+/// The records of `group` in its `__consumer_offsets` partition, as `dump-log-segments
+/// --offsets-decoder` prints them: (key, payload) JSON.
+fn offsets_records(
+    data: &std::path::Path,
+    group: &str,
+) -> Vec<(serde_json::Value, serde_json::Value)> {
+    let n = kafkit::assign::java::coordinator_partition(group, 50);
+    let log = data
+        .join(format!("__consumer_offsets-{n}"))
+        .join("00000000000000000000.log");
+    let dump = crate::common::kafkit(
+        data,
+        &[
+            "dump-log-segments",
+            "--offsets-decoder",
+            "--files",
+            log.to_str().expect("path"),
+        ],
+    );
+    dump.ok()
+        .lines()
+        .filter_map(|l| {
+            let (_, rest) = l.split_once(" key: ")?;
+            let (key, payload) = rest.split_once(" payload: ")?;
+            Some((
+                serde_json::from_str(key).expect("key json"),
+                serde_json::from_str(payload).expect("payload json"),
+            ))
+        })
+        .filter(|(k, _): &(serde_json::Value, serde_json::Value)| k["data"]["group"] == group)
+        .collect()
+}
+
+/// `--describe --state` of `group`: its state and member count.
+fn group_state(data: &std::path::Path, group: &str) -> (String, String) {
+    let run = crate::common::kafkit(
+        data,
+        &["consumer-groups", "--describe", "--group", group, "--state"],
+    );
+    let prefix = format!("{group} ");
+    let line = run
+        .ok()
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_default()
+        .to_string();
+    let columns: Vec<&str> = line.split_whitespace().collect();
+    let field = |i: usize| columns.get(i).copied().unwrap_or_default().to_string();
+    // GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE #MEMBERS; an Empty group has no strategy.
+    if columns.len() == 6 {
+        (field(4), field(5))
+    } else {
+        (field(3), field(4))
+    }
+}
+
+/// Kafka's coordinator outlives the members; here it dies with them. The group still reads as
+/// Kafka's would: Stable until the members' sessions end, then Empty at the next generation;
+/// and the next host records that Empty group before it answers.
+#[test]
+fn members_killed_with_their_host_expire_when_their_sessions_end() {
+    let dir = tempdir();
+    let logs = tempdir();
+    let data = dir.path();
+    topic_of_values(data, 2, 5);
+    let args = [
+        "consume",
+        "--topic",
+        "t",
+        "--group",
+        "g",
+        "--from-beginning",
+    ];
+    let mut a = Process::start(data, logs.path(), "a", &args);
+    wait_for(&[&a], "a alone", |o| o[0].len() == 2);
+    let mut b = Process::start(data, logs.path(), "b", &args);
+    wait_for(&[&a, &b], "two", |o| o.iter().all(|owned| owned.len() == 1));
+    assert_eq!(group_state(data, "g"), ("Stable".into(), "2".into()));
+    // Both die at once, the host (a) with them: no process is left to expire anyone.
+    for p in [&mut a, &mut b] {
+        p.signal(libc::SIGKILL);
+        p.child.wait().expect("wait");
+    }
+    let killed = Instant::now();
+    let soon = group_state(data, "g");
+    // Sessions are 1.5 s and the host stamped itself alive at most 1 s before it died: a
+    // reader within half a second still sees the members (a slower one may not).
+    if killed.elapsed() < Duration::from_millis(400) {
+        assert_eq!(soon, ("Stable".into(), "2".into()));
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while group_state(data, "g").0 != "Empty" {
+        assert!(Instant::now() < deadline, "the members never expired");
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(group_state(data, "g"), ("Empty".into(), "0".into()));
+    let offsets = crate::common::kafkit(data, &["consumer-groups", "--describe", "--group", "g"]);
+    assert!(
+        offsets
+            .stderr
+            .contains("Consumer group 'g' has no active members."),
+        "{}",
+        offsets.stderr
+    );
+    let list = crate::common::kafkit(data, &["consumer-groups", "--list", "--state"]);
+    assert!(
+        list.ok()
+            .lines()
+            .any(|l| l.split_whitespace().eq(["g", "Empty"])),
+        "{}",
+        list.stdout
+    );
+    let stable = offsets_records(data, "g")
+        .into_iter()
+        .rfind(|(k, _)| k["type"] == "2")
+        .expect("the group's metadata")
+        .1;
+    assert_eq!(stable["data"]["members"].as_array().map(Vec::len), Some(2));
+    // The next host (here the reset's, for the length of the command) records the expiry it
+    // starts from: the next generation, Empty; then the reset commits.
+    crate::common::kafkit(
+        data,
+        &[
+            "consumer-groups",
+            "--reset-offsets",
+            "--group",
+            "g",
+            "--topic",
+            "t",
+            "--to-earliest",
+            "--execute",
+        ],
+    )
+    .ok();
+    let metadata: Vec<serde_json::Value> = offsets_records(data, "g")
+        .into_iter()
+        .filter(|(k, _)| k["type"] == "2")
+        .map(|(_, v)| v["data"].clone())
+        .collect();
+    let empty = metadata.last().expect("metadata");
+    assert_eq!(empty["members"], serde_json::json!([]));
+    assert_eq!(empty["protocolType"], "consumer");
+    assert_eq!(
+        empty["generation"].as_i64(),
+        stable["data"]["generation"].as_i64().map(|g| g + 1)
+    );
+    assert_eq!(group_state(data, "g"), ("Empty".into(), "0".into()));
+    // A host that finds the group Empty writes nothing more.
+    crate::common::kafkit(
+        data,
+        &[
+            "consumer-groups",
+            "--reset-offsets",
+            "--group",
+            "g",
+            "--topic",
+            "t",
+            "--to-latest",
+            "--execute",
+        ],
+    )
+    .ok();
+    let again = offsets_records(data, "g")
+        .into_iter()
+        .filter(|(k, _)| k["type"] == "2")
+        .count();
+    assert_eq!(again, metadata.len());
 }

@@ -184,6 +184,32 @@ fn open_lock_file(dir: &Path) -> Result<(PathBuf, File), LockError> {
     Ok((path, file))
 }
 
+/// Whether a process hosts the group coordinator of `__consumer_offsets-<partition>` of the data
+/// directory `dir` (holds its [`CoordinatorLock`]), asked without taking the lock and without
+/// creating `.lock` (a directory without one has no host).
+pub fn coordinator_hosted(dir: &Path, partition: u32) -> Result<bool, LockError> {
+    use std::os::fd::AsRawFd;
+    let path = dir.join(LOCK_FILE);
+    let file = match File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(LockError::io(&path, e)),
+    };
+    // SAFETY: `flock` is a plain C struct for which all-zero bytes are a valid value.
+    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+    lock.l_type = libc::F_WRLCK as _;
+    lock.l_whence = libc::SEEK_SET as _;
+    lock.l_start = (COORDINATOR_RANGE_START + i64::from(partition % COORDINATOR_RANGE_LEN)) as _;
+    lock.l_len = 1;
+    // SAFETY: a valid open descriptor and a pointer to an initialised `flock`, which the call
+    // overwrites with the conflicting lock, if any.
+    let rc = unsafe { libc::fcntl(file.as_raw_fd(), GET_LOCK, &mut lock as *mut libc::flock) };
+    if rc != 0 {
+        return Err(LockError::io(&path, io::Error::last_os_error()));
+    }
+    Ok(i32::from(lock.l_type) != libc::F_UNLCK)
+}
+
 /// Takes the shared lock of `dir`'s `.lock` (creating it), waiting up to `wait` while a broker
 /// (or an older kafkit, which took a write lock) holds it.
 pub fn lock_dir(dir: &Path, wait: Duration) -> Result<DirLock, LockError> {
@@ -232,6 +258,10 @@ const SET_LOCK_WAIT: libc::c_int = libc::F_OFD_SETLKW;
 const SET_LOCK: libc::c_int = libc::F_SETLK;
 #[cfg(not(target_os = "linux"))]
 const SET_LOCK_WAIT: libc::c_int = libc::F_SETLKW;
+#[cfg(target_os = "linux")]
+const GET_LOCK: libc::c_int = libc::F_OFD_GETLK;
+#[cfg(not(target_os = "linux"))]
+const GET_LOCK: libc::c_int = libc::F_GETLK;
 
 /// Sets a lock on one byte of the file (`byte` 0 for the shared lock, and beyond the end for
 /// the others: POSIX locks may cover bytes a file does not have): `Ok(false)` when another

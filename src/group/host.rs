@@ -36,6 +36,7 @@ use super::classic::{
     ClassicGroup, ClassicGroupState, CoordinatorConfig, JoinRequest, JoinResponse, ProtocolError,
     Reply, SyncResponse,
 };
+use super::liveness::{StampWriter, STAMP_INTERVAL};
 use super::protocol::{self, Subscription};
 use super::records::{
     CoordinatorRecord, GroupMetadataValue, MemberMetadata, OffsetCommitKey, OffsetCommitValue,
@@ -435,9 +436,12 @@ impl CoordinatorHost {
             writer,
             groups: BTreeMap::new(),
             conns: HashMap::new(),
+            stamps: StampWriter::open(datadir.path(), partition).ok(),
+            next_stamp: 0,
             _lock: lock,
         };
-        coordinator.load(&groups);
+        coordinator.load(&groups)?;
+        coordinator.stamp(now_ms());
         let (events, rx) = mpsc::channel();
         let accept_events = events.clone();
         let accept = thread::Builder::new()
@@ -580,13 +584,34 @@ struct Coordinator {
     writer: PartitionWriter,
     groups: BTreeMap<String, HostedGroup>,
     conns: HashMap<u64, UnixStream>,
+    /// This host's slot of the data directory's host stamps (`group::liveness`).
+    stamps: Option<StampWriter>,
+    /// When to stamp next (ms since the epoch).
+    next_stamp: i64,
     _lock: CoordinatorLock,
 }
 
 impl Coordinator {
-    fn load(&mut self, groups: &Groups) {
+    /// Takes over the groups stored in the partition. This host has heard from none of their
+    /// members, so it starts every group Empty; a group stored with members is first written
+    /// as Kafka's coordinator writes it when their sessions expire (the next generation,
+    /// Empty), so that the log says what the host answers. Members still alive rejoin.
+    fn load(&mut self, groups: &Groups) -> Result<(), HostError> {
+        let now = now_ms();
+        let mut expired = Vec::new();
         for stored in groups.iter() {
-            let group = ClassicGroup::resume(&stored.id, self.config, stored.generation);
+            let mut generation = stored.generation;
+            if !stored.members.is_empty() {
+                let mut group = stored.clone();
+                group.expire_members(now);
+                generation = group.generation;
+                expired.extend(
+                    group
+                        .metadata_value()
+                        .map(|value| CoordinatorRecord::group_metadata(&stored.id, value)),
+                );
+            }
+            let group = ClassicGroup::resume(&stored.id, self.config, generation);
             let offsets = stored
                 .offsets
                 .iter()
@@ -608,10 +633,24 @@ impl Coordinator {
                     group,
                     offsets,
                     parked: HashMap::new(),
-                    written: Some((stored.generation, ClassicGroupState::Empty)),
+                    written: Some((generation, ClassicGroupState::Empty)),
                 },
             );
         }
+        if expired.is_empty() {
+            return Ok(());
+        }
+        self.write(&expired, now)
+    }
+
+    /// Records that this host is alive at `now` (see `group::liveness`); a stamp that cannot be
+    /// written only leaves the groups to be read as recorded should this host die.
+    fn stamp(&mut self, now: i64) {
+        if let Some(stamps) = &self.stamps {
+            let _ = stamps.stamp(now);
+        }
+        let interval = i64::try_from(STAMP_INTERVAL.as_millis()).unwrap_or(i64::MAX);
+        self.next_stamp = now.saturating_add(interval);
     }
 
     fn run(mut self, events: &Receiver<Event>) {
@@ -621,20 +660,12 @@ impl Coordinator {
                 .groups
                 .values()
                 .filter_map(|g| g.group.next_deadline())
-                .min();
-            let event = match next {
-                Some(at) => {
-                    let wait = Duration::from_millis(u64::try_from(at - now).unwrap_or(0));
-                    match events.recv_timeout(wait) {
-                        Ok(event) => Some(event),
-                        Err(RecvTimeoutError::Timeout) => None,
-                        Err(RecvTimeoutError::Disconnected) => return,
-                    }
-                }
-                None => match events.recv() {
-                    Ok(event) => Some(event),
-                    Err(_) => return,
-                },
+                .fold(self.next_stamp, i64::min);
+            let wait = Duration::from_millis(u64::try_from(next - now).unwrap_or(0));
+            let event = match events.recv_timeout(wait) {
+                Ok(event) => Some(event),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return,
             };
             match event {
                 Some(Event::Stop) => {
@@ -656,6 +687,9 @@ impl Coordinator {
                 None => {}
             }
             let now = now_ms();
+            if now >= self.next_stamp {
+                self.stamp(now);
+            }
             let ids: Vec<String> = self.groups.keys().cloned().collect();
             for id in ids {
                 if let Some(g) = self.groups.get_mut(&id) {

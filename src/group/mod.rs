@@ -20,6 +20,8 @@
 //!   the command;
 //! * [`reset`]: the offsets `--reset-offsets` computes for a group (Kafka's scenarios, clamped
 //!   to the partitions' logs);
+//! * [`liveness`]: when each coordinator host was last alive, so that the members of a group
+//!   that died with their host are read as expired once their sessions end;
 //! * [`classic`]: the coordinator's side of the classic protocol (JoinGroup, SyncGroup,
 //!   Heartbeat, LeaveGroup) for one group, as a pure state machine over explicit time.
 //!
@@ -32,6 +34,7 @@ pub mod admin;
 pub mod classic;
 pub mod describe;
 pub mod host;
+pub mod liveness;
 pub mod protocol;
 pub mod records;
 pub mod reset;

@@ -13,9 +13,11 @@
 //!   or a group whose metadata was deleted while offsets remain); a group whose metadata was
 //!   deleted and that has no offsets does not exist (Kafka's **Dead**).
 //!
-//! What only a running coordinator does is not done: members are not expired after their
-//! session timeout (a group copied from a broker with members still shows them as Stable), and
-//! offsets are not expired after `offsets.retention.minutes`.
+//! What only a running coordinator does is not done here: members are not expired after their
+//! session timeout (a group copied from a broker with members still shows them as Stable; the
+//! members of a group whose kafkit host died with them are expired by
+//! [`Groups::expire_unhosted`], `group::liveness`), and offsets are not expired after
+//! `offsets.retention.minutes`.
 //!
 //! Record types of the new consumer protocol (KIP-848) and share groups are skipped and
 //! counted ([`Groups::unread_records`]); their groups are not listed yet.
@@ -240,6 +242,46 @@ impl Group {
             offsets: BTreeMap::new(),
             metadata_version: Some(version),
         }
+    }
+
+    /// The group once every member's session has expired, at `at` (ms since the epoch), as
+    /// Kafka's coordinator leaves it: a rebalance with no member left (`initNextGeneration`)
+    /// gives the next generation, Empty, with no protocol, leader or members; the protocol
+    /// type and the committed offsets stay. A group without members is left as it is.
+    pub fn expire_members(&mut self, at: i64) {
+        if self.members.is_empty() {
+            return;
+        }
+        self.state = GroupState::Empty;
+        self.generation = self.generation.saturating_add(1);
+        self.protocol = None;
+        self.leader = None;
+        self.members.clear();
+        self.current_state_timestamp = Some(at);
+    }
+
+    /// The GroupMetadata value that records the group as it stands (`None` for a group with
+    /// only offsets, which has none).
+    pub fn metadata_value(&self) -> Option<GroupMetadataValue> {
+        self.metadata_version?;
+        Some(GroupMetadataValue {
+            protocol_type: self.protocol_type.clone(),
+            generation: self.generation,
+            protocol: self.protocol.clone(),
+            leader: self.leader.clone(),
+            current_state_timestamp: self.current_state_timestamp.unwrap_or(-1),
+            members: self.members.clone(),
+            unknown_tagged_fields: Vec::new(),
+        })
+    }
+
+    /// When its members' sessions all end if none of them is heard from after `last_alive`
+    /// (ms since the epoch): the latest of `last_alive` and the time its state was recorded,
+    /// plus the longest session timeout. `None` for a group without members.
+    pub fn sessions_end(&self, last_alive: i64) -> Option<i64> {
+        let longest = self.members.iter().map(|m| m.session_timeout).max()?;
+        let heard = last_alive.max(self.current_state_timestamp.unwrap_or(i64::MIN));
+        Some(heard.saturating_add(i64::from(longest.max(0))))
     }
 
     /// Whether Kafka's consumer-group tools show it: protocol type `consumer`, or none (a
@@ -532,6 +574,23 @@ impl Groups {
         self.groups.get(id)
     }
 
+    /// Expires the members of every group whose sessions have all ended by `now` (ms since
+    /// the epoch) when nothing was heard from them after `last_alive(partition)` (`None`: they
+    /// may still be alive, leave the group as recorded). See [`super::liveness`].
+    pub fn expire_where(&mut self, now: i64, mut last_alive: impl FnMut(i32) -> Option<i64>) {
+        for group in self.groups.values_mut() {
+            if group.members.is_empty() {
+                continue;
+            }
+            let Some(alive) = last_alive(group.partition) else {
+                continue;
+            };
+            if let Some(end) = group.sessions_end(alive).filter(|&end| end <= now) {
+                group.expire_members(end);
+            }
+        }
+    }
+
     /// Every group, by group id.
     pub fn iter(&self) -> impl Iterator<Item = &Group> {
         self.groups.values()
@@ -610,6 +669,104 @@ mod tests {
         r.offset_commit(None, key("g", "t", 0), None, 12);
         r.end_transaction(11, true);
         assert_eq!(committed(&r), None);
+    }
+
+    /// A group of partition `partition` recorded Stable at generation 4 at time 1,000, with
+    /// members whose session timeouts are `sessions`.
+    fn stable(id: &str, partition: i32, sessions: &[i32]) -> Group {
+        let members = sessions
+            .iter()
+            .enumerate()
+            .map(|(i, &session_timeout)| MemberMetadata {
+                member_id: format!("m{i}"),
+                group_instance_id: None,
+                client_id: "c".into(),
+                client_host: "/127.0.0.1".into(),
+                rebalance_timeout: 300_000,
+                session_timeout,
+                subscription: vec![1],
+                assignment: vec![2],
+                unknown_tagged_fields: Vec::new(),
+            })
+            .collect();
+        let value = GroupMetadataValue {
+            protocol_type: "consumer".into(),
+            generation: 4,
+            protocol: Some("range".into()),
+            leader: Some("m0".into()),
+            current_state_timestamp: 1_000,
+            members,
+            unknown_tagged_fields: Vec::new(),
+        };
+        Group::from_metadata(id, partition, Versioned::new(3, value))
+    }
+
+    #[test]
+    fn members_expire_once_every_session_has_ended_since_the_host_was_last_alive() {
+        let mut groups = Groups::default();
+        for group in [
+            stable("a", 0, &[2_000, 5_000]),
+            stable("b", 1, &[2_000]),
+            stable("never-hosted", 2, &[2_000]),
+            Group::with_offsets_only("offsets-only", 0),
+        ] {
+            groups.groups.insert(group.id.clone(), group);
+        }
+        // Partition 0's host was last alive at 10,000, partition 1's at 500 (before the group's
+        // own state time, 1,000, when its members were alive); partition 2 never had one.
+        let last_alive = |p: i32| match p {
+            0 => Some(10_000),
+            1 => Some(500),
+            _ => None,
+        };
+        let view = |now: i64| {
+            let mut groups = groups.clone();
+            groups.expire_where(now, last_alive);
+            groups
+        };
+        // "a" ends with its longest session (10,000 + 5,000), "b" with its own (1,000 + 2,000).
+        let at = view(14_999);
+        assert_eq!(at.get("a").map(|g| g.state), Some(GroupState::Stable));
+        let b = at.get("b").expect("b");
+        assert_eq!(b.state, GroupState::Empty);
+        assert_eq!(
+            (
+                b.generation,
+                b.protocol.as_deref(),
+                b.leader.as_deref(),
+                b.members.len()
+            ),
+            (5, None, None, 0)
+        );
+        assert_eq!(b.current_state_timestamp, Some(3_000));
+        assert_eq!(b.protocol_type, "consumer");
+        let at = view(15_000);
+        let a = at.get("a").expect("a");
+        assert_eq!((a.state, a.generation), (GroupState::Empty, 5));
+        assert_eq!(a.current_state_timestamp, Some(15_000));
+        // Recorded as Kafka writes it after the expiry.
+        let value = a.metadata_value().expect("metadata");
+        assert_eq!(
+            (
+                value.generation,
+                value.protocol,
+                value.leader,
+                value.members.len()
+            ),
+            (5, None, None, 0)
+        );
+        assert_eq!(value.current_state_timestamp, 15_000);
+        // Never hosted (a broker's copy): as recorded, however late.
+        let later = view(i64::MAX);
+        assert_eq!(
+            later.get("never-hosted").map(|g| g.state),
+            Some(GroupState::Stable)
+        );
+        assert_eq!(later.get("offsets-only"), groups.get("offsets-only"));
+        assert_eq!(
+            groups.get("offsets-only").and_then(Group::metadata_value),
+            None
+        );
     }
 
     #[test]

@@ -324,14 +324,26 @@ fn validate(args: &Args) -> Result<Start> {
             "Options from-beginning and offset cannot be specified together.",
         ));
     }
-    let consumer_props = properties(args.consumer_config.as_deref(), &args.consumer_property)?;
-    let group_property = consumer_props.iter().any(|(k, _)| k == "group.id");
-    if (args.group.is_some() || group_property)
-        && (args.partition.is_some() || args.offset.is_some())
-    {
+    let groups = group_ids(args)?;
+    if groups.len() > 1 {
+        let detected: Vec<String> = groups.iter().map(|g| format!("'{g}'")).collect();
         return Err(usage_error(
             "consume",
-            "kafkit consume --group reads the partitions the group assigns, from its committed offsets: drop --partition and --offset.",
+            format!("The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. Detected group ids: {}", detected.join(", ")),
+        ));
+    }
+    if !groups.is_empty() && args.partition.is_some() {
+        return Err(usage_error(
+            "consume",
+            "Options group and partition cannot be specified together.",
+        ));
+    }
+    // kafkit's own: an --offset without --partition is a time, where every partition of an
+    // assignment starts; a group starts from its committed offsets.
+    if !groups.is_empty() && args.offset.is_some() {
+        return Err(usage_error(
+            "consume",
+            "Options group and offset cannot be specified together: a group starts from its committed offsets (auto.offset.reset where it has none).",
         ));
     }
     if let Some(format) = &args.format {
@@ -368,6 +380,34 @@ fn validate(args: &Args) -> Result<Start> {
         _ if args.from_beginning => Ok(Start::Earliest),
         _ => Ok(Start::Latest),
     }
+}
+
+/// The distinct group ids given by `--group`, `--consumer.config` and `--consumer-property`
+/// (each file or list's last `group.id`), in the order Kafka's `checkConsumerGroup` prints
+/// them: a `java.util.HashSet`'s.
+fn group_ids(args: &Args) -> Result<Vec<String>> {
+    let last_group_id = |props: Vec<(String, String)>| {
+        props
+            .into_iter()
+            .rev()
+            .find_map(|(k, v)| (k == "group.id").then_some(v))
+    };
+    let mut ids: Vec<String> = Vec::new();
+    let given = [
+        args.group.clone(),
+        last_group_id(properties(args.consumer_config.as_deref(), &[])?),
+        last_group_id(properties(None, &args.consumer_property)?),
+    ];
+    for id in given.into_iter().flatten() {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let order = kafkit::assign::java::string_map_order(&ids);
+    Ok(order
+        .into_iter()
+        .filter_map(|i| ids.get(i).cloned())
+        .collect())
 }
 
 /// What the arguments and the property files ask for, validated: the consumer, and how it

@@ -402,7 +402,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
     validate(args)?;
     let datadir = DataDir::open(&global.data_dir)?;
-    let groups = Groups::load(&datadir).map_err(failed)?;
+    let mut groups = Groups::load(&datadir).map_err(failed)?;
+    // Members that died with their host are read as expired once their sessions ended, as a
+    // broker's coordinator would have expired them.
+    groups
+        .expire_unhosted(&datadir, kafkit::datadir::now_ms())
+        .map_err(failed)?;
     warn_skipped(groups.skipped_tails());
     if groups.unread_records() > 0 {
         stderrln!(
