@@ -16,6 +16,7 @@ use crate::common::{kafkit, kafkit_stdin, tempdir, Run};
 
 const PRODUCE: i16 = 0;
 const FETCH: i16 = 1;
+const LIST_OFFSETS: i16 = 2;
 
 /// What the relay saw.
 #[derive(Debug, Default)]
@@ -27,6 +28,8 @@ struct Seen {
     produce_forwarded: usize,
     /// Fetch requests forwarded, Fetch answers forwarded.
     fetches: usize,
+    /// ListOffsets requests forwarded.
+    list_offsets: usize,
     fetch_answers: usize,
     /// The largest Fetch answer's bytes.
     fetch_answer_most: usize,
@@ -121,6 +124,7 @@ fn relay(client: TcpStream, server: TcpStream, seen: Arc<Mutex<Seen>>, rules: Ru
                             s.produce_most_waiting = s.produce_most_waiting.max(s.produce_waiting);
                         }
                         FETCH => s.fetches += 1,
+                        LIST_OFFSETS => s.list_offsets += 1,
                         _ => {}
                     }
                     waiting_up.lock().expect("lock").push_back(api);
@@ -371,4 +375,65 @@ fn tansu_opens_no_fetch_session() {
     assert!(response.responses[0].partitions[0].records.is_some());
     // Tansu 0.6 differs: no session (id 0), so every fetch kafkit sends is a full one.
     assert_eq!(response.session_id, 0);
+}
+
+/// `--reset-offsets` asks the log offsets it needs of all the partitions at once, one
+/// ListOffsets per leader and timestamp (Tansu has one broker), as Kafka's admin client
+/// batches them, not a request a partition.
+#[test]
+fn reset_offsets_asks_list_offsets_once_per_leader_and_timestamp() {
+    let Some(relay) = Relay::start(Rules::default()) else {
+        return;
+    };
+    let bootstrap = relay.bootstrap();
+    let unused = tempdir();
+    let data = unused.path().join("unused");
+    kafkit(
+        &data,
+        &[
+            "topics",
+            "--create",
+            "--topic",
+            "r",
+            "--partitions",
+            "8",
+            "--bootstrap-server",
+            &bootstrap,
+        ],
+    )
+    .ok();
+    produce(
+        &bootstrap,
+        "r",
+        &lines(40),
+        &["partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner"],
+    )
+    .ok();
+    let reset = |scenario: &[&str]| {
+        let before = relay.seen(|s| s.list_offsets);
+        let mut args = vec![
+            "consumer-groups",
+            "--bootstrap-server",
+            &bootstrap,
+            "--reset-offsets",
+            "--group",
+            "batched",
+            "--topic",
+            "r",
+            "--execute",
+        ];
+        args.extend_from_slice(scenario);
+        let run = kafkit(&data, &args);
+        let rows = run
+            .ok()
+            .lines()
+            .filter(|l| l.starts_with("batched "))
+            .count();
+        assert_eq!(rows, 8, "{}", run.stdout);
+        relay.seen(|s| s.list_offsets) - before
+    };
+    // Earliest: one request; an offset is clamped to each log's range: two.
+    assert_eq!(reset(&["--to-earliest"]), 1);
+    assert_eq!(reset(&["--to-offset", "3"]), 2);
+    assert_eq!(reset(&["--to-datetime", "2020-01-01T00:00:00.000"]), 2);
 }

@@ -145,6 +145,18 @@ pub trait LogOffsets {
 
     /// The log start and the log end of `tp`.
     fn range(&mut self, tp: &TopicPartition) -> Result<(i64, i64), ResetError>;
+
+    /// Told before a plan what it will ask ([`LogOffsets::list`] of `specs`, where
+    /// [`LogOffsets::range`] is Earliest and Latest) of `partitions`, so that a source paying a
+    /// round trip a question can ask them all at once, as Kafka's admin client batches
+    /// ListOffsets by leader. A source that reads them locally has nothing to do.
+    fn prefetch(
+        &mut self,
+        _partitions: &[TopicPartition],
+        _specs: &[OffsetSpec],
+    ) -> Result<(), ResetError> {
+        Ok(())
+    }
 }
 
 /// A data directory's partitions, as a [`Planner`] reads them.
@@ -288,6 +300,26 @@ impl<S: LogOffsets> Planner<S> {
         committed: &BTreeMap<TopicPartition, CommittedOffset>,
     ) -> Result<Reset, ResetError> {
         let mut reset = Reset::default();
+        let range = vec![OffsetSpec::Earliest, OffsetSpec::Latest];
+        let (asked, specs): (Vec<TopicPartition>, Vec<OffsetSpec>) = match scenario {
+            Scenario::Plan(plan) => (plan.keys().cloned().collect(), range),
+            Scenario::Earliest => (partitions.to_vec(), vec![OffsetSpec::Earliest]),
+            Scenario::Latest => (partitions.to_vec(), vec![OffsetSpec::Latest]),
+            Scenario::Current => (
+                partitions
+                    .iter()
+                    .filter(|tp| !committed.contains_key(*tp))
+                    .cloned()
+                    .collect(),
+                vec![OffsetSpec::Latest],
+            ),
+            Scenario::Offset(_) | Scenario::ShiftBy(_) => (partitions.to_vec(), range),
+            Scenario::Timestamp(ts) => (
+                partitions.to_vec(),
+                vec![OffsetSpec::Timestamp(*ts), OffsetSpec::Latest],
+            ),
+        };
+        self.source.prefetch(&asked, &specs)?;
         let notices = &mut reset.notices;
         if let Scenario::Plan(plan) = scenario {
             for (tp, offset) in plan {

@@ -9,7 +9,7 @@
 //! What the broker does not say is left at what a group with only offsets has: DescribeGroups
 //! carries no generation, leader, timeouts or commit times.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use kafka_protocol::messages::offset_delete_request::{
     OffsetDeleteRequestPartition, OffsetDeleteRequestTopic,
@@ -28,6 +28,7 @@ use crate::group::describe::Coordinator;
 use crate::group::host::{PartitionOffset, OFFSETS_TOPIC_PARTITIONS};
 use crate::group::reset::{LogOffsets, Notice, ResetError};
 use crate::group::{CommittedOffset, Group, GroupState, GroupType, MemberMetadata};
+use crate::net::offsets::ListedOffset;
 
 use super::cluster::Cluster;
 use super::errors::KafkaError;
@@ -197,13 +198,17 @@ impl Cluster {
 
 /// A cluster's partitions as a reset [`Planner`](crate::group::reset::Planner) reads them:
 /// ListOffsets to each partition's leader, the partitions a topic has from Metadata (asked
-/// once a topic), as Kafka's `ConsumerGroupCommand` asks its admin client.
+/// once a topic), as Kafka's `ConsumerGroupCommand` asks its admin client; what a plan will
+/// ask is asked ahead, one ListOffsets per leader and timestamp
+/// ([`LogOffsets::prefetch`]).
 #[derive(Debug)]
 pub struct ClusterOffsets<'c> {
     cluster: &'c mut Cluster,
     /// The partitions of the topics asked about so far.
     partitions: BTreeSet<TopicPartition>,
     topics: BTreeSet<String>,
+    /// Answers asked ahead, by partition and ListOffsets timestamp.
+    answers: HashMap<(TopicPartition, i64), ListedOffset>,
 }
 
 impl<'c> ClusterOffsets<'c> {
@@ -213,29 +218,41 @@ impl<'c> ClusterOffsets<'c> {
             cluster,
             partitions: BTreeSet::new(),
             topics: BTreeSet::new(),
+            answers: HashMap::new(),
         }
     }
 
-    /// ListOffsets of `tp` at `timestamp`: `None` when no record answers it.
+    /// Learns the partitions of `topic` (once a topic).
+    fn learn(&mut self, topic: &str) -> Result<(), ResetError> {
+        if self.topics.contains(topic) {
+            return Ok(());
+        }
+        let leaders = self
+            .cluster
+            .with_retries(|c| c.leaders(&[topic], false, "listOffsets"))
+            .map_err(|e| ResetError::Listing(Box::new(e)))?;
+        self.partitions.extend(leaders.into_keys());
+        self.topics.insert(topic.to_string());
+        Ok(())
+    }
+
+    /// ListOffsets of `tp` at `timestamp` (the answer asked ahead, if there is one): `None`
+    /// when no record answers it.
     fn offset(&mut self, tp: &TopicPartition, timestamp: i64) -> Result<Option<i64>, ResetError> {
         let listing = |e: NetError| ResetError::Listing(Box::new(e));
-        if !self.topics.contains(tp.topic()) {
-            let topic = [tp.topic()];
-            let leaders = self
-                .cluster
-                .with_retries(|c| c.leaders(&topic, false, "listOffsets"))
-                .map_err(listing)?;
-            self.partitions.extend(leaders.into_keys());
-            self.topics.insert(tp.topic().to_string());
-        }
+        self.learn(tp.topic())?;
         if !self.partitions.contains(tp) {
             return Err(ResetError::UnknownPartition(tp.clone()));
         }
-        let mut answers = self
-            .cluster
-            .list_offsets(std::slice::from_ref(tp), timestamp)
-            .map_err(listing)?;
-        match answers.remove(tp) {
+        let answer = match self.answers.get(&(tp.clone(), timestamp)) {
+            Some(answer) => Some(answer.clone()),
+            None => self
+                .cluster
+                .list_offsets(std::slice::from_ref(tp), timestamp)
+                .map_err(listing)?
+                .remove(tp),
+        };
+        match answer {
             Some(Ok(offset)) => Ok(offset),
             Some(Err(e)) if e.is_unknown_topic() => Err(ResetError::UnknownPartition(tp.clone())),
             Some(Err(e)) => Err(listing(e.into())),
@@ -262,6 +279,38 @@ impl LogOffsets for ClusterOffsets<'_> {
         let start = bound(OffsetSpec::Earliest)?;
         let end = bound(OffsetSpec::Latest)?;
         Ok((start, end))
+    }
+
+    /// Asks ahead only what can be answered: a topic or a request that fails here is asked
+    /// again partition by partition, which reports it as before.
+    fn prefetch(
+        &mut self,
+        partitions: &[TopicPartition],
+        specs: &[OffsetSpec],
+    ) -> Result<(), ResetError> {
+        let mut topics: Vec<&str> = partitions.iter().map(TopicPartition::topic).collect();
+        topics.sort_unstable();
+        topics.dedup();
+        for topic in topics {
+            let _ = self.learn(topic);
+        }
+        let known: Vec<TopicPartition> = partitions
+            .iter()
+            .filter(|tp| self.partitions.contains(*tp))
+            .cloned()
+            .collect();
+        if known.len() < 2 {
+            return Ok(());
+        }
+        for spec in specs {
+            let timestamp = spec.kafka_timestamp();
+            if let Ok(answers) = self.cluster.list_offsets(&known, timestamp) {
+                for (tp, answer) in answers.into_iter().filter(|(_, a)| a.is_ok()) {
+                    self.answers.insert((tp, timestamp), answer);
+                }
+            }
+        }
+        Ok(())
     }
 }
 
