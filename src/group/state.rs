@@ -417,6 +417,44 @@ impl Groups {
         Self::load_partitions(&partitions)
     }
 
+    /// Reads the groups `ids` as their coordinators do: each from its own `__consumer_offsets`
+    /// partition ([`coordinator_partition`](crate::assign::java::coordinator_partition) of 50,
+    /// where kafkit's coordinators and a broker with Kafka's default partition count write a
+    /// group), without listing the data directory. When one of them is not there (no such
+    /// group, or a copy of a broker whose offsets topic has another partition count) or its
+    /// partition cannot be read, it is [`Groups::load`]: every partition, as before.
+    ///
+    /// So the other partitions are not read when every group is found in its own: damage
+    /// there is not reported, their skipped tails and unread records are not counted, and a
+    /// group that also has records in another partition (written under another partition
+    /// count) is what its coordinator partition says, as the coordinator that owns it sees it.
+    pub fn load_groups(datadir: &DataDir, ids: &[&str]) -> Result<Groups, GroupError> {
+        let mut partitions: Vec<(i32, PathBuf)> = ids
+            .iter()
+            .map(|id| {
+                let partition = crate::assign::java::coordinator_partition(
+                    id,
+                    super::host::OFFSETS_TOPIC_PARTITIONS,
+                );
+                let tp = TopicPartition::new(
+                    OFFSETS_TOPIC,
+                    i32::try_from(partition).unwrap_or(i32::MAX),
+                );
+                (tp.partition, datadir.partition_dir(&tp))
+            })
+            .collect();
+        partitions.sort();
+        partitions.dedup();
+        if !ids.is_empty() {
+            if let Ok(groups) = Self::load_partitions(&partitions) {
+                if ids.iter().all(|id| groups.get(id).is_some()) {
+                    return Ok(groups);
+                }
+            }
+        }
+        Self::load(datadir)
+    }
+
     /// Reads the given `__consumer_offsets` partitions (number and directory), in that order.
     pub fn load_partitions(partitions: &[(i32, PathBuf)]) -> Result<Groups, GroupError> {
         let mut groups = Groups::default();

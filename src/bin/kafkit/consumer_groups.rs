@@ -1,7 +1,7 @@
 //! `kafkit consumer-groups`: Kafka's `kafka-consumer-groups.sh` (`ConsumerGroupCommand`) over
 //! the groups of the data directory's `__consumer_offsets` (`kafka-cli-surface.md` §6.2):
 //! `--list` and `--describe` (`--offsets`, `--members`, `--state`) read the partitions and take
-//! no lock; `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
+//! no lock (`--describe --group` only the named groups' own partitions, `Groups::load_groups`); `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
 //! group's coordinator (`kafkit::group::admin`), the running one or one hosted for the command.
 //! With `--bootstrap-server`, every action asks a cluster's coordinators instead
 //! (`kafkit::net::groups`), through the same checks, plans and printers.
@@ -402,7 +402,15 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
     validate(args)?;
     let datadir = DataDir::open(&global.data_dir)?;
-    let groups = Groups::load(&datadir).map_err(failed)?;
+    let writes = args.reset_offsets || args.delete || args.delete_offsets;
+    let groups = if args.describe && !args.all_groups {
+        // Only the groups named: each from its coordinator's partition.
+        let ids: Vec<&str> = args.group.iter().map(String::as_str).collect();
+        Groups::load_groups(&datadir, &ids)
+    } else {
+        Groups::load(&datadir)
+    }
+    .map_err(failed)?;
     warn_skipped(groups.skipped_tails());
     if groups.unread_records() > 0 {
         stderrln!(
@@ -413,7 +421,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let mut consumer_groups: Vec<&Group> =
         groups.iter().filter(|g| g.is_consumer_group()).collect();
     consumer_groups.sort_by(|a, b| compare_strings(&a.id, &b.id));
-    if args.reset_offsets || args.delete || args.delete_offsets {
+    if writes {
         let ids: Vec<String> = if args.all_groups {
             consumer_groups.iter().map(|g| g.id.clone()).collect()
         } else {
