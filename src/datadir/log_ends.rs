@@ -72,6 +72,14 @@ pub struct Found {
     update: Update,
 }
 
+impl Found {
+    /// Whether the log end is all there is to it: nothing to record, no skipped tail.
+    pub(crate) fn is_plain(&self) -> bool {
+        matches!(self.update, Update::None)
+            && self.end.as_ref().is_none_or(|end| end.skipped.is_none())
+    }
+}
+
 #[derive(Debug)]
 enum Update {
     None,
