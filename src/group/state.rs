@@ -322,6 +322,9 @@ struct Replay {
     pending: FxHashMap<i64, FxHashMap<(String, TopicPartition), CommittedOffset>>,
     /// The last topic name seen, shared by the next commits of that topic.
     topic: Option<std::sync::Arc<str>>,
+    /// How many records the batch being read holds (its header's count, bounded by its size):
+    /// the size a group's first commits make its map, grown once rather than doubling.
+    batch_records: usize,
     unread: usize,
 }
 
@@ -343,10 +346,11 @@ impl Replay {
         };
         match (value, producer) {
             (Some(value), None) => {
-                self.offsets
-                    .entry(key.group)
-                    .or_default()
-                    .insert(tp, CommittedOffset::new(value, record_offset));
+                let offsets = self.offsets.entry(key.group).or_default();
+                if offsets.is_empty() {
+                    offsets.reserve(self.batch_records);
+                }
+                offsets.insert(tp, CommittedOffset::new(value, record_offset));
             }
             (Some(value), Some(producer)) => {
                 self.pending
@@ -495,6 +499,11 @@ impl Groups {
                     }
                     continue;
                 }
+                replay.batch_records = batch.records_count().map_or(0, |count| {
+                    usize::try_from(count)
+                        .unwrap_or(0)
+                        .min(batch.size_in_bytes() / 8)
+                });
                 for record in batch.record_iter().map_err(batch_err)? {
                     let record = record.map_err(batch_err)?;
                     let Some(key) = record.key.as_deref() else {
@@ -557,7 +566,10 @@ impl Groups {
                 .entry(id.clone())
                 .or_insert_with(|| Group::with_offsets_only(&id, partition));
             if group.offsets.is_empty() {
-                // Built at once from the sorted commits, not key by key.
+                // Built at once from the commits sorted in place (the map's own sort then finds
+                // them in order), not key by key.
+                let mut commits: Vec<_> = commits.into_iter().collect();
+                commits.sort_unstable_by(|a, b| a.0.cmp(&b.0));
                 group.offsets = commits.into_iter().collect();
             } else {
                 group.offsets.extend(commits);
