@@ -162,15 +162,23 @@ impl LogEnds {
         datadir: &DataDir,
         partitions: impl IntoIterator<Item = &'a TopicPartition>,
     ) -> Self {
+        Self::read_with(LogEndCache::load(datadir.path()), partitions)
+    }
+
+    /// [`LogEnds::read`] through the data directory's log-end cache as loaded before (on
+    /// another thread while the groups were read, say).
+    pub fn read_with<'a>(
+        cache: LogEndCache,
+        partitions: impl IntoIterator<Item = &'a TopicPartition>,
+    ) -> Self {
         let partitions: Vec<&TopicPartition> = partitions.into_iter().collect();
-        let cache = LogEndCache::load(datadir.path());
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        // Threads are worth starting only for many partitions.
-        let chunk = partitions.len().div_ceil(threads).max(256);
         // Each partition's log end when its lookup was a plain one (`Some`: the common case of
         // an unchanged partition, in 16 bytes); the other answers (read from the log, with
         // something to record, a skipped tail or an error) apart, by index.
         let mut plain: Vec<Option<Option<i64>>> = vec![None; partitions.len()];
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Threads are worth starting only for many partitions.
+        let chunk = partitions.len().div_ceil(threads).max(256);
         let read_chunk =
             |first: usize, chunk: &[&TopicPartition], plain: &mut [Option<Option<i64>>]| {
                 let mut name = String::new();

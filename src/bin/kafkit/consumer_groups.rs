@@ -17,6 +17,7 @@ use super::values::Suggest;
 use super::{stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use kafkit::assign::java::compare_strings;
 use kafkit::common::TopicPartition;
+use kafkit::datadir::log_ends::LogEndCache;
 use kafkit::datadir::DataDir;
 use kafkit::group::describe::{self, Coordinator, LogEnds};
 use kafkit::group::{Group, GroupState, GroupType, Groups};
@@ -403,6 +404,12 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     validate(args)?;
     let datadir = DataDir::open(&global.data_dir)?;
     let writes = args.reset_offsets || args.delete || args.delete_offsets;
+    // `--describe --offsets` reads the partitions' log ends: the log-end cache is loaded on
+    // another thread while the groups are read.
+    let mut cache = (args.describe && !args.members && args.state.is_none()).then(|| {
+        let root = datadir.path().to_path_buf();
+        std::thread::spawn(move || LogEndCache::load(&root))
+    });
     let groups = if args.describe && !args.all_groups {
         // Only the groups named: each from its coordinator's partition.
         let ids: Vec<&str> = args.group.iter().map(String::as_str).collect();
@@ -441,7 +448,13 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         coordinator: &|_| coordinator.clone(),
     };
     view.show(args, global, &mut |partitions| {
-        LogEnds::read(&datadir, partitions.iter().copied())
+        // The cache loaded beside the groups serves the first group; later ones load it again
+        // (the describe before may have written it).
+        let cache = cache
+            .take()
+            .and_then(|loading| loading.join().ok())
+            .unwrap_or_else(|| LogEndCache::load(datadir.path()));
+        LogEnds::read_with(cache, partitions.iter().copied())
     })
 }
 
