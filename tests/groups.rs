@@ -973,3 +973,206 @@ fn records_of_the_new_protocol_are_skipped_and_said_to_be() {
         "kafkit: skipped 1 record(s) of __consumer_offsets of the new consumer protocol (KIP-848) or of share groups, which kafkit does not read yet: their groups are not shown\n"
     );
 }
+
+/// The stdout, stderr and exit code of a run.
+fn outcome(run: &crate::common::Run) -> (String, String, i32) {
+    (run.stdout.clone(), run.stderr.clone(), run.code)
+}
+
+/// `--describe --group` reads the named groups from their own partitions
+/// (`coordinator_partition(group, 50)`), where they are: what the other partitions hold, damage
+/// and records kafkit does not read included, changes nothing, and without them it is the same.
+/// `--list` and a group that is not in its partition still read every partition.
+#[test]
+fn describe_of_named_groups_reads_only_their_own_partitions() {
+    let dir = groups_data_dir();
+    let root = dir.path();
+    let cases: [&[&str]; 4] = [
+        &["--group", "billing"],
+        &[
+            "--group",
+            "audit",
+            "--group",
+            "simple",
+            "--members",
+            "--verbose",
+        ],
+        &["--group", "static-app", "--state"],
+        &["--group", "billing", "--offsets"],
+    ];
+    let describe_all = || -> Vec<_> {
+        cases
+            .iter()
+            .map(|args| {
+                let mut all = vec!["consumer-groups", "--describe"];
+                all.extend_from_slice(args);
+                outcome(&kafkit(root, &all))
+            })
+            .collect()
+    };
+    let before = describe_all();
+    assert!(before.iter().all(|(_, _, code)| *code == 0), "{before:?}");
+    let named = ["billing", "audit", "simple", "static-app"];
+    let own: Vec<u32> = named.iter().map(|g| coordinator_partition(g, 50)).collect();
+    let mut others = (0..50).filter(|p| !own.contains(p));
+    let (unread_at, damaged_at) = (others.next().expect("free"), others.next().expect("free"));
+
+    // A record of the new protocol (ConsumerGroupMetadataKey "new") in another partition: the
+    // note is for `--list`, which reads it, not for describes that do not.
+    let mut key = vec![0, 3, 0, 3];
+    key.extend_from_slice(b"new");
+    append(
+        root,
+        &format!("__consumer_offsets-{unread_at}"),
+        &[(Some(key), Some(vec![0, 0, 0, 0, 0, 10, 0]))],
+        None,
+    );
+    let list = kafkit(root, &["consumer-groups", "--list"]);
+    assert!(
+        list.stderr.contains("skipped 1 record(s)"),
+        "{}",
+        list.stderr
+    );
+    assert_eq!(describe_all(), before);
+
+    // A record without a key in another partition: `--list` fails on it, the describes of
+    // groups found in their own partitions do not read it; one of a group that is nowhere
+    // reads every partition, and fails as before.
+    append(
+        root,
+        &format!("__consumer_offsets-{damaged_at}"),
+        &[(None, Some(vec![0, 3]))],
+        None,
+    );
+    let no_key = "has no key";
+    assert!(kafkit(root, &["consumer-groups", "--list"])
+        .fails()
+        .contains(no_key));
+    assert_eq!(describe_all(), before);
+    let nowhere = kafkit(root, &["consumer-groups", "--describe", "--group", "nope"]);
+    assert!(nowhere.fails().contains(no_key), "{}", nowhere.stderr);
+    let one_nowhere = kafkit(
+        root,
+        &[
+            "consumer-groups",
+            "--describe",
+            "--group",
+            "billing",
+            "--group",
+            "nope",
+        ],
+    );
+    assert!(
+        one_nowhere.fails().contains(no_key),
+        "{}",
+        one_nowhere.stderr
+    );
+
+    // Without any other partition: the same.
+    for p in 0..50 {
+        if !own.contains(&p) {
+            let _ = std::fs::remove_dir_all(root.join(format!("__consumer_offsets-{p}")));
+        }
+    }
+    assert_eq!(describe_all(), before);
+
+    // A torn tail of a group's own partition is warned about, as when every partition is read.
+    let segment = root
+        .join(format!("__consumer_offsets-{}", own[0]))
+        .join("00000000000000000000.log");
+    let mut bytes = std::fs::read(&segment).expect("segment");
+    let torn_at = bytes.len();
+    bytes.extend_from_slice(&3i64.to_be_bytes());
+    bytes.extend_from_slice(&50i32.to_be_bytes());
+    bytes.extend_from_slice(&0i32.to_be_bytes());
+    bytes.push(7);
+    bytes.resize(torn_at + 62, 0);
+    std::fs::write(&segment, &bytes).expect("write");
+    let run = kafkit(
+        root,
+        &["consumer-groups", "--describe", "--group", "billing"],
+    );
+    assert_eq!(run.ok(), before[0].0);
+    let warning = format!(
+        "WARN Found invalid messages in log segment {} at byte offset {torn_at}",
+        segment.display()
+    );
+    assert!(run.stderr.contains(&warning), "{}", run.stderr);
+}
+
+/// A group whose records are not in its partition of 50 (a copy of a broker whose offsets
+/// topic has another partition count) is found by reading every partition, whether its own
+/// partition holds other groups or does not exist.
+#[test]
+fn a_group_outside_its_own_partition_is_found_among_all() {
+    let dir = tempdir();
+    let root = dir.path();
+    let own = coordinator_partition("moved", 50);
+    let elsewhere = (own + 1) % 50;
+    let neighbour = (0..)
+        .map(|i| format!("neighbour-{i}"))
+        .find(|g| coordinator_partition(g, 50) == own)
+        .expect("a group of the same partition");
+    let records = |group: &str, partition: i32, offset_value: i64| -> Vec<KeyValue> {
+        [
+            offset(group, "t", partition, offset_value),
+            CoordinatorRecord::group_metadata(
+                group,
+                group_value("consumer", 2, Some("range"), Vec::new()),
+            ),
+        ]
+        .iter()
+        .map(|r| {
+            let (k, v) = r.encode().expect("encode");
+            (Some(k), v)
+        })
+        .collect()
+    };
+    append(
+        root,
+        &format!("__consumer_offsets-{elsewhere}"),
+        &records("moved", 0, 17),
+        None,
+    );
+    let describe = || kafkit(root, &["consumer-groups", "--describe", "--group", "moved"]);
+    let expected = "\nGROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             CONSUMER-ID     HOST            CLIENT-ID\n\
+                    moved           t               0          17              -               -               -               -               -\n";
+    // Its own partition does not exist.
+    let run = describe();
+    assert_eq!(run.ok(), expected);
+    assert_eq!(
+        run.stderr,
+        "\nConsumer group 'moved' has no active members.\n"
+    );
+    // Its own partition holds another group.
+    append(
+        root,
+        &format!("__consumer_offsets-{own}"),
+        &records(&neighbour, 1, 5),
+        None,
+    );
+    assert_eq!(outcome(&describe()), outcome(&run));
+    let both = kafkit(
+        root,
+        &[
+            "consumer-groups",
+            "--describe",
+            "--group",
+            "moved",
+            "--group",
+            &neighbour,
+        ],
+    );
+    assert!(
+        both.ok()
+            .contains("\nmoved           t               0          17 "),
+        "{}",
+        both.stdout
+    );
+    assert!(
+        both.stdout
+            .contains(&format!("\n{neighbour:<15} t               1          5 ")),
+        "{}",
+        both.stdout
+    );
+}

@@ -146,3 +146,55 @@ fn no_cache_is_written_into_a_directory_kafkit_keeps_no_files_in() {
     assert!(!d.join(LOG_END_CACHE).exists());
     assert!(lookups(d).iter().all(|(_, cached)| !cached));
 }
+
+/// What describe cannot take from the cache it says each time, as before the cache: a torn
+/// tail of an active segment is warned about and not recorded, and a log that cannot be read
+/// is skipped in Kafka's words; the partitions beside them are answered from the cache.
+#[test]
+fn a_torn_tail_and_an_unreadable_log_are_said_at_every_describe() {
+    let dir = data_dir();
+    let d = dir.path();
+    // t-1: a batch header of an unknown magic after its batches.
+    let mut tail = Vec::new();
+    tail.extend_from_slice(&3i64.to_be_bytes());
+    tail.extend_from_slice(&50i32.to_be_bytes());
+    tail.extend_from_slice(&0i32.to_be_bytes());
+    tail.push(7);
+    tail.resize(62, 0);
+    let t1 = d.join("t-1").join("00000000000000000000.log");
+    let mut bytes = fs::read(&t1).unwrap();
+    let torn_at = bytes.len();
+    bytes.extend_from_slice(&tail);
+    fs::write(&t1, &bytes).unwrap();
+    // t-2: its segment's `.log` is a directory.
+    let t2 = d.join("t-2").join("00000000000000000000.log");
+    fs::remove_file(&t2).unwrap();
+    fs::create_dir(&t2).unwrap();
+    settle();
+    let expected_err = format!(
+        "WARN Found invalid messages in log segment {} at byte offset {torn_at}: unknown magic 7 at byte {torn_at}. The 62 bytes from there to the end of the active segment are not read, as Kafka's log recovery would truncate them (kafkit.log.LogReader)\n\
+         Skip getting the log end offset of t-2 due to error: reading {}: Is a directory (os error 21)\n\
+         \n\
+         Consumer group 'g' has no active members.\n",
+        t1.display(),
+        t2.display()
+    );
+    let mut outs = Vec::new();
+    for _ in 0..2 {
+        let run = kafkit(d, &["consumer-groups", "--describe", "--group", "g"]);
+        // The warning's log4j time stamp, `[yyyy-MM-dd HH:mm:ss,SSS] `, left out.
+        let stderr = run.stderr.split_once("] ").map(|(_, rest)| rest);
+        assert_eq!(stderr, Some(expected_err.as_str()), "{}", run.stderr);
+        assert_eq!(
+            ends_and_lags(run.ok()),
+            [("3", "0"), ("3", "1"), ("-", "-")].map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        outs.push(run.stdout);
+    }
+    assert_eq!(outs[0], outs[1]);
+    // The first describe recorded t-0 alone: t-1's tail and t-2's error are read again.
+    let cache = LogEndCache::load(d);
+    assert!(cache.log_end("t-0").expect("t-0").from_cache);
+    assert!(!cache.log_end("t-1").expect("t-1").from_cache);
+    assert!(cache.log_end("t-2").is_err());
+}

@@ -38,7 +38,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 
 use super::stamp::FileStamp;
-use crate::log::{segment, LogEnd, LogError, LogReader};
+use crate::log::{LogEnd, LogError, LogReader};
 
 /// File name of the log-end cache (data directory root).
 pub const LOG_END_CACHE: &str = ".kafkit-log-ends";
@@ -70,6 +70,14 @@ pub struct Found {
     /// The partition's new entry, when one may be recorded; `Stale` when the recorded one no
     /// longer holds and none replaces it.
     update: Update,
+}
+
+impl Found {
+    /// Whether the log end is all there is to it: nothing to record, no skipped tail.
+    pub(crate) fn is_plain(&self) -> bool {
+        matches!(self.update, Update::None)
+            && self.end.as_ref().is_none_or(|end| end.skipped.is_none())
+    }
 }
 
 #[derive(Debug)]
@@ -273,12 +281,20 @@ impl StatPath {
 
     /// `name/<base, 20 digits>.log`.
     fn segment(&mut self, base: i64) -> Option<&CStr> {
-        use std::io::Write;
-        let tail = self.buf.get_mut(self.name_len..)?;
-        let mut cursor = std::io::Cursor::new(tail);
-        write!(cursor, "/{}\0", segment::FileName(base, ".log")).ok()?;
-        let end = self.name_len + usize::try_from(cursor.position()).ok()?;
-        CStr::from_bytes_with_nul(self.buf.get(..end)?).ok()
+        // `segment::file_name`'s form, with the digits put in place here: the formatter pads
+        // them one character at a time (about 3% of a describe's CPU over 10,000 partitions).
+        const TAIL: &[u8] = b"/00000000000000000000.log\0";
+        let tail = self.buf.get_mut(self.name_len..)?.get_mut(..TAIL.len())?;
+        tail.copy_from_slice(TAIL);
+        let mut rest = u64::try_from(base).ok()?;
+        for digit in tail.get_mut(1..21)?.iter_mut().rev() {
+            *digit = b'0' + u8::try_from(rest % 10).ok()?;
+            rest /= 10;
+        }
+        if rest != 0 {
+            return None;
+        }
+        CStr::from_bytes_with_nul(self.buf.get(..self.name_len + TAIL.len())?).ok()
     }
 }
 
@@ -469,6 +485,20 @@ mod tests {
             modified: (1_700_000_000, 5),
             changed: (1_700_000_000, 6),
         }
+    }
+
+    #[test]
+    fn a_segment_path_is_the_partition_and_the_segments_file_name() {
+        let mut path = StatPath::new("orders-12");
+        for base in [0, 7, 42_000, i64::MAX] {
+            let expected = format!("orders-12/{}", crate::log::segment::file_name(base, ".log"));
+            assert_eq!(
+                path.segment(base).and_then(|p| p.to_str().ok()),
+                Some(expected.as_str())
+            );
+        }
+        assert_eq!(path.segment(-1), None);
+        assert_eq!(path.dir().and_then(|p| p.to_str().ok()), Some("orders-12"));
     }
 
     #[test]

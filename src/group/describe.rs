@@ -162,28 +162,46 @@ impl LogEnds {
         datadir: &DataDir,
         partitions: impl IntoIterator<Item = &'a TopicPartition>,
     ) -> Self {
+        Self::read_with(LogEndCache::load(datadir.path()), partitions)
+    }
+
+    /// [`LogEnds::read`] through the data directory's log-end cache as loaded before (on
+    /// another thread while the groups were read, say).
+    pub fn read_with<'a>(
+        cache: LogEndCache,
+        partitions: impl IntoIterator<Item = &'a TopicPartition>,
+    ) -> Self {
         let partitions: Vec<&TopicPartition> = partitions.into_iter().collect();
-        let cache = LogEndCache::load(datadir.path());
+        // Each partition's log end when its lookup was a plain one (`Some`: the common case of
+        // an unchanged partition, in 16 bytes); the other answers (read from the log, with
+        // something to record, a skipped tail or an error) apart, by index.
+        let mut plain: Vec<Option<Option<i64>>> = vec![None; partitions.len()];
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Threads are worth starting only for many partitions.
         let chunk = partitions.len().div_ceil(threads).max(256);
-        let read_chunk = |chunk: &[&TopicPartition]| {
-            let mut name = String::new();
-            chunk
-                .iter()
-                .map(|tp| {
+        let read_chunk =
+            |first: usize, chunk: &[&TopicPartition], plain: &mut [Option<Option<i64>>]| {
+                let mut name = String::new();
+                let mut others = Vec::new();
+                for (i, (tp, slot)) in chunk.iter().zip(plain).enumerate() {
                     name.clear();
                     let _ = write!(name, "{tp}");
-                    ((*tp).clone(), cache.log_end(&name))
-                })
-                .collect::<Vec<_>>()
-        };
-        let results: Vec<_> = std::thread::scope(|scope| {
-            let mut chunks = partitions.chunks(chunk);
-            let first = chunks.next().unwrap_or_default();
-            let others: Vec<_> = chunks.map(|c| scope.spawn(move || read_chunk(c))).collect();
-            let mut all = read_chunk(first);
-            for handle in others {
+                    match cache.log_end(&name) {
+                        Ok(found) if found.is_plain() => *slot = Some(found.end.map(|e| e.offset)),
+                        found => others.push((first + i, found)),
+                    }
+                }
+                others
+            };
+        let others: Vec<_> = std::thread::scope(|scope| {
+            let mut chunks = partitions.chunks(chunk).zip(plain.chunks_mut(chunk));
+            let (first, first_plain) = chunks.next().unwrap_or_default();
+            let spawned: Vec<_> = chunks
+                .enumerate()
+                .map(|(n, (c, p))| scope.spawn(move || read_chunk((n + 1) * chunk, c, p)))
+                .collect();
+            let mut all = read_chunk(0, first, first_plain);
+            for handle in spawned {
                 match handle.join() {
                     Ok(found) => all.extend(found),
                     Err(panic) => std::panic::resume_unwind(panic),
@@ -191,20 +209,36 @@ impl LogEnds {
             }
             all
         });
-        cache.save(results.iter().filter_map(|(_, r)| r.as_ref().ok()));
-        let mut ends = LogEnds::default();
-        ends.ends.reserve(results.len());
-        for (tp, found) in results {
+        cache.save(others.iter().filter_map(|(_, r)| r.as_ref().ok()));
+        let mut errors = Vec::new();
+        let mut ends_skipped = Vec::new();
+        for (i, found) in others {
+            let Some(tp) = partitions.get(i) else {
+                continue;
+            };
             match found {
                 Ok(found) => {
                     let (end, skipped) = match found.end {
                         Some(end) => (Some(end.offset), end.skipped),
                         None => (None, None),
                     };
-                    ends.ends.insert(tp, end);
-                    ends.skipped.extend(skipped);
+                    if let Some(slot) = plain.get_mut(i) {
+                        *slot = Some(end);
+                    }
+                    ends_skipped.extend(skipped);
                 }
-                Err(error) => ends.errors.push((tp, error)),
+                Err(error) => errors.push(((*tp).clone(), error)),
+            }
+        }
+        let mut ends = LogEnds {
+            ends: FxHashMap::default(),
+            errors,
+            skipped: ends_skipped,
+        };
+        ends.ends.reserve(partitions.len());
+        for (tp, end) in partitions.into_iter().zip(plain) {
+            if let Some(end) = end {
+                ends.ends.insert(tp.clone(), end);
             }
         }
         ends

@@ -364,6 +364,9 @@ struct Replay {
     pending: FxHashMap<i64, FxHashMap<(String, TopicPartition), CommittedOffset>>,
     /// The last topic name seen, shared by the next commits of that topic.
     topic: Option<std::sync::Arc<str>>,
+    /// How many records the batch being read holds (its header's count, bounded by its size):
+    /// the size a group's first commits make its map, grown once rather than doubling.
+    batch_records: usize,
     unread: usize,
 }
 
@@ -385,10 +388,11 @@ impl Replay {
         };
         match (value, producer) {
             (Some(value), None) => {
-                self.offsets
-                    .entry(key.group)
-                    .or_default()
-                    .insert(tp, CommittedOffset::new(value, record_offset));
+                let offsets = self.offsets.entry(key.group).or_default();
+                if offsets.is_empty() {
+                    offsets.reserve(self.batch_records);
+                }
+                offsets.insert(tp, CommittedOffset::new(value, record_offset));
             }
             (Some(value), Some(producer)) => {
                 self.pending
@@ -459,6 +463,44 @@ impl Groups {
         Self::load_partitions(&partitions)
     }
 
+    /// Reads the groups `ids` as their coordinators do: each from its own `__consumer_offsets`
+    /// partition ([`coordinator_partition`](crate::assign::java::coordinator_partition) of 50,
+    /// where kafkit's coordinators and a broker with Kafka's default partition count write a
+    /// group), without listing the data directory. When one of them is not there (no such
+    /// group, or a copy of a broker whose offsets topic has another partition count) or its
+    /// partition cannot be read, it is [`Groups::load`]: every partition, as before.
+    ///
+    /// So the other partitions are not read when every group is found in its own: damage
+    /// there is not reported, their skipped tails and unread records are not counted, and a
+    /// group that also has records in another partition (written under another partition
+    /// count) is what its coordinator partition says, as the coordinator that owns it sees it.
+    pub fn load_groups(datadir: &DataDir, ids: &[&str]) -> Result<Groups, GroupError> {
+        let mut partitions: Vec<(i32, PathBuf)> = ids
+            .iter()
+            .map(|id| {
+                let partition = crate::assign::java::coordinator_partition(
+                    id,
+                    super::host::OFFSETS_TOPIC_PARTITIONS,
+                );
+                let tp = TopicPartition::new(
+                    OFFSETS_TOPIC,
+                    i32::try_from(partition).unwrap_or(i32::MAX),
+                );
+                (tp.partition, datadir.partition_dir(&tp))
+            })
+            .collect();
+        partitions.sort();
+        partitions.dedup();
+        if !ids.is_empty() {
+            if let Ok(groups) = Self::load_partitions(&partitions) {
+                if ids.iter().all(|id| groups.get(id).is_some()) {
+                    return Ok(groups);
+                }
+            }
+        }
+        Self::load(datadir)
+    }
+
     /// Reads the given `__consumer_offsets` partitions (number and directory), in that order.
     pub fn load_partitions(partitions: &[(i32, PathBuf)]) -> Result<Groups, GroupError> {
         let mut groups = Groups::default();
@@ -499,6 +541,11 @@ impl Groups {
                     }
                     continue;
                 }
+                replay.batch_records = batch.records_count().map_or(0, |count| {
+                    usize::try_from(count)
+                        .unwrap_or(0)
+                        .min(batch.size_in_bytes() / 8)
+                });
                 for record in batch.record_iter().map_err(batch_err)? {
                     let record = record.map_err(batch_err)?;
                     let Some(key) = record.key.as_deref() else {
@@ -561,7 +608,10 @@ impl Groups {
                 .entry(id.clone())
                 .or_insert_with(|| Group::with_offsets_only(&id, partition));
             if group.offsets.is_empty() {
-                // Built at once from the sorted commits, not key by key.
+                // Built at once from the commits sorted in place (the map's own sort then finds
+                // them in order), not key by key.
+                let mut commits: Vec<_> = commits.into_iter().collect();
+                commits.sort_unstable_by(|a, b| a.0.cmp(&b.0));
                 group.offsets = commits.into_iter().collect();
             } else {
                 group.offsets.extend(commits);

@@ -1,7 +1,7 @@
 //! `kafkit consumer-groups`: Kafka's `kafka-consumer-groups.sh` (`ConsumerGroupCommand`) over
 //! the groups of the data directory's `__consumer_offsets` (`kafka-cli-surface.md` §6.2):
 //! `--list` and `--describe` (`--offsets`, `--members`, `--state`) read the partitions and take
-//! no lock; `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
+//! no lock (`--describe --group` only the named groups' own partitions, `Groups::load_groups`); `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
 //! group's coordinator (`kafkit::group::admin`), the running one or one hosted for the command.
 //! With `--bootstrap-server`, every action asks a cluster's coordinators instead
 //! (`kafkit::net::groups`), through the same checks, plans and printers.
@@ -17,6 +17,7 @@ use super::values::Suggest;
 use super::{stderrln, usage_error, Example, Exit, GlobalArgs, QuietStderr};
 use kafkit::assign::java::compare_strings;
 use kafkit::common::TopicPartition;
+use kafkit::datadir::log_ends::LogEndCache;
 use kafkit::datadir::DataDir;
 use kafkit::group::describe::{self, Coordinator, LogEnds};
 use kafkit::group::{Group, GroupState, GroupType, Groups};
@@ -402,7 +403,21 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     }
     validate(args)?;
     let datadir = DataDir::open(&global.data_dir)?;
-    let mut groups = Groups::load(&datadir).map_err(failed)?;
+    let writes = args.reset_offsets || args.delete || args.delete_offsets;
+    // `--describe --offsets` reads the partitions' log ends: the log-end cache is loaded on
+    // another thread while the groups are read.
+    let mut cache = (args.describe && !args.members && args.state.is_none()).then(|| {
+        let root = datadir.path().to_path_buf();
+        std::thread::spawn(move || LogEndCache::load(&root))
+    });
+    let mut groups = if args.describe && !args.all_groups {
+        // Only the groups named: each from its coordinator's partition.
+        let ids: Vec<&str> = args.group.iter().map(String::as_str).collect();
+        Groups::load_groups(&datadir, &ids)
+    } else {
+        Groups::load(&datadir)
+    }
+    .map_err(failed)?;
     // Members that died with their host are read as expired once their sessions ended, as a
     // broker's coordinator would have expired them.
     groups
@@ -418,7 +433,7 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
     let mut consumer_groups: Vec<&Group> =
         groups.iter().filter(|g| g.is_consumer_group()).collect();
     consumer_groups.sort_by(|a, b| compare_strings(&a.id, &b.id));
-    if args.reset_offsets || args.delete || args.delete_offsets {
+    if writes {
         let ids: Vec<String> = if args.all_groups {
             consumer_groups.iter().map(|g| g.id.clone()).collect()
         } else {
@@ -438,7 +453,13 @@ pub fn run(args: &Args, global: &GlobalArgs) -> Result<()> {
         coordinator: &|_| coordinator.clone(),
     };
     view.show(args, global, &mut |partitions| {
-        LogEnds::read(&datadir, partitions.iter().copied())
+        // The cache loaded beside the groups serves the first group; later ones load it again
+        // (the describe before may have written it).
+        let cache = cache
+            .take()
+            .and_then(|loading| loading.join().ok())
+            .unwrap_or_else(|| LogEndCache::load(datadir.path()));
+        LogEnds::read_with(cache, partitions.iter().copied())
     })
 }
 
