@@ -137,7 +137,11 @@ fn writers_refuse_a_directory_that_is_not_a_data_directory() {
     );
     std::fs::remove_dir(home.join("orders-0")).unwrap();
     std::fs::remove_dir(home.join("projects")).unwrap();
-    // An empty directory is accepted, and a path that does not exist yet.
+    // An empty directory is accepted, and one holding only kafkit's own caches; and a path
+    // that does not exist yet.
+    for cache in [".kafkit-log-ends", ".kafkit-coordinators", ".kafkit-unflushed.json"] {
+        std::fs::write(home.join(cache), "").unwrap();
+    }
     kafkit(&home, &["topics", "--create", "--topic", "t"]).ok();
     assert!(home.join("meta.properties").is_file());
     let fresh = tmp.path().join("fresh");

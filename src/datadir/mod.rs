@@ -9,6 +9,7 @@
 //!   .kafkit-topics.json      kafkit's topic metadata (see below)
 //!   .kafkit-unflushed.json   where logs were closed unflushed, trusted until a restart (`tails`)
 //!   .kafkit-log-ends         log ends readers found, trusted while their files are unchanged (`log_ends`)
+//!   .kafkit-coordinators     when each group coordinator host was last alive (`group::liveness`)
 //! ```
 //!
 //! A broker keeps topic metadata in its controller; kafkit keeps it in one JSON file at the
@@ -336,6 +337,10 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> DataDirError + '_ {
 /// The name of kafkit's topic metadata file at the data directory root.
 pub const TOPICS_FILE: &str = ".kafkit-topics.json";
 
+/// File name of the group coordinator hosts' stamps, when each was last alive
+/// (`group::liveness`).
+pub const COORDINATOR_STAMPS: &str = ".kafkit-coordinators";
+
 /// The on-disk form of [`TOPICS_FILE`].
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct TopicsFile {
@@ -417,7 +422,7 @@ pub fn file_kind(kind: &fs::FileType) -> &'static str {
 
 /// The files a log directory's root holds (`kafka-disk-format.md` §11-12) and kafkit's own; each
 /// may also appear as `<name>.tmp` while it is replaced.
-const ROOT_FILES: [&str; 10] = [
+const ROOT_FILES: [&str; 12] = [
     meta::META_PROPERTIES,
     lock::LOCK_FILE,
     checkpoint::RECOVERY_POINT_CHECKPOINT,
@@ -428,6 +433,8 @@ const ROOT_FILES: [&str; 10] = [
     "bootstrap.checkpoint",
     TOPICS_FILE,
     UNFLUSHED_TAILS,
+    log_ends::LOG_END_CACHE,
+    COORDINATOR_STAMPS,
 ];
 
 /// Whether a log directory's root may hold an entry of this name: one of [`ROOT_FILES`], or a
@@ -442,10 +449,6 @@ fn is_data_dir_entry(name: &str, is_dir: impl FnOnce() -> bool) -> bool {
                     .any(|s| name.ends_with(s))))
 }
 
-/// Refuses to write into an existing directory that is not a data directory: one without
-/// `meta.properties` or [`TOPICS_FILE`] that holds an entry no data directory holds (a home
-/// directory, `/`, a project folder). Kafka says the same of its log directories: they "should
-/// only contain Kafka topic data". An empty directory passes.
 /// Whether `dir` is a cluster's directory as `cluster init` lays it out: the KRaft metadata
 /// log `__cluster_metadata-0`, no `meta.properties` of its own (a broker's data directory,
 /// which may hold that log too, has one) and a broker's log directory `broker-<id>/` with its
@@ -469,6 +472,10 @@ pub fn is_cluster_dir(dir: &Path) -> bool {
     })
 }
 
+/// Refuses to write into an existing directory that is not a data directory: one without
+/// `meta.properties` or [`TOPICS_FILE`] that holds an entry no data directory holds (a home
+/// directory, `/`, a project folder). Kafka says the same of its log directories: they "should
+/// only contain Kafka topic data". An empty directory passes.
 fn check_writable(path: &Path) -> Result<()> {
     if path.join(meta::META_PROPERTIES).exists() || path.join(TOPICS_FILE).exists() {
         return Ok(());

@@ -30,10 +30,7 @@ use std::time::Duration;
 
 use super::state::Groups;
 use crate::datadir::lock::coordinator_hosted;
-use crate::datadir::DataDir;
-
-/// File name of the host stamps (data directory root).
-pub const COORDINATOR_STAMPS: &str = ".kafkit-coordinators";
+use crate::datadir::{DataDir, COORDINATOR_STAMPS};
 
 /// How often a running host records that it is alive.
 pub const STAMP_INTERVAL: Duration = Duration::from_secs(1);
