@@ -1,8 +1,9 @@
 //! `kafkit consumer-groups`: Kafka's `kafka-consumer-groups.sh` (`ConsumerGroupCommand`) over
 //! the groups of the data directory's `__consumer_offsets` (`kafka-cli-surface.md` §6.2):
 //! `--list` and `--describe` (`--offsets`, `--members`, `--state`) read the partitions and take
-//! no lock (`--describe --group` only the named groups' own partitions, `Groups::load_groups`); `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each
-//! group's coordinator (`kafkit::group::admin`), the running one or one hosted for the command.
+//! no lock (`--describe --group` only the named groups' own partitions, `Groups::load_groups`);
+//! `--reset-offsets --execute`, `--delete` and `--delete-offsets` go through each group's
+//! coordinator (`kafkit::group::admin`), the running one or one hosted for the command.
 //! With `--bootstrap-server`, every action asks a cluster's coordinators instead
 //! (`kafkit::net::groups`), through the same checks, plans and printers.
 
