@@ -139,7 +139,11 @@ fn writers_refuse_a_directory_that_is_not_a_data_directory() {
     std::fs::remove_dir(home.join("projects")).unwrap();
     // An empty directory is accepted, and one holding only kafkit's own caches; and a path
     // that does not exist yet.
-    for cache in [".kafkit-log-ends", ".kafkit-coordinators", ".kafkit-unflushed.json"] {
+    for cache in [
+        ".kafkit-log-ends",
+        ".kafkit-coordinators",
+        ".kafkit-unflushed.json",
+    ] {
         std::fs::write(home.join(cache), "").unwrap();
     }
     kafkit(&home, &["topics", "--create", "--topic", "t"]).ok();
