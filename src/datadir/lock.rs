@@ -184,30 +184,47 @@ fn open_lock_file(dir: &Path) -> Result<(PathBuf, File), LockError> {
     Ok((path, file))
 }
 
-/// Whether a process hosts the group coordinator of `__consumer_offsets-<partition>` of the data
-/// directory `dir` (holds its [`CoordinatorLock`]), asked without taking the lock and without
-/// creating `.lock` (a directory without one has no host).
-pub fn coordinator_hosted(dir: &Path, partition: u32) -> Result<bool, LockError> {
-    use std::os::fd::AsRawFd;
-    let path = dir.join(LOCK_FILE);
-    let file = match File::open(&path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(LockError::io(&path, e)),
-    };
-    // SAFETY: `flock` is a plain C struct for which all-zero bytes are a valid value.
-    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
-    lock.l_type = libc::F_WRLCK as _;
-    lock.l_whence = libc::SEEK_SET as _;
-    lock.l_start = (COORDINATOR_RANGE_START + i64::from(partition % COORDINATOR_RANGE_LEN)) as _;
-    lock.l_len = 1;
-    // SAFETY: a valid open descriptor and a pointer to an initialised `flock`, which the call
-    // overwrites with the conflicting lock, if any.
-    let rc = unsafe { libc::fcntl(file.as_raw_fd(), GET_LOCK, &mut lock as *mut libc::flock) };
-    if rc != 0 {
-        return Err(LockError::io(&path, io::Error::last_os_error()));
+/// Asks whether processes host the group coordinators of a data directory (hold their
+/// [`CoordinatorLock`]s), without taking the locks and without creating `.lock`.
+#[derive(Debug)]
+pub struct CoordinatorProbe {
+    /// `.lock`, when there is one (a directory without one has no host).
+    lock_file: Option<(PathBuf, File)>,
+}
+
+impl CoordinatorProbe {
+    /// The probe of the data directory `dir`.
+    pub fn open(dir: &Path) -> Result<CoordinatorProbe, LockError> {
+        let path = dir.join(LOCK_FILE);
+        let lock_file = match File::open(&path) {
+            Ok(file) => Some((path, file)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(LockError::io(&path, e)),
+        };
+        Ok(CoordinatorProbe { lock_file })
     }
-    Ok(i32::from(lock.l_type) != libc::F_UNLCK)
+
+    /// Whether a process hosts the coordinator of `__consumer_offsets-<partition>`.
+    pub fn hosted(&self, partition: u32) -> Result<bool, LockError> {
+        use std::os::fd::AsRawFd;
+        let Some((path, file)) = &self.lock_file else {
+            return Ok(false);
+        };
+        // SAFETY: `flock` is a plain C struct for which all-zero bytes are a valid value.
+        let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+        lock.l_type = libc::F_WRLCK as _;
+        lock.l_whence = libc::SEEK_SET as _;
+        lock.l_start =
+            (COORDINATOR_RANGE_START + i64::from(partition % COORDINATOR_RANGE_LEN)) as _;
+        lock.l_len = 1;
+        // SAFETY: a valid open descriptor and a pointer to an initialised `flock`, which the
+        // call overwrites with the conflicting lock, if any.
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), GET_LOCK, &mut lock as *mut libc::flock) };
+        if rc != 0 {
+            return Err(LockError::io(path, io::Error::last_os_error()));
+        }
+        Ok(i32::from(lock.l_type) != libc::F_UNLCK)
+    }
 }
 
 /// Takes the shared lock of `dir`'s `.lock` (creating it), waiting up to `wait` while a broker
@@ -318,6 +335,29 @@ mod tests {
         partitions.lock("__consumer_offsets-3").unwrap();
         drop(lock.meta(Duration::ZERO).unwrap());
         drop(held);
+        assert!(lock.try_coordinator(3).unwrap().is_some());
+    }
+
+    #[test]
+    fn the_probe_sees_a_held_coordinator_lock_without_taking_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // No `.lock`: no host, and none is made.
+        assert!(!CoordinatorProbe::open(dir.path())
+            .unwrap()
+            .hosted(3)
+            .unwrap());
+        assert!(!dir.path().join(LOCK_FILE).exists());
+        let lock = lock_dir(dir.path(), Duration::ZERO).unwrap();
+        let probe = CoordinatorProbe::open(dir.path()).unwrap();
+        assert!(!probe.hosted(3).unwrap());
+        let held = lock.try_coordinator(3).unwrap();
+        assert!(held.is_some());
+        assert!(probe.hosted(3).unwrap());
+        assert!(!probe.hosted(4).unwrap());
+        // Asking took nothing: the holder keeps it, and it is free once dropped.
+        assert!(lock.try_coordinator(3).unwrap().is_none());
+        drop(held);
+        assert!(!probe.hosted(3).unwrap());
         assert!(lock.try_coordinator(3).unwrap().is_some());
     }
 }

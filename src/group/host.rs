@@ -600,17 +600,9 @@ impl Coordinator {
         let now = now_ms();
         let mut expired = Vec::new();
         for stored in groups.iter() {
-            let mut generation = stored.generation;
-            if !stored.members.is_empty() {
-                let mut group = stored.clone();
-                group.expire_members(now);
-                generation = group.generation;
-                expired.extend(
-                    group
-                        .metadata_value()
-                        .map(|value| CoordinatorRecord::group_metadata(&stored.id, value)),
-                );
-            }
+            let value = stored.expired_metadata(now);
+            let generation = value.as_ref().map_or(stored.generation, |v| v.generation);
+            expired.extend(value.map(|v| CoordinatorRecord::group_metadata(&stored.id, v)));
             let group = ClassicGroup::resume(&stored.id, self.config, generation);
             let offsets = stored
                 .offsets

@@ -29,7 +29,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::state::Groups;
-use crate::datadir::lock::coordinator_hosted;
+use crate::datadir::lock::CoordinatorProbe;
 use crate::datadir::{DataDir, COORDINATOR_STAMPS};
 
 /// How often a running host records that it is alive.
@@ -103,19 +103,26 @@ impl Groups {
     /// sessions have ended with no host running to expire them (see the module's
     /// documentation).
     pub fn expire_unhosted(&mut self, datadir: &DataDir, now: i64) -> Result<(), LivenessError> {
+        // Only groups with members can expire: most reads have none and read nothing here.
+        if self.iter().all(|g| g.members.is_empty()) {
+            return Ok(());
+        }
         let root = datadir.path();
         let stamps = HostStamps::read(root).map_err(|error| LivenessError::Stamps {
             path: root.join(COORDINATOR_STAMPS),
             error,
         })?;
+        // A lock that cannot be asked counts as held: the records are left as they are.
+        let probe = CoordinatorProbe::open(root).ok();
         let mut hosted = std::collections::HashMap::new();
         self.expire_where(now, |partition| {
             let partition = u32::try_from(partition).ok()?;
             let last_alive = stamps.last_alive(partition)?;
-            // A lock that cannot be asked counts as held: the records are left as they are.
-            let running = *hosted
-                .entry(partition)
-                .or_insert_with(|| coordinator_hosted(root, partition).unwrap_or(true));
+            let running = *hosted.entry(partition).or_insert_with(|| {
+                probe
+                    .as_ref()
+                    .is_none_or(|p| p.hosted(partition).unwrap_or(true))
+            });
             (!running).then_some(last_alive)
         });
         Ok(())

@@ -244,35 +244,38 @@ impl Group {
         }
     }
 
-    /// The group once every member's session has expired, at `at` (ms since the epoch), as
-    /// Kafka's coordinator leaves it: a rebalance with no member left (`initNextGeneration`)
-    /// gives the next generation, Empty, with no protocol, leader or members; the protocol
-    /// type and the committed offsets stay. A group without members is left as it is.
-    pub fn expire_members(&mut self, at: i64) {
+    /// The GroupMetadata value Kafka's coordinator writes once every member's session has
+    /// expired, at `at` (ms since the epoch): a rebalance with no member left
+    /// (`initNextGeneration`) gives the next generation, Empty, with no protocol, leader or
+    /// members; the protocol type stays. `None` for a group without members.
+    pub fn expired_metadata(&self, at: i64) -> Option<GroupMetadataValue> {
         if self.members.is_empty() {
-            return;
+            return None;
         }
-        self.state = GroupState::Empty;
-        self.generation = self.generation.saturating_add(1);
-        self.protocol = None;
-        self.leader = None;
-        self.members.clear();
-        self.current_state_timestamp = Some(at);
-    }
-
-    /// The GroupMetadata value that records the group as it stands (`None` for a group with
-    /// only offsets, which has none).
-    pub fn metadata_value(&self) -> Option<GroupMetadataValue> {
-        self.metadata_version?;
         Some(GroupMetadataValue {
             protocol_type: self.protocol_type.clone(),
-            generation: self.generation,
-            protocol: self.protocol.clone(),
-            leader: self.leader.clone(),
-            current_state_timestamp: self.current_state_timestamp.unwrap_or(-1),
-            members: self.members.clone(),
+            generation: self.generation.saturating_add(1),
+            protocol: None,
+            leader: None,
+            current_state_timestamp: at,
+            members: Vec::new(),
             unknown_tagged_fields: Vec::new(),
         })
+    }
+
+    /// The group once every member's session has expired, at `at`, as
+    /// [`Group::expired_metadata`] records it; the committed offsets stay. A group without
+    /// members is left as it is.
+    pub fn expire_members(&mut self, at: i64) {
+        let Some(value) = self.expired_metadata(at) else {
+            return;
+        };
+        self.state = GroupState::Empty;
+        self.generation = value.generation;
+        self.protocol = value.protocol;
+        self.leader = value.leader;
+        self.members = value.members;
+        self.current_state_timestamp = Some(at);
     }
 
     /// When its members' sessions all end if none of them is heard from after `last_alive`
@@ -795,7 +798,10 @@ mod tests {
         assert_eq!((a.state, a.generation), (GroupState::Empty, 5));
         assert_eq!(a.current_state_timestamp, Some(15_000));
         // Recorded as Kafka writes it after the expiry.
-        let value = a.metadata_value().expect("metadata");
+        let value = groups
+            .get("a")
+            .and_then(|a| a.expired_metadata(15_000))
+            .expect("metadata");
         assert_eq!(
             (
                 value.generation,
@@ -806,6 +812,7 @@ mod tests {
             (5, None, None, 0)
         );
         assert_eq!(value.current_state_timestamp, 15_000);
+        assert_eq!(value.protocol_type, "consumer");
         // Never hosted (a broker's copy): as recorded, however late.
         let later = view(i64::MAX);
         assert_eq!(
@@ -814,7 +821,9 @@ mod tests {
         );
         assert_eq!(later.get("offsets-only"), groups.get("offsets-only"));
         assert_eq!(
-            groups.get("offsets-only").and_then(Group::metadata_value),
+            groups
+                .get("offsets-only")
+                .and_then(|g| g.expired_metadata(15_000)),
             None
         );
     }
