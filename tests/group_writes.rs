@@ -310,6 +310,26 @@ fn execute_commits_what_describe_and_the_offsets_decoder_read() {
     );
     let last = dump.ok().lines().last().unwrap_or_default().to_string();
     assert!(last.contains(r#"key: {"type":"1","data":{"group":"g","topic":"t","partition":0}} payload: {"version":"3","data":{"offset":9,"leaderEpoch":-1,"metadata":"","#), "{last}");
+    // A group that committed nothing has nothing to reset under --all-topics: an empty table,
+    // and no record (a log takes no empty batch; this once failed the coordinator's write).
+    let offsets_logs = || {
+        let mut all = snapshot(root);
+        all.retain(|path, _| path.to_string_lossy().contains("__consumer_offsets"));
+        all
+    };
+    let before = offsets_logs();
+    let run = reset(
+        root,
+        &[
+            "--group",
+            "nothing",
+            "--all-topics",
+            "--to-earliest",
+            "--execute",
+        ],
+    );
+    assert_eq!(run.ok(), table(&[]));
+    assert_eq!(offsets_logs(), before);
 }
 
 #[test]

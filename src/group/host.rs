@@ -629,9 +629,6 @@ impl Coordinator {
                 },
             );
         }
-        if expired.is_empty() {
-            return Ok(());
-        }
         self.write(&expired, now)
     }
 
@@ -1058,7 +1055,12 @@ impl Coordinator {
         }
     }
 
+    /// Appends `records` as one batch; nothing at all (a log takes no empty batch) when there
+    /// are none, as for a commit or deletion of no partition.
     fn write(&mut self, records: &[CoordinatorRecord], now: i64) -> Result<(), HostError> {
+        if records.is_empty() {
+            return Ok(());
+        }
         let mut batch = BatchBuilder::new(0, Compression::None, TimestampType::CreateTime);
         for record in records {
             let (key, value) = record.encode()?;
